@@ -1,0 +1,40 @@
+# gpuobs: generate the default catalog's output, test everything with the real promtool.
+GO        ?= go
+PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
+RULES     := $(wildcard rules/*.yaml)
+PROMTESTS := $(wildcard tests/promtool/*.yaml)
+
+.PHONY: all build generate check-generated test test-go test-promtool promtool bench
+
+all: test
+
+build:
+	$(GO) build -o bin/gpuobs ./cmd/gpuobs
+
+## generate: regenerate the checked-in output of the embedded catalog
+generate:
+	$(GO) run ./cmd/gpuobs generate -o .
+
+## check-generated: fail when the checked-in output is stale
+check-generated:
+	$(GO) run ./cmd/gpuobs generate --check -o .
+
+## promtool: build the pinned promtool once (cached by the Go build cache afterwards)
+promtool:
+	$(PROMTOOL) --version >/dev/null
+
+## test: everything CI runs
+test: check-generated test-go test-promtool
+
+test-go: promtool
+	$(GO) vet ./...
+	$(GO) test ./...
+
+## test-promtool: promtool check + test on the generated files, one process per file, both cores
+test-promtool: promtool
+	$(PROMTOOL) check rules $(RULES)
+	printf '%s\n' $(PROMTESTS) | xargs -P 2 -I{} $(PROMTOOL) test rules {}
+
+## bench: generation and rule-evaluation benchmarks
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/...

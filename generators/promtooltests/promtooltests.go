@@ -1,0 +1,122 @@
+// Package promtooltests generates promtool unit tests for the generated rules: every alert
+// fires on its scenarios with the exact labels and annotations and stays quiet on the others,
+// and every recording rule yields the values an independent model of its semantics expects,
+// all on synthetic series shaped like dcgm-exporter's and kube-state-metrics'.
+package promtooltests
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/synth"
+)
+
+// Output paths, relative to the output directory.
+const (
+	Dir           = "tests/promtool"
+	AlertsFile    = Dir + "/alerts.test.yaml"
+	RecordingFile = Dir + "/recording.test.yaml"
+)
+
+// ruleFiles are the generated rule files, relative to the test files.
+var ruleFiles = []string{"../../" + rules.RecordingFile, "../../" + rules.AlertsFile}
+
+// Generate renders the promtool test files.
+func Generate(m *model.Model) ([]emit.File, error) {
+	set, err := rules.Build(m)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := stepCount(m)
+	if err != nil {
+		return nil, err
+	}
+	alerts, err := alertTests(m, steps)
+	if err != nil {
+		return nil, err
+	}
+	recording := recordingTests(m, set, steps)
+	var files []emit.File
+	for _, f := range []struct {
+		path string
+		body testFile
+	}{{AlertsFile, alerts}, {RecordingFile, recording}} {
+		out, err := emit.MarshalYAML(f.body)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.YAML(f.path, out))
+	}
+	return files, nil
+}
+
+// stepCount is how many evaluation intervals fit before the evaluation time.
+func stepCount(m *model.Model) (int, error) {
+	interval, _ := promql.ParseDuration(m.Tests.Interval)
+	eval, _ := promql.ParseDuration(m.Tests.EvalTime)
+	if time.Duration(interval) <= 0 || time.Duration(eval)%time.Duration(interval) != 0 {
+		return 0, fmt.Errorf("tests.evalTime %s is not a multiple of tests.interval %s", m.Tests.EvalTime, m.Tests.Interval)
+	}
+	return int(time.Duration(eval) / time.Duration(interval)), nil
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// constant is a series that holds v at every step.
+func constant(v float64, steps int) string { return fmt.Sprintf("%sx%d", num(v), steps) }
+
+// rising is a counter that grows by inc every step.
+func rising(inc float64, steps int) string { return fmt.Sprintf("0+%sx%d", num(inc), steps) }
+
+// counters choose how healthy counter fields behave.
+type counters int
+
+const (
+	flatCounters counters = iota
+	risingCounters
+)
+
+// gpuSeries are the healthy series of one GPU: every recorded field and the health field,
+// and the clock-event bitmask (throttleReasons, or synth's cycle of reasons when negative).
+func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReasons int) []series {
+	var out []series
+	names := map[string]bool{m.Exporter.HealthField: true}
+	for name, f := range m.Fields {
+		if f.Rollup != model.RollupNone {
+			names[name] = true
+		}
+	}
+	for _, name := range model.SortedKeys(names) {
+		f := m.Fields[name]
+		for _, e := range g.Entities(m, f.Entity) {
+			values := constant(synth.GaugeValue(f, g, e), steps)
+			if f.Kind == model.KindCounter {
+				inc := synth.CounterIncrease(f, g, e)
+				values = constant(inc*10, steps)
+				if c == risingCounters {
+					values = rising(inc, steps)
+				}
+			}
+			out = append(out, series{Series: synth.Series(name, e.Labels), Values: values})
+		}
+	}
+	bitmask := m.Exporter.ThrottleReasonsField
+	reasons := throttleReasons
+	if reasons < 0 {
+		reasons = synth.ThrottleReasons(g)
+	}
+	for _, e := range g.Entities(m, m.Fields[bitmask].Entity) {
+		out = append(out, series{Series: synth.Series(bitmask, e.Labels), Values: constant(float64(reasons), steps)})
+	}
+	return out
+}
+
+// upSeries is the exporter target's up series.
+func upSeries(m *model.Model, g synth.GPU, values string) series {
+	return series{Series: synth.Series("up", g.UpLabels(m)), Values: values}
+}

@@ -1,0 +1,310 @@
+package promtooltests
+
+import (
+	"sort"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/synth"
+)
+
+// kubePod is a pod as kube-state-metrics reports it.
+type kubePod struct {
+	cluster, node string // node is empty while unscheduled
+	pod           synth.Pod
+	phase         string
+}
+
+// recordingFleet is a small fleet of two clusters: whole GPUs held by pods, an idle GPU and a
+// MIG GPU whose two instances belong to two namespaces.
+func recordingFleet() []synth.GPU {
+	pod := func(ns, name string) *synth.Pod { return &synth.Pod{Namespace: ns, Name: name, Container: "main"} }
+	return []synth.GPU{
+		{Cluster: "prod-a", Host: "host-a1", Instance: "10.0.1.1:9400", Index: 0, Seq: 0, Model: synth.ModelName, Pod: pod("team-a", "train-0")},
+		{Cluster: "prod-a", Host: "host-a1", Instance: "10.0.1.1:9400", Index: 1, Seq: 1, Model: synth.ModelName},
+		{Cluster: "prod-a", Host: "host-a2", Instance: "10.0.1.2:9400", Index: 0, Seq: 2, Model: synth.ModelName,
+			MIG: []synth.MIGInstance{{ID: 1, Profile: "3g.40gb", Pod: pod("team-a", "infer-0")}, {ID: 2, Profile: "3g.40gb", Pod: pod("team-b", "infer-1")}}},
+		{Cluster: "prod-a", Host: "host-a2", Instance: "10.0.1.2:9400", Index: 1, Seq: 3, Model: synth.ModelName, Pod: pod("team-b", "train-1")},
+		{Cluster: "prod-b", Host: "host-b1", Instance: "10.0.2.1:9400", Index: 0, Seq: 4, Model: synth.ModelName, Pod: pod("team-a", "train-2")},
+		{Cluster: "prod-b", Host: "host-b1", Instance: "10.0.2.1:9400", Index: 1, Seq: 5, Model: synth.ModelName, Pod: pod("team-b", "notebook-0")},
+	}
+}
+
+// kubePods are the fleet's pods plus the ones whose requests must not count: a completed pod
+// (kube-state-metrics keeps its requests) and one not yet scheduled. One pod is scheduled
+// and still Pending: it holds its GPU already.
+func kubePods(fleet []synth.GPU) []kubePod {
+	var out []kubePod
+	for _, g := range fleet {
+		for _, p := range g.Pods() {
+			out = append(out, kubePod{cluster: g.Cluster, node: g.Host, pod: *p, phase: "Running"})
+		}
+	}
+	return append(out,
+		kubePod{cluster: "prod-a", node: "host-a1", pod: synth.Pod{Namespace: "team-a", Name: "done-0", Container: "main"}, phase: "Succeeded"},
+		kubePod{cluster: "prod-a", node: "host-a1", pod: synth.Pod{Namespace: "team-b", Name: "starting-0", Container: "main"}, phase: "Pending"},
+		kubePod{cluster: "prod-b", pod: synth.Pod{Namespace: "team-a", Name: "unscheduled-0", Container: "main"}, phase: "Pending"},
+	)
+}
+
+func (p kubePod) holdsGPU() bool { return p.node != "" && (p.phase == "Pending" || p.phase == "Running") }
+
+var podPhases = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
+
+// kubeSeries are kube-state-metrics' series for the fleet.
+func kubeSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []series {
+	ksm := m.KubeStateMetrics
+	var out []series
+	for _, n := range nodes(fleet) {
+		base := synth.Labels{m.Labels.Cluster: n.cluster, "job": ksm.Job, m.Labels.Node: n.host}
+		out = append(out,
+			series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": ksm.GPUResource, "unit": "integer"})), Values: constant(float64(n.slots), steps)},
+			series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": "cpu", "unit": "core"})), Values: constant(96, steps)},
+		)
+	}
+	for _, p := range pods {
+		base := synth.Labels{m.Labels.Cluster: p.cluster, "job": ksm.Job, "namespace": p.pod.Namespace, "pod": p.pod.Name}
+		req := base.With(map[string]string{"container": p.pod.Container, "resource": ksm.GPUResource, "unit": "integer"})
+		if p.node != "" {
+			req[m.Labels.Node] = p.node
+		}
+		out = append(out, series{Series: synth.Series("kube_pod_container_resource_requests", req), Values: constant(1, steps)})
+		for _, phase := range podPhases {
+			v := 0.0
+			if phase == p.phase {
+				v = 1
+			}
+			out = append(out, series{Series: synth.Series("kube_pod_status_phase", base.With(map[string]string{"phase": phase})), Values: constant(v, steps)})
+		}
+	}
+	return out
+}
+
+type node struct {
+	cluster, host string
+	slots         int
+}
+
+func nodes(fleet []synth.GPU) []node {
+	var out []node
+	index := map[string]int{}
+	for _, g := range fleet {
+		key := g.Cluster + "/" + g.Host
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, node{cluster: g.Cluster, host: g.Host})
+		}
+		out[i].slots += g.Slots()
+	}
+	return out
+}
+
+// recordingTests checks every recording rule on the small fleet against an independent model
+// of what the rule means (see expectedSamples).
+func recordingTests(m *model.Model, set rules.Set, steps int) testFile {
+	fleet := recordingFleet()
+	pods := kubePods(fleet)
+	group := testGroup{Name: "recording rules on a two-cluster fleet with MIG and idle GPUs", Interval: m.Tests.Interval}
+	seenUp := map[string]bool{}
+	for _, g := range fleet {
+		group.InputSeries = append(group.InputSeries, gpuSeries(m, g, steps, risingCounters, -1)...)
+		if !seenUp[g.Instance] {
+			seenUp[g.Instance] = true
+			group.InputSeries = append(group.InputSeries, upSeries(m, g, constant(1, steps)))
+		}
+	}
+	group.InputSeries = append(group.InputSeries, kubeSeries(m, fleet, pods, steps)...)
+	for _, r := range set.Recorded {
+		var samples []sample
+		if r.Signal != nil {
+			samples = signalSamples(m, fleet, r)
+		} else {
+			samples = allocationSamples(m, fleet, pods, r)
+		}
+		t := exprTest{Expr: r.Name, EvalTime: m.Tests.EvalTime, ExpSamples: []expSample{}}
+		for _, s := range samples {
+			t.ExpSamples = append(t.ExpSamples, expSample{Labels: synth.Series(r.Name, s.labels), Value: s.value})
+		}
+		sort.Slice(t.ExpSamples, func(i, j int) bool { return t.ExpSamples[i].Labels < t.ExpSamples[j].Labels })
+		group.ExprTests = append(group.ExprTests, t)
+	}
+	return testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{group}}
+}
+
+// sample is one expected output series of a recording rule.
+type sample struct {
+	labels synth.Labels
+	value  float64
+}
+
+// groups accumulates values under label sets, keeping first-seen order.
+type groups struct {
+	keys   []string
+	labels map[string]synth.Labels
+	values map[string][]float64
+}
+
+func (g *groups) add(l synth.Labels, v float64) {
+	if g.labels == nil {
+		g.labels, g.values = map[string]synth.Labels{}, map[string][]float64{}
+	}
+	key := synth.Series("", l)
+	if _, ok := g.labels[key]; !ok {
+		g.keys = append(g.keys, key)
+		g.labels[key] = l
+	}
+	g.values[key] = append(g.values[key], v)
+}
+
+func (g *groups) samples(combine func([]float64) float64) []sample {
+	out := make([]sample, 0, len(g.keys))
+	for _, k := range g.keys {
+		out = append(out, sample{labels: g.labels[k], value: combine(g.values[k])})
+	}
+	return out
+}
+
+func combiner(rollup string) func([]float64) float64 {
+	return func(vs []float64) float64 {
+		acc := vs[0]
+		for _, v := range vs[1:] {
+			switch rollup {
+			case model.RollupMax:
+				if v > acc {
+					acc = v
+				}
+			default: // sum, avg, rate
+				acc += v
+			}
+		}
+		if rollup == model.RollupAvg {
+			acc /= float64(len(vs))
+		}
+		return acc
+	}
+}
+
+// signalSamples models a signal rule: per entity the field's value (a counter's per-second
+// increase, a throttle flag decoded with bit operations); per GPU one value, where a
+// device-level value repeated on MIG instances counts once and MIG-native values combine by
+// the rollup; each level combines GPUs by the rollup (averages over GPUs, never over
+// averages); namespaces combine pod-attributed series, whole GPUs only for repeated values.
+func signalSamples(m *model.Model, fleet []synth.GPU, r rules.Recorded) []sample {
+	s := *r.Signal
+	f := m.Fields[s.Field]
+	combine := combiner(s.Rollup)
+	value := func(g synth.GPU, e synth.Entity) float64 {
+		switch {
+		case len(s.ThrottleBits) > 0:
+			for _, b := range s.ThrottleBits {
+				if synth.ThrottleReasons(g)&b != 0 {
+					return 1
+				}
+			}
+			return 0
+		case s.Rollup == model.RollupRate:
+			return synth.CounterIncrease(f, g, e) / 60
+		default:
+			return synth.GaugeValue(f, g, e)
+		}
+	}
+	l := m.Labels
+	var grouped groups
+	for _, g := range fleet {
+		entities := g.Entities(m, f.Entity)
+		if len(entities) == 0 {
+			continue
+		}
+		if r.Level == conventions.LevelNamespace {
+			for _, e := range entities {
+				if e.Labels[l.Namespace] == "" || (f.Entity == model.EntityMIGRepeated && e.MIG != nil) {
+					continue
+				}
+				grouped.add(e.Labels.Project([]string{l.Cluster, l.Namespace}), value(g, e))
+			}
+			continue
+		}
+		perEntity := make([]float64, len(entities))
+		for i, e := range entities {
+			perEntity[i] = value(g, e)
+		}
+		gpuValue := perEntity[0]
+		if f.Entity != model.EntityMIGRepeated {
+			gpuValue = combine(perEntity)
+		}
+		keep := map[string][]string{
+			conventions.LevelGPU:     m.Identity.GPU,
+			conventions.LevelNode:    {l.Cluster, l.Host},
+			conventions.LevelCluster: {l.Cluster},
+			conventions.LevelFleet:   {},
+		}[r.Level]
+		grouped.add(entities[0].Labels.Project(keep), gpuValue)
+	}
+	return grouped.samples(combine)
+}
+
+// allocationSamples models the allocation rules from the pods and nodes themselves.
+func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r rules.Recorded) []sample {
+	l := m.Labels
+	keep := map[string][]string{
+		conventions.LevelNode:      {l.Cluster, l.Node},
+		conventions.LevelNamespace: {l.Cluster, "namespace"},
+		conventions.LevelCluster:   {l.Cluster},
+		conventions.LevelFleet:     {},
+	}[r.Level]
+	sum := combiner(model.RollupSum)
+	allocatable := func() []sample {
+		var gs groups
+		for _, n := range nodes(fleet) {
+			gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), float64(n.slots))
+		}
+		return gs.samples(sum)
+	}
+	requested := func() []sample {
+		var gs groups
+		for _, p := range pods {
+			if p.holdsGPU() {
+				gs.add(synth.Labels{l.Cluster: p.cluster, l.Node: p.node, "namespace": p.pod.Namespace}.Project(keep), 1)
+			}
+		}
+		return gs.samples(sum)
+	}
+	switch r.Name {
+	case conventions.RecordName(r.Level, rules.AllocatableSignal, "sum"):
+		return allocatable()
+	case conventions.RecordName(r.Level, rules.RequestedSignal, "sum"):
+		return requested()
+	case conventions.RecordName(r.Level, rules.AllocationSignal, "ratio"):
+		alloc := map[string]float64{}
+		for _, s := range allocatable() {
+			alloc[synth.Series("", s.labels)] = s.value
+		}
+		var out []sample
+		for _, s := range requested() {
+			out = append(out, sample{labels: s.labels, value: s.value / alloc[synth.Series("", s.labels)]})
+		}
+		return out
+	case conventions.RecordName(r.Level, rules.ReportingSignal, "count"):
+		var gs groups
+		for _, g := range fleet {
+			gs.add(synth.Labels{l.Cluster: g.Cluster}.Project(keep), 1)
+		}
+		return gs.samples(sum)
+	case conventions.RecordName(r.Level, rules.AttributedSignal, "count"):
+		var gs groups
+		for _, g := range fleet {
+			seen := map[string]bool{}
+			for _, p := range g.Pods() {
+				if !seen[p.Namespace] {
+					seen[p.Namespace] = true
+					gs.add(synth.Labels{l.Cluster: g.Cluster, l.Namespace: p.Namespace}, 1)
+				}
+			}
+		}
+		return gs.samples(sum)
+	}
+	panic("no model for recording rule " + r.Name)
+}

@@ -1,0 +1,173 @@
+// Package rules generates the Prometheus recording and alerting rule files from the catalog.
+package rules
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Output paths, relative to the output directory.
+const (
+	Dir           = "rules"
+	RecordingFile = Dir + "/recording.yaml"
+	AlertsFile    = Dir + "/alerts.yaml"
+)
+
+// Set is everything the rule files hold, for generators that build on the rules.
+type Set struct {
+	Recorded []Recorded
+	// Alerts are the alert names, sorted.
+	Alerts []string
+}
+
+// Build derives the recording rules from the catalog, in evaluation order within each family.
+func Build(m *model.Model) (Set, error) {
+	var recorded []Recorded
+	for _, s := range Signals(m) {
+		recorded = append(recorded, signalRules(m, s)...)
+	}
+	recorded = append(recorded, allocationRules(m)...)
+	names := map[string]bool{}
+	for i, r := range recorded {
+		if names[r.Name] {
+			return Set{}, fmt.Errorf("recording rule %s is generated twice", r.Name)
+		}
+		names[r.Name] = true
+		canonical, err := promql.Canonical(r.Expr)
+		if err != nil {
+			return Set{}, fmt.Errorf("recording rule %s: invalid PromQL: %w", r.Name, err)
+		}
+		recorded[i].Expr = canonical
+	}
+	alerts := model.SortedKeys(m.Alerts)
+	for _, name := range alerts {
+		used, err := promql.MetricNames(m.Alerts[name].Expr)
+		if err != nil {
+			return Set{}, fmt.Errorf("alerts.%s.expr: %w", name, err)
+		}
+		for _, u := range used {
+			if isRecordedName(u) && !names[u] {
+				return Set{}, fmt.Errorf("alerts.%s.expr reads %s, which no recording rule produces", name, u)
+			}
+		}
+	}
+	return Set{Recorded: recorded, Alerts: alerts}, nil
+}
+
+func isRecordedName(name string) bool {
+	for _, c := range name {
+		if c == ':' {
+			return true
+		}
+	}
+	return false
+}
+
+// Generate renders rules/recording.yaml and rules/alerts.yaml and validates both with
+// Prometheus' own rule-file loader.
+func Generate(m *model.Model) ([]emit.File, error) {
+	set, err := Build(m)
+	if err != nil {
+		return nil, err
+	}
+	files := []emit.File{
+		emit.YAML(RecordingFile, mustYAML(recordingGroups(m, set.Recorded))),
+		emit.YAML(AlertsFile, mustYAML(alertGroups(m))),
+	}
+	for _, f := range files {
+		if errs := promql.ValidateRuleFile(f.Content); len(errs) > 0 {
+			return nil, fmt.Errorf("%s does not load in Prometheus: %v", f.Path, errs)
+		}
+	}
+	return files, nil
+}
+
+type ruleFile struct {
+	Groups []ruleGroup `yaml:"groups"`
+}
+
+type ruleGroup struct {
+	Name     string `yaml:"name"`
+	Interval string `yaml:"interval,omitempty"`
+	Rules    []rule `yaml:"rules"`
+}
+
+type rule struct {
+	Record      string            `yaml:"record,omitempty"`
+	Alert       string            `yaml:"alert,omitempty"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty"`
+	Annotations map[string]string `yaml:"annotations,omitempty"`
+}
+
+// GroupName names the rule group of a family.
+func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + kind }
+
+func recordingGroups(m *model.Model, recorded []Recorded) ruleFile {
+	byFamily := map[string][]rule{}
+	for _, r := range recorded {
+		byFamily[r.Family] = append(byFamily[r.Family], rule{Record: r.Name, Expr: pretty(r.Expr)})
+	}
+	var f ruleFile
+	for _, family := range model.SortedKeys(byFamily) {
+		f.Groups = append(f.Groups, ruleGroup{Name: GroupName(family, "recording"), Interval: m.Recording.Interval, Rules: byFamily[family]})
+	}
+	return f
+}
+
+func alertGroups(m *model.Model) ruleFile {
+	byFamily := map[string][]rule{}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		a := m.Alerts[name]
+		byFamily[a.Family] = append(byFamily[a.Family], rule{
+			Alert:       name,
+			Expr:        pretty(a.Expr),
+			For:         a.For,
+			Labels:      AlertLabels(a),
+			Annotations: Annotations(m, name),
+		})
+	}
+	var f ruleFile
+	for _, family := range model.SortedKeys(byFamily) {
+		rules := byFamily[family]
+		sort.SliceStable(rules, func(i, j int) bool { return rules[i].Alert < rules[j].Alert })
+		f.Groups = append(f.Groups, ruleGroup{Name: GroupName(family, "alerts"), Rules: rules})
+	}
+	return f
+}
+
+// AlertLabels are the static labels of an alert: severity, team and the catalog's extras.
+func AlertLabels(a model.Alert) map[string]string {
+	out := map[string]string{"severity": a.Severity, "team": a.Team}
+	for k, v := range a.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// Annotations are an alert's annotations, templates unexpanded.
+func Annotations(m *model.Model, name string) map[string]string {
+	a := m.Alerts[name]
+	return map[string]string{"summary": a.Summary, "description": a.Description, "runbook_url": m.RunbookURL(name)}
+}
+
+func pretty(expr string) string {
+	p, err := promql.Pretty(expr)
+	if err != nil {
+		panic(fmt.Sprintf("expression was parsed before: %v", err))
+	}
+	return p
+}
+
+func mustYAML(v any) []byte {
+	out, err := emit.MarshalYAML(v)
+	if err != nil {
+		panic(fmt.Sprintf("rule file types always marshal: %v", err))
+	}
+	return out
+}

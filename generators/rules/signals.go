@@ -1,0 +1,95 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// Signal is one per-GPU quantity that gets recorded at every level.
+type Signal struct {
+	// Name is the metric part of the recorded names.
+	Name string
+	// Family is the rule group.
+	Family string
+	// Field is the DCGM field the signal is read from.
+	Field string
+	// Entity is the field's entity level; it decides how MIG instances collapse.
+	Entity string
+	// Rollup is how GPUs combine upward: avg, sum, max, or rate (counters, summed).
+	Rollup string
+	// ThrottleBits, when set, makes the signal a 0/1 flag: any of these bitmask bits set.
+	ThrottleBits []int
+}
+
+// Signals derives the recorded signals from the catalog: every field with a rollup, and one
+// flag per throttle reason decoded from the configured clock-event bitmask field.
+func Signals(m *model.Model) []Signal {
+	var out []Signal
+	for _, name := range model.SortedKeys(m.Fields) {
+		f := m.Fields[name]
+		if f.Rollup == model.RollupNone {
+			continue
+		}
+		out = append(out, Signal{Name: conventions.SignalName(name), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup})
+	}
+	bitmask := m.Fields[m.Exporter.ThrottleReasonsField]
+	for _, reason := range model.SortedKeys(m.ThrottleReasons) {
+		out = append(out, Signal{
+			Name:         conventions.ThrottleSignalName(reason),
+			Family:       bitmask.Family,
+			Field:        m.Exporter.ThrottleReasonsField,
+			Entity:       bitmask.Entity,
+			Rollup:       model.RollupSum,
+			ThrottleBits: m.ThrottleReasons[reason].Bits,
+		})
+	}
+	return out
+}
+
+// source is the per-series expression of the signal, on the field selected with matchers.
+func (s Signal) source(rateWindow string, matchers ...string) string {
+	sel := s.Field
+	if len(matchers) > 0 {
+		sel += "{" + strings.Join(matchers, ", ") + "}"
+	}
+	switch {
+	case s.Rollup == model.RollupRate:
+		return fmt.Sprintf("rate(%s[%s])", sel, rateWindow)
+	case len(s.ThrottleBits) > 0:
+		tests := make([]string, len(s.ThrottleBits))
+		for i, b := range s.ThrottleBits {
+			tests[i] = fmt.Sprintf("floor(%s / %d) %% 2", sel, b)
+		}
+		return fmt.Sprintf("(%s) > bool 0", strings.Join(tests, " + "))
+	default:
+		return sel
+	}
+}
+
+// gpuAggregation collapses the series of one GPU into one: device-level values repeated on
+// every MIG instance are deduplicated with max, never summed.
+func (s Signal) gpuAggregation() string {
+	if s.Entity == model.EntityMIGRepeated {
+		return "max"
+	}
+	return s.upAggregation()
+}
+
+// upAggregation combines GPUs into nodes, namespaces, clusters and the fleet.
+func (s Signal) upAggregation() string {
+	if s.Rollup == model.RollupRate {
+		return "sum"
+	}
+	return s.Rollup
+}
+
+// operation names the aggregation in a recorded name.
+func (s Signal) operation(aggregation, rateWindow string) string {
+	if s.Rollup == model.RollupRate {
+		return conventions.RateOperation(rateWindow)
+	}
+	return aggregation
+}

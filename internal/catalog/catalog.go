@@ -1,0 +1,164 @@
+// Package catalog evaluates the Jsonnet catalog (embedded, or a user's gpuobs.jsonnet that
+// imports it) and decodes it strictly into a validated model.
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	jsonnet "github.com/google/go-jsonnet"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/libsonnet"
+)
+
+// Problem is one thing wrong with a catalog: where (a catalog path such as
+// alerts.GPUEccDoubleBit.for, or a jsonnet file:line:col) and what.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Problems is every problem found in a catalog; it is the error Load returns.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Options selects the catalog to load.
+type Options struct {
+	// ConfigPath is the user's gpuobs.jsonnet; empty means the embedded catalog.
+	ConfigPath string
+	// Library is the catalog library; nil means the embedded one.
+	Library fs.FS
+}
+
+// Load evaluates and validates a catalog. Its error is Problems, or a read error.
+func Load(opts Options) (*model.Model, error) {
+	lib := opts.Library
+	if lib == nil {
+		lib = libsonnet.FS
+	}
+	out, err := Evaluate(lib, opts.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	return Decode([]byte(out))
+}
+
+// Evaluate runs Jsonnet and returns the catalog as JSON.
+func Evaluate(lib fs.FS, configPath string) (string, error) {
+	vm := jsonnet.MakeVM()
+	vm.Importer(newImporter(lib))
+	vm.ErrorFormatter.SetColorFormatter(nil)
+	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
+	if configPath != "" {
+		data, err := os.ReadFile(configPath)
+		if err != nil {
+			return "", fmt.Errorf("reading catalog: %w", err)
+		}
+		filename, snippet = configPath, string(data)
+	}
+	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
+	if err != nil {
+		return "", Problems{{Message: strings.TrimSpace(err.Error())}}
+	}
+	return out, nil
+}
+
+// Decode decodes catalog JSON strictly and validates it.
+func Decode(data []byte) (*model.Model, error) {
+	d := decoder{}
+	m := d.decode(data)
+	if len(d.problems) == 0 {
+		d.problems = append(d.problems, validate(m)...)
+	}
+	if len(d.problems) > 0 {
+		sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Path < d.problems[j].Path })
+		return nil, d.problems
+	}
+	return m, nil
+}
+
+type decoder struct{ problems Problems }
+
+func (d *decoder) add(path, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// strict decodes one JSON value, rejecting unknown fields, and reports under path.
+func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		d.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		return false
+	}
+	return true
+}
+
+// entries decodes a map section entry by entry, so every bad entry is reported by name.
+func entries[V any](d *decoder, path string, raw json.RawMessage) map[string]V {
+	var rawMap map[string]json.RawMessage
+	if !d.strict(path, raw, &rawMap) {
+		return nil
+	}
+	out := make(map[string]V, len(rawMap))
+	for _, name := range model.SortedKeys(rawMap) {
+		var v V
+		if d.strict(path+"."+name, rawMap[name], &v) {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+func (d *decoder) decode(data []byte) *model.Model {
+	var top map[string]json.RawMessage
+	if !d.strict("", data, &top) {
+		return nil
+	}
+	m := &model.Model{}
+	sections := map[string]func(json.RawMessage){
+		"apiVersion":       func(r json.RawMessage) { d.strict("apiVersion", r, &m.APIVersion) },
+		"exporter":         func(r json.RawMessage) { d.strict("exporter", r, &m.Exporter) },
+		"kubeStateMetrics": func(r json.RawMessage) { d.strict("kubeStateMetrics", r, &m.KubeStateMetrics) },
+		"labels":           func(r json.RawMessage) { d.strict("labels", r, &m.Labels) },
+		"identity":         func(r json.RawMessage) { d.strict("identity", r, &m.Identity) },
+		"fields":           func(r json.RawMessage) { m.Fields = entries[model.Field](d, "fields", r) },
+		"thresholds":       func(r json.RawMessage) { d.strict("thresholds", r, &m.Thresholds) },
+		"windows":          func(r json.RawMessage) { d.strict("windows", r, &m.Windows) },
+		"throttleReasons":  func(r json.RawMessage) { m.ThrottleReasons = entries[model.ThrottleReason](d, "throttleReasons", r) },
+		"xid":              func(r json.RawMessage) { d.strict("xid", r, &m.XID) },
+		"alerts":           func(r json.RawMessage) { m.Alerts = entries[model.Alert](d, "alerts", r) },
+		"runbooks":         func(r json.RawMessage) { d.strict("runbooks", r, &m.Runbooks) },
+		"recording":        func(r json.RawMessage) { d.strict("recording", r, &m.Recording) },
+		"tests":            func(r json.RawMessage) { d.strict("tests", r, &m.Tests) },
+	}
+	for _, key := range model.SortedKeys(top) {
+		decodeSection, ok := sections[key]
+		if !ok {
+			d.add(key, "unknown field; known top-level fields are %s", strings.Join(model.SortedKeys(sections), ", "))
+			continue
+		}
+		decodeSection(top[key])
+	}
+	return m
+}

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// APIVersion is the catalog schema version this gpuobs reads.
+const APIVersion = "gpuobs/v1"
+
+// validate checks a decoded catalog and applies defaults; it reports every problem.
+func validate(m *model.Model) Problems {
+	v := &validator{}
+	if m.APIVersion != APIVersion {
+		v.add("apiVersion", "is %q; this gpuobs reads %q", m.APIVersion, APIVersion)
+	}
+	v.labels(m)
+	v.fields(m)
+	v.throttleReasons(m)
+	for name, d := range m.Windows {
+		v.duration("windows."+name, d, true)
+	}
+	v.duration("recording.interval", m.Recording.Interval, true)
+	v.duration("recording.rateWindow", m.Recording.RateWindow, true)
+	v.duration("tests.interval", m.Tests.Interval, true)
+	v.duration("tests.evalTime", m.Tests.EvalTime, true)
+	if m.Runbooks.BaseURL == "" {
+		v.add("runbooks.baseURL", "is empty; set the base URL your runbook pages live under")
+	}
+	for class, codes := range m.XID {
+		for i, c := range codes {
+			if c <= 0 {
+				v.add(fmt.Sprintf("xid.%s[%d]", class, i), "XID code %d is not positive", c)
+			}
+		}
+	}
+	for _, name := range []string{m.Exporter.HealthField, m.Exporter.ThrottleReasonsField} {
+		if _, ok := m.Fields[name]; !ok {
+			v.add("exporter", "names field %q, which is not in fields", name)
+		}
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		a := m.Alerts[name]
+		v.alert(m, name, &a)
+		m.Alerts[name] = a
+	}
+	return v.problems
+}
+
+type validator struct{ problems Problems }
+
+func (v *validator) add(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) duration(path, d string, required bool) {
+	if d == "" {
+		if required {
+			v.add(path, "is empty; give a duration such as 5m")
+		}
+		return
+	}
+	if _, err := promql.ParseDuration(d); err != nil {
+		v.add(path, "invalid duration %q (use a Prometheus duration such as 5m, 1h30m)", d)
+	}
+}
+
+func (v *validator) oneOf(path, value string, allowed ...string) {
+	for _, a := range allowed {
+		if value == a {
+			return
+		}
+	}
+	v.add(path, "is %q; use one of %s", value, strings.Join(allowed, ", "))
+}
+
+func (v *validator) labels(m *model.Model) {
+	l := m.Labels
+	named := map[string]string{
+		"cluster": l.Cluster, "host": l.Host, "gpu": l.GPU, "uuid": l.UUID, "pciBusId": l.PCIBusID,
+		"device": l.Device, "modelName": l.ModelName, "driverVersion": l.DriverVersion,
+		"namespace": l.Namespace, "pod": l.Pod, "container": l.Container,
+		"migInstance": l.MIGInstance, "migProfile": l.MIGProfile, "node": l.Node,
+	}
+	for _, key := range model.SortedKeys(named) {
+		if !promql.IsValidLabelName(named[key]) {
+			v.add("labels."+key, "%q is not a valid label name", named[key])
+		}
+	}
+	for path, set := range map[string][]string{"identity.gpu": m.Identity.GPU, "identity.gpuJoin": m.Identity.GPUJoin, "identity.alert": m.Identity.Alert} {
+		if len(set) == 0 {
+			v.add(path, "is empty")
+		}
+		for _, name := range set {
+			if !promql.IsValidLabelName(name) {
+				v.add(path, "%q is not a valid label name", name)
+			}
+		}
+	}
+}
+
+func (v *validator) fields(m *model.Model) {
+	if len(m.Fields) == 0 {
+		v.add("fields", "is empty")
+	}
+	for _, name := range model.SortedKeys(m.Fields) {
+		f, p := m.Fields[name], "fields."+name
+		if !strings.HasPrefix(name, "DCGM_FI_") {
+			v.add(p, "is not a DCGM field name (DCGM_FI_...)")
+		}
+		if f.ID <= 0 {
+			v.add(p+".id", "DCGM field id %d is not positive", f.ID)
+		}
+		v.oneOf(p+".type", f.Type, "counter", "gauge")
+		v.oneOf(p+".kind", f.Kind, model.KindCounter, model.KindGauge, model.KindFlag, model.KindBitmask, model.KindLastEvent)
+		v.oneOf(p+".entity", f.Entity, model.EntityGPU, model.EntityMIGRepeated, model.EntityMIGNative, model.EntityNVLink)
+		v.oneOf(p+".rollup", f.Rollup, model.RollupNone, model.RollupAvg, model.RollupSum, model.RollupMax, model.RollupRate)
+		switch {
+		case f.Rollup == model.RollupRate && f.Kind != model.KindCounter:
+			v.add(p+".rollup", "rate needs a counter, but the field's kind is %q", f.Kind)
+		case f.Rollup != model.RollupRate && f.Rollup != model.RollupNone && f.Kind != model.KindGauge:
+			v.add(p+".rollup", "%s needs a gauge, but the field's kind is %q (use rate for counters)", f.Rollup, f.Kind)
+		}
+		if f.Family == "" {
+			v.add(p+".family", "is empty")
+		}
+	}
+}
+
+// Bits of the clock-event bitmask that do not mean throttling.
+var notThrottling = map[int]string{1: "GPU idle", 2: "application clocks setting", 256: "display clocks"}
+
+func (v *validator) throttleReasons(m *model.Model) {
+	for _, name := range model.SortedKeys(m.ThrottleReasons) {
+		r, p := m.ThrottleReasons[name], "throttleReasons."+name
+		if len(r.Bits) == 0 {
+			v.add(p+".bits", "is empty")
+		}
+		for _, b := range r.Bits {
+			if b <= 0 || b&(b-1) != 0 {
+				v.add(p+".bits", "%d is not a single bit", b)
+			} else if why, ok := notThrottling[b]; ok {
+				v.add(p+".bits", "0x%x means %s, not throttling", b, why)
+			}
+		}
+	}
+}
+
+func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
+	p := "alerts." + name
+	if err := conventions.CheckAlertName(name); err != nil {
+		v.add(p, "%v", err)
+	}
+	v.oneOf(p+".severity", a.Severity, model.SeverityCritical, model.SeverityWarning, model.SeverityInfo)
+	if a.Team == "" {
+		v.add(p+".team", "is empty; name the team that owns the alert")
+	}
+	if a.Family == "" {
+		v.add(p+".family", "is empty")
+	}
+	if a.Summary == "" {
+		v.add(p+".summary", "is empty")
+	}
+	if a.Description == "" {
+		v.add(p+".description", "is empty")
+	}
+	v.duration(p+".for", a.For, false)
+	if canonical, err := promql.Canonical(a.Expr); err != nil {
+		v.add(p+".expr", "invalid PromQL: %v", err)
+	} else {
+		a.Expr = canonical
+	}
+	for k := range a.Labels {
+		if k == "severity" || k == "team" {
+			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", k)
+		}
+	}
+	if len(a.Identity) == 0 {
+		a.Identity = m.Identity.Alert
+	}
+	fires, quiet := 0, 0
+	for i, c := range a.Tests {
+		cp := fmt.Sprintf("%s.tests[%d]", p, i)
+		if c.Fires {
+			fires++
+			if c.Value == nil {
+				v.add(cp+".value", "a firing case needs the alert's value")
+			}
+		} else {
+			quiet++
+		}
+		for _, also := range c.AlsoFires {
+			if _, ok := m.Alerts[also.Alert]; !ok {
+				v.add(cp+".alsoFires", "names unknown alert %q", also.Alert)
+			}
+		}
+	}
+	if fires == 0 || quiet == 0 {
+		v.add(p+".tests", "needs at least one case that fires and one that stays quiet (has %d and %d)", fires, quiet)
+	}
+}

@@ -1,0 +1,66 @@
+// Package cli holds gpuobs' cobra commands, each built by a constructor so that tests run
+// the whole CLI in-process with their own output streams.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of gpuobs.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Options are what every command needs from its environment.
+type Options struct {
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Version string
+}
+
+// runError marks a failure of a command's work (exit 1), as opposed to a usage error (exit 2).
+type runError struct{ err error }
+
+func (e runError) Error() string { return e.err.Error() }
+func (e runError) Unwrap() error { return e.err }
+
+// failed wraps an error of a command's work.
+func failed(err error) error { return runError{err} }
+
+// NewRootCommand builds the gpuobs command tree.
+func NewRootCommand(opts Options) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gpuobs",
+		Short:         "Turn one GPU metric catalog into verified Prometheus rules and tests",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetOut(opts.Stdout)
+	root.SetErr(opts.Stderr)
+	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newVersionCommand(opts))
+	return root
+}
+
+// Run executes gpuobs with args and returns its exit code.
+func Run(args []string, opts Options) int {
+	root := NewRootCommand(opts)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(opts.Stderr, "gpuobs: %v\n", err)
+	var re runError
+	if errors.As(err, &re) {
+		return ExitError
+	}
+	fmt.Fprintln(opts.Stderr, "Run 'gpuobs --help' for usage.")
+	return ExitUsage
+}

@@ -1,0 +1,104 @@
+// Package promql is gpuobs' only door to Prometheus' PromQL parser, rule-file format and
+// template engine: their Go API changes between minor versions, so it is kept in one place.
+package promql
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/template"
+)
+
+func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
+
+// Canonical parses a PromQL expression and returns it in Prometheus' canonical form.
+// The error carries the parse position (line:col).
+func Canonical(expr string) (string, error) {
+	e, err := newParser().ParseExpr(expr)
+	if err != nil {
+		return "", err
+	}
+	return e.String(), nil
+}
+
+// MetricNames returns the sorted, distinct metric names that an expression selects.
+func MetricNames(expr string) ([]string, error) {
+	e, err := newParser().ParseExpr(expr)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+		if vs, ok := node.(*parser.VectorSelector); ok {
+			name := vs.Name
+			if name == "" {
+				for _, m := range vs.LabelMatchers {
+					if m.Name == model.MetricNameLabel {
+						name = m.Value
+					}
+				}
+			}
+			if name != "" {
+				seen[name] = true
+			}
+		}
+		return nil
+	})
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ValidateRuleFile checks a rule file the way Prometheus loads it: strict YAML, valid
+// expressions, names, labels and annotation templates.
+func ValidateRuleFile(content []byte) []error {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	_, errs := rulefmt.Parse(content, false, model.LegacyValidation, newParser(), logger)
+	return errs
+}
+
+// alertTemplateDefs are the variables Prometheus defines for every alert template.
+const alertTemplateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
+
+// ExpandAlertTemplate renders an alert annotation for the given labels and value, as the
+// Prometheus rule manager does.
+func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
+	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
+	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
+	return exp.Expand()
+}
+
+// FormatValue prints a sample value as promtool test files write it.
+func FormatValue(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strings.TrimSuffix(model.SampleValue(v).String(), ".0")
+	}
+	return model.SampleValue(v).String()
+}
+
+// ParseDuration parses a Prometheus duration such as 5m or 1h30m.
+func ParseDuration(s string) (model.Duration, error) { return model.ParseDuration(s) }
+
+// IsValidLabelName reports whether name is a valid (legacy charset) label name.
+func IsValidLabelName(name string) bool { return model.LegacyValidation.IsValidLabelName(name) }
+
+// Pretty parses an expression and prints it in Prometheus' multi-line canonical layout.
+func Pretty(expr string) (string, error) {
+	e, err := newParser().ParseExpr(expr)
+	if err != nil {
+		return "", err
+	}
+	return parser.Prettify(e), nil
+}

@@ -1,0 +1,46 @@
+package synth
+
+import "github.com/gpuobs/gpuobs/internal/model"
+
+// unitScale makes synthetic values plausible for their unit; healthy values stay well below
+// every default alert threshold (temperatures top out at 70 °C).
+var unitScale = map[string]float64{
+	"celsius":          10,
+	"ratio":            0.125,
+	"percent":          12.5,
+	"watts":            50,
+	"MiB":              1024,
+	"bytes_per_second": 1 << 30,
+	"MHz":              210,
+	"bool":             0,
+}
+
+// step is a small number from 1 to 7 that differs between GPUs, fields and MIG instances.
+func step(f model.Field, g GPU, e Entity) int {
+	k := (g.Seq*3+f.ID)%7 + 1
+	if e.MIG != nil && f.Entity == model.EntityMIGNative {
+		k = (k+e.MIG.ID)%7 + 1
+	}
+	return k
+}
+
+// GaugeValue is a healthy value of a gauge field on one entity of a GPU. Device-level fields
+// repeated per MIG instance carry the same value on every instance, as dcgm-exporter reports.
+func GaugeValue(f model.Field, g GPU, e Entity) float64 {
+	scale, ok := unitScale[f.Unit]
+	if !ok {
+		scale = 1
+	}
+	return scale * float64(step(f, g, e))
+}
+
+// CounterIncrease is how much a counter field grows per minute on one entity of a GPU.
+func CounterIncrease(f model.Field, g GPU, e Entity) float64 {
+	return float64(step(f, g, e))
+}
+
+// throttleReasons cycles through idle, no reason, and real throttle reasons.
+var throttleReasons = []int{0, 1, 4, 32, 0x48, 3, 128, 8}
+
+// ThrottleReasons is the clock-event bitmask a GPU reports.
+func ThrottleReasons(g GPU) int { return throttleReasons[g.Seq%len(throttleReasons)] }

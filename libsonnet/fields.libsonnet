@@ -1,0 +1,119 @@
+// DCGM fields that dcgm-exporter can export and that a GPU fleet cares about.
+//
+// Each entry:
+//   id         DCGM field id (dcgm_fields.h)
+//   type       Prometheus type as the exporter's counter file declares it
+//   kind       real semantics: counter | gauge | flag (0/1) | bitmask | last-event
+//              (differs from `type` where the declared type lies)
+//   unit       unit of the exported value
+//   family     rule group the field belongs to
+//   entity     gpu          one series per physical GPU, not reported for MIG instances
+//              mig-repeated device-level value, repeated on every MIG instance's series
+//              mig-native   value belongs to the MIG instance that reports it
+//              nvlink       one series per NVLink (labels gpu_uuid, model_name)
+//   default    collected by the exporter's default counter set
+//   profiling  needs DCP (profiling) to be available and unlocked
+//   rollup     how per-GPU values combine into node/namespace/cluster/fleet
+//              recording rules: avg | sum | max | rate (counters, summed) | none
+{
+  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none') = {
+    id: id,
+    type: type,
+    kind: kind,
+    unit: unit,
+    family: family,
+    entity: entity,
+    help: help,
+    default: default,
+    profiling: profiling,
+    rollup: rollup,
+  },
+
+  fields: {
+    // Clocks
+    DCGM_FI_DEV_SM_CLOCK: field(100, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'SM clock frequency.', default=true, rollup='avg'),
+    DCGM_FI_DEV_MEM_CLOCK: field(101, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'Memory clock frequency.', default=true),
+
+    // Clock events (throttle reasons). Renamed DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer DCGM; same id.
+    DCGM_FI_DEV_CLOCK_THROTTLE_REASONS: field(112, 'gauge', 'bitmask', 'throttling', 'mig-repeated', 'Current clock throttle reasons (bitmask; 0x1 means idle, not throttled).', kind='bitmask'),
+    DCGM_FI_DEV_CLOCKS_EVENT_REASONS: field(112, 'gauge', 'bitmask', 'throttling', 'mig-repeated', 'Current clock event reasons (bitmask; 0x1 means idle, not throttled).', kind='bitmask'),
+
+    // Temperature
+    DCGM_FI_DEV_MEMORY_TEMP: field(140, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'Memory (HBM) temperature.', default=true, rollup='max'),
+    DCGM_FI_DEV_GPU_TEMP: field(150, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'GPU temperature.', default=true, rollup='max'),
+
+    // Power
+    DCGM_FI_DEV_POWER_USAGE: field(155, 'gauge', 'watts', 'power', 'mig-repeated', 'Power draw.', default=true, rollup='sum'),
+    DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: field(156, 'counter', 'millijoules', 'power', 'mig-repeated', 'Total energy consumption since boot.', default=true),
+    DCGM_FI_DEV_POWER_MGMT_LIMIT: field(160, 'gauge', 'watts', 'power', 'mig-repeated', 'Current power management limit.', rollup='sum'),
+
+    // PCIe
+    DCGM_FI_DEV_PCIE_TX_THROUGHPUT: field(200, 'counter', 'kilobytes', 'pcie', 'mig-repeated', 'PCIe bytes transmitted (older exporters; replaced by DCGM_FI_PROF_PCIE_TX_BYTES).'),
+    DCGM_FI_DEV_PCIE_RX_THROUGHPUT: field(201, 'counter', 'kilobytes', 'pcie', 'mig-repeated', 'PCIe bytes received (older exporters; replaced by DCGM_FI_PROF_PCIE_RX_BYTES).'),
+    DCGM_FI_DEV_PCIE_REPLAY_COUNTER: field(202, 'counter', 'count', 'pcie', 'mig-repeated', 'Total number of PCIe retries.', default=true, rollup='rate'),
+
+    // Utilization (not reported for MIG instances: use DCGM_FI_PROF_GR_ENGINE_ACTIVE there)
+    DCGM_FI_DEV_GPU_UTIL: field(203, 'gauge', 'percent', 'utilization', 'gpu', 'GPU utilization: share of time at least one kernel ran (not SM saturation).', default=true, rollup='avg'),
+    DCGM_FI_DEV_MEM_COPY_UTIL: field(204, 'gauge', 'percent', 'utilization', 'gpu', 'Memory copy utilization.', default=true, rollup='avg'),
+    DCGM_FI_DEV_ENC_UTIL: field(206, 'gauge', 'percent', 'utilization', 'gpu', 'Encoder utilization.', default=true),
+    DCGM_FI_DEV_DEC_UTIL: field(207, 'gauge', 'percent', 'utilization', 'gpu', 'Decoder utilization.', default=true),
+
+    // XID: a gauge holding the last XID seen; err_code/err_msg labels follow the value.
+    DCGM_FI_DEV_XID_ERRORS: field(230, 'gauge', 'xid', 'xid', 'mig-repeated', 'Value of the last XID error encountered (held until the next XID).', default=true, kind='last-event'),
+
+    // Throttle durations (declared in microseconds; nanoseconds in exporters since late 2025)
+    DCGM_FI_DEV_POWER_VIOLATION: field(240, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to power constraints.'),
+    DCGM_FI_DEV_THERMAL_VIOLATION: field(241, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to thermal constraints.'),
+    DCGM_FI_DEV_SYNC_BOOST_VIOLATION: field(242, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to sync-boost constraints.'),
+    DCGM_FI_DEV_BOARD_LIMIT_VIOLATION: field(243, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to board limit constraints.'),
+    DCGM_FI_DEV_LOW_UTIL_VIOLATION: field(244, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to low utilization.'),
+    DCGM_FI_DEV_RELIABILITY_VIOLATION: field(245, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to reliability constraints.'),
+
+    // Framebuffer memory (per GPU instance on MIG GPUs)
+    DCGM_FI_DEV_FB_TOTAL: field(250, 'gauge', 'MiB', 'memory', 'mig-native', 'Total framebuffer memory.', rollup='sum'),
+    DCGM_FI_DEV_FB_FREE: field(251, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory free.', default=true, rollup='sum'),
+    DCGM_FI_DEV_FB_USED: field(252, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory used.', default=true, rollup='sum'),
+    DCGM_FI_DEV_FB_RESERVED: field(253, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory reserved.', default=true),
+
+    // ECC
+    DCGM_FI_DEV_ECC_SBE_VOL_TOTAL: field(310, 'counter', 'count', 'ecc', 'mig-repeated', 'Single-bit (correctable) volatile ECC errors since the last driver load.', rollup='rate'),
+    DCGM_FI_DEV_ECC_DBE_VOL_TOTAL: field(311, 'counter', 'count', 'ecc', 'mig-repeated', 'Double-bit (uncorrectable) volatile ECC errors since the last driver load.', rollup='rate'),
+    DCGM_FI_DEV_ECC_SBE_AGG_TOTAL: field(312, 'counter', 'count', 'ecc', 'mig-repeated', 'Single-bit persistent ECC errors over the GPU lifetime.'),
+    DCGM_FI_DEV_ECC_DBE_AGG_TOTAL: field(313, 'counter', 'count', 'ecc', 'mig-repeated', 'Double-bit persistent ECC errors over the GPU lifetime.'),
+
+    // Retired pages
+    DCGM_FI_DEV_RETIRED_SBE: field(390, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of single-bit errors.'),
+    DCGM_FI_DEV_RETIRED_DBE: field(391, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of double-bit errors.'),
+    DCGM_FI_DEV_RETIRED_PENDING: field(392, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages pending retirement (declared a counter; behaves as a 0/1 flag until the next reset).', kind='flag'),
+
+    // Row remapping
+    DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS: field(393, 'counter', 'count', 'retirement', 'mig-repeated', 'Rows remapped because of uncorrectable errors.', default=true),
+    DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS: field(394, 'counter', 'count', 'retirement', 'mig-repeated', 'Rows remapped because of correctable errors.', default=true),
+    DCGM_FI_DEV_ROW_REMAP_FAILURE: field(395, 'gauge', 'bool', 'retirement', 'mig-repeated', 'Whether remapping of rows has failed (1 = the GPU is out of spare rows).', default=true, kind='flag'),
+    DCGM_FI_DEV_ROW_REMAP_PENDING: field(396, 'gauge', 'bool', 'retirement', 'mig-repeated', 'Whether a row remap is pending until the next GPU reset.', kind='flag'),
+
+    // NVLink (totals over all links of the GPU)
+    DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: field(409, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink flow-control CRC errors, all links.', rollup='rate'),
+    DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: field(419, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink data CRC errors, all links.', rollup='rate'),
+    DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: field(429, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink replay (retry) errors, all links.', rollup='rate'),
+    DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.', rollup='rate'),
+    DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink bandwidth counters, all lanes.', default=true),
+
+    // vGPU
+    DCGM_FI_DEV_VGPU_LICENSE_STATUS: field(526, 'gauge', 'bool', 'vgpu', 'gpu', 'vGPU license status (1 = licensed).', default=true, kind='flag'),
+
+    // Profiling (DCP): per MIG instance on MIG GPUs
+    DCGM_FI_PROF_GR_ENGINE_ACTIVE: field(1001, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of time the graphics engine is active.', default=true, profiling=true, rollup='avg'),
+    DCGM_FI_PROF_SM_ACTIVE: field(1002, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles an SM has at least one warp assigned.', profiling=true, rollup='avg'),
+    DCGM_FI_PROF_SM_OCCUPANCY: field(1003, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of warps resident on an SM to the maximum.', profiling=true, rollup='avg'),
+    DCGM_FI_PROF_PIPE_TENSOR_ACTIVE: field(1004, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the tensor (HMMA) pipe is active.', default=true, profiling=true, rollup='avg'),
+    DCGM_FI_PROF_DRAM_ACTIVE: field(1005, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the device memory interface is active.', default=true, profiling=true, rollup='avg'),
+    DCGM_FI_PROF_PIPE_FP64_ACTIVE: field(1006, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP64 pipe is active.', profiling=true),
+    DCGM_FI_PROF_PIPE_FP32_ACTIVE: field(1007, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP32 pipe is active.', profiling=true),
+    DCGM_FI_PROF_PIPE_FP16_ACTIVE: field(1008, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP16 pipe is active.', profiling=true),
+    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum'),
+    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum'),
+    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true, rollup='sum'),
+    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true, rollup='sum'),
+  },
+}

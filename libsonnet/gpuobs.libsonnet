@@ -1,0 +1,35 @@
+// The gpuobs catalog: the single source of truth for rules, alerts and their tests.
+//
+// Use it from your own gpuobs.jsonnet and override mixin-style:
+//   local gpuobs = import 'gpuobs.libsonnet';
+//   gpuobs { thresholds+: { gpuTemperatureCelsius: 90 } }
+(import 'fields.libsonnet')
++ (import 'exporter.libsonnet')
++ (import 'hardware.libsonnet')
++ {
+  apiVersion: 'gpuobs/v1',
+
+  // runbook_url of an alert is this base + the alert name + '.md'.
+  runbooks: { baseURL: 'https://github.com/gpuobs/gpuobs/blob/main/runbooks/' },
+
+  // Label sets used to aggregate. gpu: one series per physical GPU (recording rules);
+  // alert: what every GPU alert keeps; gpuJoin: labels that match a GPU across both.
+  identity: {
+    local l = $.labels,
+    gpu: [l.cluster, l.host, l.gpu, l.uuid, l.modelName],
+    gpuJoin: [l.cluster, l.host, l.gpu, l.uuid],
+    alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName, l.namespace, l.pod],
+  },
+
+  // Recording rule evaluation.
+  recording: {
+    interval: '1m',
+    rateWindow: '5m',
+  },
+
+  // promtool scenarios: every case runs in one test group and is checked at evalTime.
+  tests: {
+    interval: '1m',
+    evalTime: '60m',
+  },
+}

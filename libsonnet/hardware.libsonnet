@@ -1,0 +1,278 @@
+// Hardware health: thresholds, XID classes and the tiered hardware alerts.
+//
+// Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
+// summary (plain sentence), description (Prometheus template), identity (labels the alert keeps),
+// and tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet).
+local t = import 'lib/test.libsonnet';
+{
+  thresholds: {
+    eccSingleBitPerHour: 100,
+    gpuTemperatureCelsius: 85,
+    memoryTemperatureCelsius: 95,
+    nvlinkCrcErrorsPerMinute: 1,
+    nvlinkReplayErrorsPerMinute: 5,
+    pcieReplaysPerMinute: 10,
+    // Share of the window in which the throttle reason was set.
+    throttleRatio: 0.5,
+  },
+
+  windows: {
+    // How long an XID or ECC event keeps its alert firing.
+    event: '10m',
+    eccRate: '1h',
+    throttle: '15m',
+    // How far back a GPU that stopped reporting is remembered.
+    missing: '1h',
+  },
+
+  // Reasons in the clock-event bitmask that mean real throttling. 0x1 (idle), 0x2 (application
+  // clocks setting) and 0x100 (display clocks) are not throttling and appear nowhere here.
+  throttleReasons: {
+    power: { bits: [4, 128], help: 'SW power cap (0x4) or HW power brake (0x80)' },
+    hw_slowdown: { bits: [8], help: 'HW slowdown (0x8)' },
+    thermal: { bits: [32, 64], help: 'SW thermal slowdown (0x20) or HW thermal slowdown (0x40)' },
+  },
+
+  // XID classes. The value of DCGM_FI_DEV_XID_ERRORS is the last XID seen.
+  xid: {
+    fellOffBus: [79],
+    fatal: [48, 62, 64, 95, 119, 120],
+    hardware: [63, 74, 92, 94],
+    application: [13, 31, 43, 45],
+  },
+
+  alerts: {
+    local l = $.labels,
+    local id = std.join(', ', $.identity.alert),
+    local gpuid = std.join(', ', $.identity.gpu),
+    local gpuText = 'GPU {{ $labels.%s }} ({{ $labels.%s }}) on {{ $labels.%s }}' % [l.gpu, l.uuid, l.host],
+    local th = $.thresholds,
+    local w = $.windows,
+    local hw = { family: 'hardware', team: 'infra' },
+
+    // An XID event: the gauge holds the last XID forever, so fire only when it changes (same
+    // series) or a new series appears (err_code label changed), never on an old value.
+    local xidEvent(codes) =
+      local x = 'DCGM_FI_DEV_XID_ERRORS';
+      local match = std.join(' or ', ['%s == %d' % [x, c] for c in codes]);
+      |||
+        max by (%(id)s) (
+            ((%(match)s) unless on (%(gpuid)s, err_code) (%(x)s offset %(w)s))
+          or
+            ((%(match)s) and changes(%(x)s[%(w)s]) > 0)
+        )
+      ||| % { id: id, gpuid: gpuid, match: match, x: x, w: w.event },
+    local xidCases(code, other, otherAlert) = [
+      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 %dx5' % code, { err_code: std.toString(code) })], value=code),
+      t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 %dx3' % code)], value=code, pod=false),
+      t.case('old XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '%dx60' % code, { err_code: std.toString(code) })]),
+      t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 %dx5' % other, { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: other }]),
+    ],
+    local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
+      severity: severity,
+      expr: xidEvent(codes),
+      summary: summary,
+      description: '%s reported XID {{ $value | printf "%%.0f" }} (%s) in the last %s.' % [gpuText, what, w.event],
+      tests: xidCases(codes[0], other, otherAlert),
+    },
+
+    GPUFellOffBus: xidAlert('critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal'),
+    GPUXidFatal: xidAlert('critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
+    GPUXidHardware: xidAlert('warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus'),
+    GPUXidApplication: xidAlert('info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
+
+    GPUEccDoubleBit: hw {
+      severity: 'critical',
+      expr: 'max by (%s) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[%s])) > 0' % [id, w.event],
+      summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
+      description: '%s logged {{ $value | printf "%%.0f" }} double-bit ECC errors in the last %s.' % [gpuText, w.event],
+      tests: [
+        t.case('new DBE', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1),
+        t.case('new DBE on a MIG GPU', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1, mig=true),
+        t.case('old DBE, none since', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '2x60')]),
+        t.case('counter reset by driver reload', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '3x50 0x10')]),
+      ],
+    },
+
+    GPUEccSingleBitRate: hw {
+      severity: 'warning',
+      expr: 'max by (%s) (increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[%s])) > %s' % [id, w.eccRate, th.eccSingleBitPerHour],
+      'for': '5m',
+      summary: 'A GPU is logging correctable (single-bit) ECC errors at a high rate.',
+      description: '%s logged {{ $value | printf "%%.0f" }} single-bit ECC errors in the last %s (threshold %s).' % [gpuText, w.eccRate, th.eccSingleBitPerHour],
+      tests: [
+        t.case('SBE spike', true, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+5x60')], value=300),
+        t.case('a trickle of SBEs', false, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+1x60')]),
+      ],
+    },
+
+    GPURowRemapFailure: hw {
+      severity: 'critical',
+      expr: 'max by (%s) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0' % id,
+      summary: 'A GPU failed to remap a memory row and has no spare rows left.',
+      description: '%s reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.' % gpuText,
+      tests: [
+        t.case('remap failed', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x50 1x10')], value=1),
+        t.case('healthy', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x60')]),
+      ],
+    },
+
+    GPURetiredPagesPending: hw {
+      severity: 'warning',
+      expr: |||
+        max by (%(id)s) (DCGM_FI_DEV_RETIRED_PENDING) > 0
+        or
+        max by (%(id)s) (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0
+      ||| % { id: id },
+      'for': '5m',
+      summary: 'A GPU has memory pages or rows waiting for a reset to be retired or remapped.',
+      description: '%s has pending page retirements or row remaps; they take effect at the next GPU reset.' % gpuText,
+      tests: [
+        t.case('pages pending', true, [t.series('DCGM_FI_DEV_RETIRED_PENDING', '0x40 1x20')], value=1),
+        t.case('row remap pending', true, [t.series('DCGM_FI_DEV_ROW_REMAP_PENDING', '0x40 1x20')], value=1),
+        t.case('nothing pending', false, [t.series('DCGM_FI_DEV_RETIRED_PENDING', '0x60'), t.series('DCGM_FI_DEV_ROW_REMAP_PENDING', '0x60')]),
+      ],
+    },
+
+    local perMinute(field, threshold) =
+      'max by (%s) (rate(%s[5m]) * 60) > %s' % [id, field, threshold],
+
+    GPUNvlinkCrcErrors: hw {
+      severity: 'warning',
+      expr: perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)
+            + '\nor\n' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
+      'for': '10m',
+      summary: 'A GPU is seeing NVLink CRC errors.',
+      description: '%s sees {{ $value | printf "%%.1f" }} NVLink CRC errors per minute (threshold %s).' % [gpuText, th.nvlinkCrcErrorsPerMinute],
+      tests: [
+        t.case('flit CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+10x60')], value=10),
+        t.case('data CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', '0+4x60')], value=4),
+        t.case('rare CRC errors', false, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+0.5x60')]),
+      ],
+    },
+
+    GPUNvlinkReplayErrors: hw {
+      severity: 'warning',
+      expr: perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute),
+      'for': '10m',
+      summary: 'A GPU is replaying NVLink transfers at a high rate.',
+      description: '%s replays {{ $value | printf "%%.1f" }} NVLink transfers per minute (threshold %s).' % [gpuText, th.nvlinkReplayErrorsPerMinute],
+      tests: [
+        t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', '0+20x60')], value=20),
+        t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', '0+2x60')]),
+      ],
+    },
+
+    GPUNvlinkRecoveryErrors: hw {
+      severity: 'warning',
+      expr: 'max by (%s) (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[%s])) > 0' % [id, w.throttle],
+      summary: 'An NVLink of a GPU had to be recovered (retrained).',
+      description: '%s logged {{ $value | printf "%%.0f" }} NVLink recovery errors in the last %s.' % [gpuText, w.throttle],
+      tests: [
+        t.case('link recovery', true, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x56 2x4')], value=2),
+        t.case('old recovery', false, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x20 2x40')]),
+      ],
+    },
+
+    GPUPcieReplayRate: hw {
+      severity: 'warning',
+      expr: perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute),
+      'for': '10m',
+      summary: 'A GPU is replaying PCIe transfers at a high rate.',
+      description: '%s replays {{ $value | printf "%%.1f" }} PCIe transfers per minute (threshold %s): check the riser, slot and link width.' % [gpuText, th.pcieReplaysPerMinute],
+      tests: [
+        t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', '0+30x60')], value=30),
+        t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', '0+1x60')]),
+      ],
+    },
+
+    local gaugeAbove(field, threshold) = 'max by (%s) (%s) > %s' % [id, field, threshold],
+
+    GPUTemperatureHigh: hw {
+      severity: 'warning',
+      expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
+      'for': '15m',
+      summary: 'A GPU has been running hot for 15 minutes.',
+      description: '%s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.gpuTemperatureCelsius],
+      tests: [
+        t.case('sustained heat', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x30 90x30')], value=90, health=false),
+        t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x30 90x30')], value=90, health=false, mig=true),
+        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x40 92x2 70x18')], health=false),
+        t.case('blip still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x50 92x10')], health=false),
+      ],
+    },
+
+    GPUMemoryTemperatureHigh: hw {
+      severity: 'warning',
+      expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
+      'for': '15m',
+      summary: 'A GPU memory (HBM) has been running hot for 15 minutes.',
+      description: 'Memory of %s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.memoryTemperatureCelsius],
+      tests: [
+        t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '80x30 100x30')], value=100),
+        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '80x40 100x2 80x18')]),
+      ],
+    },
+
+    // Sustained throttling reads the per-GPU recorded flags and takes pod attribution from the
+    // health field, so each alert names the workload on the GPU.
+    local throttle(reason, summary) =
+      local rec = 'gpu:dcgm_clock_throttle_%s:max' % reason;
+      local bits = $.throttleReasons[reason].bits;
+      local mask = std.foldl(function(a, b) a + b, bits, 0);
+      hw {
+        severity: 'warning',
+        expr: |||
+          (avg_over_time(%(rec)s[%(w)s]) > %(ratio)s)
+          * on (%(gpuid)s) group_right ()
+          group by (%(id)s) (%(health)s)
+        ||| % { rec: rec, w: w.throttle, ratio: th.throttleRatio, gpuid: std.join(', ', $.identity.gpuJoin), id: id, health: $.exporter.healthField },
+        'for': '5m',
+        summary: summary,
+        description: '%s has been throttled (%s) for {{ $value | humanizePercentage }} of the last %s.' % [gpuText, $.throttleReasons[reason].help, w.throttle],
+        tests: [
+          t.case('sustained', true, [t.series($.exporter.throttleReasonsField, '0x30 %dx30' % bits[0])], value=1),
+          t.case('all reason bits set', true, [t.series($.exporter.throttleReasonsField, '0x30 %dx30' % (mask + 1))], value=1),
+          t.case('idle and application clocks only', false, [t.series($.exporter.throttleReasonsField, '3x60')]),
+          t.case('short burst', false, [t.series($.exporter.throttleReasonsField, '0x52 %dx8' % bits[0])]),
+        ],
+      },
+
+    GPUThermalThrottling: throttle('thermal', 'A GPU has been thermally throttled for most of the last 15 minutes.'),
+    GPUPowerThrottling: throttle('power', 'A GPU has been power-capped for most of the last 15 minutes.'),
+    GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last 15 minutes.'),
+
+    DCGMExporterDown: hw {
+      severity: 'warning',
+      expr: 'up{job="%s"} == 0' % $.exporter.job,
+      'for': '5m',
+      identity: [l.cluster, 'instance', 'job'],
+      summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
+      description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.%s }} has been down for 5 minutes; none of its GPU alerts can fire.' % l.cluster,
+      tests: [
+        t.case('exporter down', true, [], up='1x30 0x30', health='65x30 _x30', value=0),
+        t.case('one failed scrape', false, [], up='1x58 0 1'),
+      ],
+    },
+
+    GPUSeriesMissing: hw {
+      severity: 'warning',
+      expr: |||
+        max by (%(id)s) (
+          present_over_time(%(h)s[%(w)s])
+          unless on (%(cluster)s, instance) (up{job="%(job)s"} == 0)
+        )
+        unless on (%(gpuid)s)
+        %(h)s
+      ||| % { id: id, h: $.exporter.healthField, w: w.missing, cluster: l.cluster, job: $.exporter.job, gpuid: std.join(', ', $.identity.gpuJoin) },
+      'for': '10m',
+      summary: 'A GPU stopped reporting while its exporter is up.',
+      description: '%s stopped reporting %s although its exporter is up: the GPU may have fallen off the bus or the driver lost it.' % [gpuText, $.exporter.healthField],
+      tests: [
+        t.case('GPU vanished', true, [], health='65x30 _x30', value=1),
+        t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
+        t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29'),
+      ],
+    },
+  },
+}
