@@ -101,8 +101,9 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU is logging correctable (single-bit) ECC errors at a high rate.',
       description: '%s logged {{ $value | printf "%%.0f" }} single-bit ECC errors in the last %s (threshold %s).' % [gpuText, w.eccRate, th.eccSingleBitPerHour],
       tests: [
-        t.case('SBE spike', true, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+5x60')], value=300),
-        t.case('a trickle of SBEs', false, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+1x60')]),
+        // Scenario values follow the threshold, so the tests hold for any override.
+        t.case('SBE spike', true, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', t.risingPerHour(2 * th.eccSingleBitPerHour))], value=2 * th.eccSingleBitPerHour),
+        t.case('a trickle of SBEs', false, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', t.risingPerHour(th.eccSingleBitPerHour / 2))]),
       ],
     },
 
@@ -145,9 +146,9 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU is seeing NVLink CRC errors.',
       description: '%s sees {{ $value | printf "%%.1f" }} NVLink CRC errors per minute (threshold %s).' % [gpuText, th.nvlinkCrcErrorsPerMinute],
       tests: [
-        t.case('flit CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+10x60')], value=10),
-        t.case('data CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', '0+4x60')], value=4),
-        t.case('rare CRC errors', false, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+0.5x60')]),
+        t.case('flit CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', t.risingPerMinute(10 * th.nvlinkCrcErrorsPerMinute))], value=10 * th.nvlinkCrcErrorsPerMinute),
+        t.case('data CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkCrcErrorsPerMinute))], value=4 * th.nvlinkCrcErrorsPerMinute),
+        t.case('rare CRC errors', false, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkCrcErrorsPerMinute / 2))]),
       ],
     },
 
@@ -158,8 +159,8 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
       description: '%s replays {{ $value | printf "%%.1f" }} NVLink transfers per minute (threshold %s).' % [gpuText, th.nvlinkReplayErrorsPerMinute],
       tests: [
-        t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', '0+20x60')], value=20),
-        t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', '0+2x60')]),
+        t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkReplayErrorsPerMinute))], value=4 * th.nvlinkReplayErrorsPerMinute),
+        t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkReplayErrorsPerMinute / 2))]),
       ],
     },
 
@@ -181,8 +182,8 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
       description: '%s replays {{ $value | printf "%%.1f" }} PCIe transfers per minute (threshold %s): check the riser, slot and link width.' % [gpuText, th.pcieReplaysPerMinute],
       tests: [
-        t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', '0+30x60')], value=30),
-        t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', '0+1x60')]),
+        t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(3 * th.pcieReplaysPerMinute))], value=3 * th.pcieReplaysPerMinute),
+        t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(th.pcieReplaysPerMinute / 10))]),
       ],
     },
 
@@ -194,11 +195,13 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       summary: 'A GPU has been running hot for 15 minutes.',
       description: '%s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.gpuTemperatureCelsius],
-      tests: [
-        t.case('sustained heat', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x30 90x30')], value=90, health=false),
-        t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x30 90x30')], value=90, health=false, mig=true),
-        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x40 92x2 70x18')], health=false),
-        t.case('blip still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '70x50 92x10')], health=false),
+      tests:
+        local hot = th.gpuTemperatureCelsius + 5, cool = th.gpuTemperatureCelsius - 20;
+        [
+        t.case('sustained heat', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot, health=false),
+        t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot, health=false, mig=true),
+        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx40 %dx2 %dx18' % [cool, hot, cool])], health=false),
+        t.case('heat still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx50 %dx10' % [cool, hot])], health=false),
       ],
     },
 
@@ -208,9 +211,11 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       summary: 'A GPU memory (HBM) has been running hot for 15 minutes.',
       description: 'Memory of %s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.memoryTemperatureCelsius],
-      tests: [
-        t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '80x30 100x30')], value=100),
-        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '80x40 100x2 80x18')]),
+      tests:
+        local hot = th.memoryTemperatureCelsius + 5, cool = th.memoryTemperatureCelsius - 20;
+        [
+        t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot),
+        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '%dx40 %dx2 %dx18' % [cool, hot, cool])]),
       ],
     },
 

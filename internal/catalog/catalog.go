@@ -52,22 +52,18 @@ type Options struct {
 
 // Load evaluates and validates a catalog. Its error is Problems, or a read error.
 func Load(opts Options) (*model.Model, error) {
-	lib := opts.Library
-	if lib == nil {
-		lib = libsonnet.FS
-	}
-	out, err := Evaluate(lib, opts.ConfigPath)
+	out, err := Evaluate(opts.Library, opts.ConfigPath)
 	if err != nil {
 		return nil, err
 	}
 	return Decode([]byte(out))
 }
 
-// Evaluate runs Jsonnet and returns the catalog as JSON.
+// Evaluate runs Jsonnet and returns the catalog as JSON; a nil lib means the embedded one.
 func Evaluate(lib fs.FS, configPath string) (string, error) {
-	vm := jsonnet.MakeVM()
-	vm.Importer(newImporter(lib))
-	vm.ErrorFormatter.SetColorFormatter(nil)
+	if lib == nil {
+		lib = libsonnet.FS
+	}
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
 	if configPath != "" {
 		data, err := os.ReadFile(configPath)
@@ -76,6 +72,9 @@ func Evaluate(lib fs.FS, configPath string) (string, error) {
 		}
 		filename, snippet = configPath, string(data)
 	}
+	vm := jsonnet.MakeVM()
+	vm.Importer(newImporter(lib, filename))
+	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
 		return "", Problems{{Message: strings.TrimSpace(err.Error())}}
@@ -87,7 +86,9 @@ func Evaluate(lib fs.FS, configPath string) (string, error) {
 func Decode(data []byte) (*model.Model, error) {
 	d := decoder{}
 	m := d.decode(data)
-	if len(d.problems) == 0 {
+	if m != nil {
+		// Entries that failed to decode are left out, so the rest is still validated and
+		// every problem is reported at once.
 		d.problems = append(d.problems, validate(m)...)
 	}
 	if len(d.problems) > 0 {

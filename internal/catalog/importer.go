@@ -21,15 +21,21 @@ const embeddedPrefix = "embedded:libsonnet/"
 // `import 'gpuobs.libsonnet'` reaches the library). There is no search path.
 type importer struct {
 	embedded fs.FS
-	cache    map[string]jsonnet.Contents
+	// entry is the file evaluation starts from; go-jsonnet reports its imports as coming
+	// from "".
+	entry string
+	cache map[string]jsonnet.Contents
 }
 
-func newImporter(embedded fs.FS) *importer {
-	return &importer{embedded: embedded, cache: map[string]jsonnet.Contents{}}
+func newImporter(embedded fs.FS, entry string) *importer {
+	return &importer{embedded: embedded, entry: entry, cache: map[string]jsonnet.Contents{}}
 }
 
 // Import implements jsonnet.Importer.
 func (im *importer) Import(importedFrom, importedPath string) (jsonnet.Contents, string, error) {
+	if importedFrom == "" {
+		importedFrom = im.entry
+	}
 	if strings.HasPrefix(importedFrom, embeddedPrefix) {
 		rel := path.Join(path.Dir(strings.TrimPrefix(importedFrom, embeddedPrefix)), importedPath)
 		return im.readEmbedded(rel, importedPath)

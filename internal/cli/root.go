@@ -41,6 +41,10 @@ func NewRootCommand(opts Options) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cmd.Help()
+			return errors.New("a command is required")
+		},
 	}
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)

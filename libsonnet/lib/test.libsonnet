@@ -4,6 +4,12 @@
   // extra labels.
   series(metric, values, labels={}):: { metric: metric, values: values, labels: labels },
 
+  // A counter growing by perMinute every minute (tests sample once a minute).
+  risingPerMinute(perMinute):: '0+%sx60' % perMinute,
+
+  // A counter whose increase over the last hour is perHour.
+  risingPerHour(perHour):: '0+%sx60' % (perHour / 60),
+
   // One scenario on its own synthetic GPU.
   //   fires      whether the alert fires at the test's evaluation time
   //   value      the alert's value when it fires (rendered in the description)

@@ -1,0 +1,121 @@
+package promtooltests_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/generators"
+	. "github.com/gpuobs/gpuobs/generators/promtooltests"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/emit"
+)
+
+// promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
+func promtool(t *testing.T, dir, command, file string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("go", "tool", "-modfile=tools/promtool/go.mod", "promtool", command, "rules", filepath.Join(dir, file))
+	cmd.Dir = "../.." // go tool needs the module root
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// generateInto writes the full output of a catalog into a temporary directory.
+func generateInto(t *testing.T, config string) string {
+	t.Helper()
+	m, err := catalog.Load(catalog.Options{ConfigPath: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, managed, err := generators.Run(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := emit.Write(dir, files, managed); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func replaceIn(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGeneratedTestsPassForAnotherLabelProfile runs the generated promtool tests for a catalog
+// with dcgm-exporter 4.8.3's host label and pod attribution under honorLabels: false.
+func TestGeneratedTestsPassForAnotherLabelProfile(t *testing.T) {
+	t.Parallel()
+	dir := generateInto(t, "../../internal/catalog/testdata/override.jsonnet")
+	for _, f := range []string{AlertsFile, RecordingFile} {
+		if out, err := promtool(t, dir, "test", f); err != nil {
+			t.Errorf("promtool test rules %s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+// TestGeneratedTestsCatchBrokenRules proves the generated tests can fail: each mutation is a
+// mistake the rules must not make, and promtool must reject it. (make test runs the same
+// tests on the unmutated checked-in output.)
+func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, file, testFile, old, new, wantFailure string
+	}{
+		{
+			name: "MIG instances summed", file: "rules/recording.yaml", testFile: RecordingFile,
+			old:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE)",
+			new:         "sum by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE)",
+			wantFailure: `expr: "node:dcgm_power_usage:sum"`,
+		},
+		{
+			name: "average of averages", file: "rules/recording.yaml", testFile: RecordingFile,
+			old:         "avg by (cluster) (gpu:dcgm_gpu_util:avg)",
+			new:         "avg by (cluster) (node:dcgm_gpu_util:avg)",
+			wantFailure: `expr: "cluster:dcgm_gpu_util:avg"`,
+		},
+		{
+			name: "idle bit counted as throttling", file: "rules/recording.yaml", testFile: RecordingFile,
+			old:         "floor(DCGM_FI_DEV_CLOCK_THROTTLE_REASONS / 4) % 2",
+			new:         "floor(DCGM_FI_DEV_CLOCK_THROTTLE_REASONS / 1) % 2",
+			wantFailure: `expr: "gpu:dcgm_clock_throttle_power:max"`,
+		},
+		{
+			name: "XID held forever pages", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "unless on (cluster, Hostname, gpu, UUID, modelName, err_code)",
+			new:         "or on (cluster, Hostname, gpu, UUID, modelName, err_code)",
+			wantFailure: "alertname: GPUFellOffBus",
+		},
+		{
+			name: "temperature without for", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "for: 15m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
+			new:         "for: 1m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
+			wantFailure: "alertname: GPUTemperatureHigh",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := generateInto(t, "")
+			replaceIn(t, filepath.Join(dir, c.file), c.old, c.new)
+			out, err := promtool(t, dir, "test", c.testFile)
+			if err == nil {
+				t.Fatalf("promtool accepted the mutation:\n%s", out)
+			}
+			if !strings.Contains(out, c.wantFailure) {
+				t.Errorf("failure does not name %q:\n%s", c.wantFailure, out)
+			}
+		})
+	}
+}

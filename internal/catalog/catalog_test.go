@@ -1,0 +1,153 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/testutil"
+)
+
+func TestEmbeddedCatalogLoads(t *testing.T) {
+	m, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Labels.Host != "Hostname" || m.Labels.Namespace != "namespace" {
+		t.Errorf("default label profile: host %q namespace %q", m.Labels.Host, m.Labels.Namespace)
+	}
+	// The fields the issue names must all be in the catalog, with their DCGM ids.
+	for name, id := range map[string]int{
+		"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL": 310, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL": 311,
+		"DCGM_FI_DEV_ECC_SBE_AGG_TOTAL": 312, "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL": 313,
+		"DCGM_FI_DEV_RETIRED_SBE": 390, "DCGM_FI_DEV_RETIRED_DBE": 391, "DCGM_FI_DEV_RETIRED_PENDING": 392,
+		"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": 393, "DCGM_FI_DEV_ROW_REMAP_FAILURE": 395,
+		"DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL": 409, "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL": 419,
+		"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL": 429, "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL": 439,
+		"DCGM_FI_DEV_POWER_VIOLATION": 240, "DCGM_FI_DEV_THERMAL_VIOLATION": 241,
+		"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": 112, "DCGM_FI_DEV_CLOCKS_EVENT_REASONS": 112,
+		"DCGM_FI_DEV_XID_ERRORS": 230, "DCGM_FI_PROF_SM_ACTIVE": 1002, "DCGM_FI_PROF_PCIE_TX_BYTES": 1009,
+	} {
+		f, ok := m.Fields[name]
+		if !ok || f.ID != id {
+			t.Errorf("field %s: in catalog %v, id %d, want %d", name, ok, f.ID, id)
+		}
+	}
+	// Types that lie are modelled with their real semantics.
+	for name, kind := range map[string]string{
+		"DCGM_FI_DEV_XID_ERRORS":             model.KindLastEvent,
+		"DCGM_FI_DEV_RETIRED_PENDING":        model.KindFlag,
+		"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": model.KindBitmask,
+	} {
+		if got := m.Fields[name].Kind; got != kind {
+			t.Errorf("%s kind %q, want %q", name, got, kind)
+		}
+	}
+	if m.Fields["DCGM_FI_DEV_RETIRED_PENDING"].Type != "counter" {
+		t.Error("DCGM_FI_DEV_RETIRED_PENDING must keep the type the exporter declares (counter)")
+	}
+	// The exporter's default counter set: ECC is off by default, the profiling basics are on.
+	if m.Fields["DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"].Default || !m.Fields["DCGM_FI_PROF_GR_ENGINE_ACTIVE"].Default {
+		t.Error("default counter set flags are wrong")
+	}
+	defaults := 0
+	for _, f := range m.Fields {
+		if f.Default {
+			defaults++
+		}
+	}
+	if defaults != 25 {
+		t.Errorf("%d fields in the default counter set, want dcgm-exporter's 25", defaults)
+	}
+}
+
+func TestUserOverride(t *testing.T) {
+	m, err := Load(Options{ConfigPath: filepath.Join("testdata", "override.jsonnet")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Labels.Host != "hostname" {
+		t.Errorf("host label %q, want the override", m.Labels.Host)
+	}
+	if m.Labels.Namespace != "exported_namespace" || m.Labels.Pod != "exported_pod" {
+		t.Errorf("honorLabels: false must move pod attribution to exported_*: %+v", m.Labels)
+	}
+	a := m.Alerts["GPUTemperatureHigh"]
+	if a.For != "20m" || !strings.Contains(a.Expr, "> 90") || !strings.Contains(a.Expr, "hostname") {
+		t.Errorf("override did not reach the alert: for %q expr %q", a.For, a.Expr)
+	}
+	if !strings.Contains(a.Description, "$labels.hostname") {
+		t.Errorf("description does not follow the host label: %q", a.Description)
+	}
+	if got := m.RunbookURL("GPUTemperatureHigh"); got != "https://runbooks.example.com/gpu/GPUTemperatureHigh.md" {
+		t.Errorf("relative import of a user file did not apply: %s", got)
+	}
+}
+
+// TestBadInput checks the error output for each kind of bad catalog against golden files.
+func TestBadInput(t *testing.T) {
+	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(Options{ConfigPath: filepath.Join("testdata", name+".jsonnet")})
+			var problems Problems
+			if !errors.As(err, &problems) {
+				t.Fatalf("want Problems, got %v", err)
+			}
+			testutil.Golden(t, filepath.Join("testdata", name+".golden"), []byte(err.Error()+"\n"))
+		})
+	}
+}
+
+func TestSchemaErrorsAreAllReported(t *testing.T) {
+	_, err := Load(Options{ConfigPath: filepath.Join("testdata", "schema-errors.jsonnet")})
+	var problems Problems
+	if !errors.As(err, &problems) {
+		t.Fatal(err)
+	}
+	want := []string{
+		`alerts.GPUEccDoubleBit.for: invalid duration "5x"`,
+		`alerts.GPUEccDoubleBit.severity: is "page"`,
+		`alerts.GPUTemperatureHigh: unknown field "forr"`,
+		`alerts.GPUXidFatal.expr: invalid PromQL: 1:`,
+		`fields.DCGM_FI_DEV_GPU_TEMP.rollup: rate needs a counter`,
+		`throttleReasons.idle.bits: 0x1 means GPU idle, not throttling`,
+	}
+	text := err.Error()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("missing problem %q in:\n%s", w, text)
+		}
+	}
+}
+
+func TestMissingConfigFile(t *testing.T) {
+	_, err := Load(Options{ConfigPath: filepath.Join("testdata", "nope.jsonnet")})
+	if err == nil || !strings.Contains(err.Error(), "nope.jsonnet") {
+		t.Fatalf("want an error naming the file, got %v", err)
+	}
+}
+
+// FuzzDecode feeds the strict decoder arbitrary JSON: it must return a model or problems,
+// never panic.
+func FuzzDecode(f *testing.F) {
+	out, err := Evaluate(nil, "")
+	if err == nil {
+		f.Add([]byte(out))
+	}
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"alerts": {"X": {"tests": [{"fires": true}]}}}`))
+	f.Add([]byte(`{"fields": {"DCGM_FI_X": {"id": "1"}}, "apiVersion": 3}`))
+	f.Add([]byte(`[1, 2]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Decode(data)
+		if err == nil && m == nil {
+			t.Fatal("no model and no error")
+		}
+		if err != nil && !json.Valid(data) && m != nil {
+			t.Fatal("model returned for invalid JSON")
+		}
+	})
+}

@@ -1,0 +1,1 @@
+{ runbooks+: { baseURL: 'https://runbooks.example.com/gpu/' } }

@@ -1,0 +1,3 @@
+local gpuobs = import 'gpuobs.libsonnet';
+local nope = import 'does-not-exist.libsonnet';
+gpuobs + nope

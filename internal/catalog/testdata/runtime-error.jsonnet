@@ -1,0 +1,4 @@
+local gpuobs = import 'gpuobs.libsonnet';
+gpuobs {
+  thresholds+: { gpuTemperatureCelsius: std.parseInt('ninety') },
+}

@@ -1,0 +1,2 @@
+local gpuobs = import 'gpuobs.libsonnet';
+gpuobs { threshold: { gpuTemperatureCelsius: 90 } }

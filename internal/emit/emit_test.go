@@ -1,0 +1,104 @@
+package emit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gen(path, body string) File { return YAML(path, []byte(body)) }
+
+func readAll(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return err
+	})
+	return out
+}
+
+func TestWriteThenCheckIsClean(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{gen("rules/a.yaml", "a: 1\n"), gen("tests/promtool/b.yaml", "b: 2\n")}
+	if err := Write(dir, files, []string{"rules", "tests/promtool"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Check(dir, files, []string{"rules", "tests/promtool"})
+	if err != nil || !d.Empty() {
+		t.Fatalf("drift right after writing: %v %v", d, err)
+	}
+	got := readAll(t, dir)
+	if !strings.HasPrefix(got["rules/a.yaml"], "# "+Header+"\n") {
+		t.Errorf("missing header: %q", got["rules/a.yaml"])
+	}
+}
+
+func TestCheckReportsStaleMissingExtra(t *testing.T) {
+	dir := t.TempDir()
+	managed := []string{"rules"}
+	old := []File{gen("rules/a.yaml", "a: 1\n"), gen("rules/gone.yaml", "g: 1\n")}
+	if err := Write(dir, old, managed); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "rules", "handwritten.yaml"), []byte("groups: []\n"), 0o644)
+	now := []File{gen("rules/a.yaml", "a: 2\n"), gen("rules/new.yaml", "n: 1\n")}
+	d, err := Check(dir, now, managed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "stale: rules/a.yaml\nmissing: rules/new.yaml\nextra: rules/gone.yaml\n"
+	if d.String() != want {
+		t.Errorf("drift:\n%s\nwant:\n%s", d, want)
+	}
+}
+
+func TestWriteRemovesOnlyGeneratedExtras(t *testing.T) {
+	dir := t.TempDir()
+	managed := []string{"rules"}
+	if err := Write(dir, []File{gen("rules/gone.yaml", "g: 1\n")}, managed); err != nil {
+		t.Fatal(err)
+	}
+	hand := filepath.Join(dir, "rules", "handwritten.yaml")
+	os.WriteFile(hand, []byte("groups: []\n"), 0o644)
+	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, dir)
+	if _, ok := got["rules/gone.yaml"]; ok {
+		t.Error("a generated file that is no longer produced was kept")
+	}
+	if got["rules/handwritten.yaml"] != "groups: []\n" {
+		t.Error("a file gpuobs did not generate was touched")
+	}
+}
+
+func TestFailedWriteLeavesDirectoryUntouched(t *testing.T) {
+	dir := t.TempDir()
+	managed := []string{"rules"}
+	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
+		t.Fatal(err)
+	}
+	// A regular file where the second output needs a directory: the write must fail after the
+	// first file was staged, and roll everything back.
+	os.WriteFile(filepath.Join(dir, "blocker"), []byte("x"), 0o644)
+	before := readAll(t, dir)
+	err := Write(dir, []File{gen("rules/a.yaml", "a: 2\n"), gen("blocker/b.yaml", "b: 1\n")}, managed)
+	if err == nil {
+		t.Fatal("write through a file succeeded")
+	}
+	after := readAll(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("files changed: before %v after %v", before, after)
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed from %q to %q", k, v, after[k])
+		}
+	}
+}

@@ -1,0 +1,33 @@
+// Package testutil holds helpers shared by gpuobs' tests.
+package testutil
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Update makes golden comparisons rewrite the golden files that differ (go test -update).
+var update = flag.Bool("update", false, "rewrite golden files that differ")
+
+// Golden compares got with the golden file at path, or rewrites it under -update.
+func Golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if *update && string(want) != string(got) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
+	}
+}
