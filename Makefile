@@ -4,12 +4,24 @@ PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
-.PHONY: all build generate check-generated test test-go test-promtool promtool bench
+JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
+
+.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool promtool bench
 
 all: test
 
 build:
 	$(GO) build -o bin/gpuobs ./cmd/gpuobs
+
+## fmt: format Go and Jsonnet sources
+fmt:
+	gofmt -w .
+	$(GO) tool jsonnetfmt -i $(JSONNET)
+
+## check-fmt: fail on unformatted Go or Jsonnet sources
+check-fmt:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "run make fmt"; exit 1; }
+	$(GO) tool jsonnetfmt --test $(JSONNET)
 
 ## generate: regenerate the checked-in output of the embedded catalog
 generate:
@@ -24,7 +36,7 @@ promtool:
 	$(PROMTOOL) --version >/dev/null
 
 ## test: everything CI runs
-test: check-generated test-go test-promtool
+test: check-fmt check-generated test-go test-promtool
 
 test-go: promtool
 	$(GO) vet ./...

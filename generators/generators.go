@@ -3,6 +3,7 @@ package generators
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/generators/rules"
@@ -25,14 +26,22 @@ func All() []Generator {
 	}
 }
 
-// Run runs every generator and returns their files and the directories they own.
+// Run runs every generator, concurrently (each is pure), and returns their files, in
+// generator order, and the directories they own.
 func Run(m *model.Model) (files []emit.File, managed []string, err error) {
-	for _, g := range All() {
-		out, err := g.Generate(m)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", g.Name, err)
+	all := All()
+	outs := make([][]emit.File, len(all))
+	errs := make([]error, len(all))
+	var wg sync.WaitGroup
+	for i, g := range all {
+		wg.Go(func() { outs[i], errs[i] = g.Generate(m) })
+	}
+	wg.Wait()
+	for i, g := range all {
+		if errs[i] != nil {
+			return nil, nil, fmt.Errorf("%s: %w", g.Name, errs[i])
 		}
-		files = append(files, out...)
+		files = append(files, outs[i]...)
 		managed = append(managed, g.Dir)
 	}
 	return files, managed, nil

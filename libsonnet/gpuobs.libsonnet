@@ -21,6 +21,10 @@
     alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName, l.namespace, l.pod],
   },
 
+  // Recording rules declared in the catalog (name: { family, expr }), for expressions several
+  // alerts share. Each must be read by an alert, whose scenarios then test it.
+  records+: {},
+
   // Recording rule evaluation.
   recording: {
     interval: '1m',

@@ -41,38 +41,43 @@ local t = import 'lib/test.libsonnet';
     application: [13, 31, 43, 45],
   },
 
+  // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
+  // XID alerts filter the (tiny) result by code.
+  local xidRecord = 'gpu_pod:dcgm_xid_errors:new' + $.windows.event,
+  records+: {
+    // The gauge holds the last XID forever, so an event is a changed value in the same series,
+    // or a new series (err_code label changed); an old value never counts again.
+    [xidRecord]: {
+      local x = 'DCGM_FI_DEV_XID_ERRORS',
+      local w = $.windows.event,
+      family: 'xid',
+      expr: 'max by (' + std.join(', ', $.identity.alert) + ') ('
+            + '(' + x + ' > 0 unless on (' + std.join(', ', $.identity.gpu) + ', err_code) (' + x + ' offset ' + w + '))'
+            + ' or '
+            + '(' + x + ' > 0 and changes(' + x + '[' + w + ']) > 0)'
+            + ')',
+    },
+  },
+
   alerts: {
     local l = $.labels,
     local id = std.join(', ', $.identity.alert),
-    local gpuid = std.join(', ', $.identity.gpu),
-    local gpuText = 'GPU {{ $labels.%s }} ({{ $labels.%s }}) on {{ $labels.%s }}' % [l.gpu, l.uuid, l.host],
+    local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
     local th = $.thresholds,
     local w = $.windows,
     local hw = { family: 'hardware', team: 'infra' },
 
-    // An XID event: the gauge holds the last XID forever, so fire only when it changes (same
-    // series) or a new series appears (err_code label changed), never on an old value.
-    local xidEvent(codes) =
-      local x = 'DCGM_FI_DEV_XID_ERRORS';
-      local match = std.join(' or ', ['%s == %d' % [x, c] for c in codes]);
-      |||
-        max by (%(id)s) (
-            ((%(match)s) unless on (%(gpuid)s, err_code) (%(x)s offset %(w)s))
-          or
-            ((%(match)s) and changes(%(x)s[%(w)s]) > 0)
-        )
-      ||| % { id: id, gpuid: gpuid, match: match, x: x, w: w.event },
     local xidCases(code, other, otherAlert) = [
-      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 %dx5' % code, { err_code: std.toString(code) })], value=code),
-      t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 %dx3' % code)], value=code, pod=false),
-      t.case('old XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '%dx60' % code, { err_code: std.toString(code) })]),
-      t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 %dx5' % other, { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: other }]),
+      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=code),
+      t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 ' + code + 'x3')], value=code, pod=false),
+      t.case('old XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) })]),
+      t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: other }]),
     ],
     local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
       severity: severity,
-      expr: xidEvent(codes),
+      expr: std.join(' or ', [xidRecord + ' == ' + c for c in codes]),
       summary: summary,
-      description: '%s reported XID {{ $value | printf "%%.0f" }} (%s) in the last %s.' % [gpuText, what, w.event],
+      description: gpuText + ' reported XID {{ $value | printf "%.0f" }} (' + what + ') in the last ' + w.event + '.',
       tests: xidCases(codes[0], other, otherAlert),
     },
 
@@ -83,9 +88,9 @@ local t = import 'lib/test.libsonnet';
 
     GPUEccDoubleBit: hw {
       severity: 'critical',
-      expr: 'max by (%s) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[%s])) > 0' % [id, w.event],
+      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + w.event + '])) > 0',
       summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
-      description: '%s logged {{ $value | printf "%%.0f" }} double-bit ECC errors in the last %s.' % [gpuText, w.event],
+      description: gpuText + ' logged {{ $value | printf "%.0f" }} double-bit ECC errors in the last ' + w.event + '.',
       tests: [
         t.case('new DBE', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1),
         t.case('new DBE on a MIG GPU', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1, mig=true),
@@ -96,10 +101,10 @@ local t = import 'lib/test.libsonnet';
 
     GPUEccSingleBitRate: hw {
       severity: 'warning',
-      expr: 'max by (%s) (increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[%s])) > %s' % [id, w.eccRate, th.eccSingleBitPerHour],
+      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[' + w.eccRate + '])) > ' + th.eccSingleBitPerHour,
       'for': '5m',
       summary: 'A GPU is logging correctable (single-bit) ECC errors at a high rate.',
-      description: '%s logged {{ $value | printf "%%.0f" }} single-bit ECC errors in the last %s (threshold %s).' % [gpuText, w.eccRate, th.eccSingleBitPerHour],
+      description: gpuText + ' logged {{ $value | printf "%.0f" }} single-bit ECC errors in the last ' + w.eccRate + ' (threshold ' + th.eccSingleBitPerHour + ').',
       tests: [
         // Scenario values follow the threshold, so the tests hold for any override.
         t.case('SBE spike', true, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', t.risingPerHour(2 * th.eccSingleBitPerHour))], value=2 * th.eccSingleBitPerHour),
@@ -109,9 +114,9 @@ local t = import 'lib/test.libsonnet';
 
     GPURowRemapFailure: hw {
       severity: 'critical',
-      expr: 'max by (%s) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0' % id,
+      expr: 'max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0',
       summary: 'A GPU failed to remap a memory row and has no spare rows left.',
-      description: '%s reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.' % gpuText,
+      description: gpuText + ' reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.',
       tests: [
         t.case('remap failed', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x50 1x10')], value=1),
         t.case('healthy', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x60')]),
@@ -120,14 +125,10 @@ local t = import 'lib/test.libsonnet';
 
     GPURetiredPagesPending: hw {
       severity: 'warning',
-      expr: |||
-        max by (%(id)s) (DCGM_FI_DEV_RETIRED_PENDING) > 0
-        or
-        max by (%(id)s) (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0
-      ||| % { id: id },
+      expr: 'max by (' + id + ') (DCGM_FI_DEV_RETIRED_PENDING) > 0 or max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0',
       'for': '5m',
       summary: 'A GPU has memory pages or rows waiting for a reset to be retired or remapped.',
-      description: '%s has pending page retirements or row remaps; they take effect at the next GPU reset.' % gpuText,
+      description: gpuText + ' has pending page retirements or row remaps; they take effect at the next GPU reset.',
       tests: [
         t.case('pages pending', true, [t.series('DCGM_FI_DEV_RETIRED_PENDING', '0x40 1x20')], value=1),
         t.case('row remap pending', true, [t.series('DCGM_FI_DEV_ROW_REMAP_PENDING', '0x40 1x20')], value=1),
@@ -136,7 +137,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     local perMinute(field, threshold) =
-      'max by (%s) (rate(%s[5m]) * 60) > %s' % [id, field, threshold],
+      'max by (' + id + ') (rate(' + field + '[5m]) * 60) > ' + threshold,
 
     GPUNvlinkCrcErrors: hw {
       severity: 'warning',
@@ -144,7 +145,7 @@ local t = import 'lib/test.libsonnet';
             + '\nor\n' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
-      description: '%s sees {{ $value | printf "%%.1f" }} NVLink CRC errors per minute (threshold %s).' % [gpuText, th.nvlinkCrcErrorsPerMinute],
+      description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + th.nvlinkCrcErrorsPerMinute + ').',
       tests: [
         t.case('flit CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', t.risingPerMinute(10 * th.nvlinkCrcErrorsPerMinute))], value=10 * th.nvlinkCrcErrorsPerMinute),
         t.case('data CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkCrcErrorsPerMinute))], value=4 * th.nvlinkCrcErrorsPerMinute),
@@ -157,7 +158,7 @@ local t = import 'lib/test.libsonnet';
       expr: perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute),
       'for': '10m',
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
-      description: '%s replays {{ $value | printf "%%.1f" }} NVLink transfers per minute (threshold %s).' % [gpuText, th.nvlinkReplayErrorsPerMinute],
+      description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + th.nvlinkReplayErrorsPerMinute + ').',
       tests: [
         t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkReplayErrorsPerMinute))], value=4 * th.nvlinkReplayErrorsPerMinute),
         t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkReplayErrorsPerMinute / 2))]),
@@ -166,9 +167,9 @@ local t = import 'lib/test.libsonnet';
 
     GPUNvlinkRecoveryErrors: hw {
       severity: 'warning',
-      expr: 'max by (%s) (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[%s])) > 0' % [id, w.throttle],
+      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[' + w.throttle + '])) > 0',
       summary: 'An NVLink of a GPU had to be recovered (retrained).',
-      description: '%s logged {{ $value | printf "%%.0f" }} NVLink recovery errors in the last %s.' % [gpuText, w.throttle],
+      description: gpuText + ' logged {{ $value | printf "%.0f" }} NVLink recovery errors in the last ' + w.throttle + '.',
       tests: [
         t.case('link recovery', true, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x56 2x4')], value=2),
         t.case('old recovery', false, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x20 2x40')]),
@@ -180,29 +181,29 @@ local t = import 'lib/test.libsonnet';
       expr: perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute),
       'for': '10m',
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
-      description: '%s replays {{ $value | printf "%%.1f" }} PCIe transfers per minute (threshold %s): check the riser, slot and link width.' % [gpuText, th.pcieReplaysPerMinute],
+      description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + th.pcieReplaysPerMinute + '): check the riser, slot and link width.',
       tests: [
         t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(3 * th.pcieReplaysPerMinute))], value=3 * th.pcieReplaysPerMinute),
         t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(th.pcieReplaysPerMinute / 10))]),
       ],
     },
 
-    local gaugeAbove(field, threshold) = 'max by (%s) (%s) > %s' % [id, field, threshold],
+    local gaugeAbove(field, threshold) = 'max by (' + id + ') (' + field + ') > ' + threshold,
 
     GPUTemperatureHigh: hw {
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
       'for': '15m',
       summary: 'A GPU has been running hot for 15 minutes.',
-      description: '%s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.gpuTemperatureCelsius],
+      description: gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + th.gpuTemperatureCelsius + ' °C).',
       tests:
         local hot = th.gpuTemperatureCelsius + 5, cool = th.gpuTemperatureCelsius - 20;
         [
-        t.case('sustained heat', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot, health=false),
-        t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot, health=false, mig=true),
-        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx40 %dx2 %dx18' % [cool, hot, cool])], health=false),
-        t.case('heat still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', '%dx50 %dx10' % [cool, hot])], health=false),
-      ],
+          t.case('sustained heat', true, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 30], [hot, 30]]))], value=hot, health=false),
+          t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 30], [hot, 30]]))], value=hot, health=false, mig=true),
+          t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 40], [hot, 2], [cool, 18]]))], health=false),
+          t.case('heat still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 50], [hot, 10]]))], health=false),
+        ],
     },
 
     GPUMemoryTemperatureHigh: hw {
@@ -210,36 +211,34 @@ local t = import 'lib/test.libsonnet';
       expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
       'for': '15m',
       summary: 'A GPU memory (HBM) has been running hot for 15 minutes.',
-      description: 'Memory of %s is at {{ $value | printf "%%.0f" }} °C (threshold %s °C).' % [gpuText, th.memoryTemperatureCelsius],
+      description: 'Memory of ' + gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + th.memoryTemperatureCelsius + ' °C).',
       tests:
         local hot = th.memoryTemperatureCelsius + 5, cool = th.memoryTemperatureCelsius - 20;
         [
-        t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '%dx30 %dx30' % [cool, hot])], value=hot),
-        t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', '%dx40 %dx2 %dx18' % [cool, hot, cool])]),
-      ],
+          t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', t.steps([[cool, 30], [hot, 30]]))], value=hot),
+          t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', t.steps([[cool, 40], [hot, 2], [cool, 18]]))]),
+        ],
     },
 
     // Sustained throttling reads the per-GPU recorded flags and takes pod attribution from the
     // health field, so each alert names the workload on the GPU.
     local throttle(reason, summary) =
-      local rec = 'gpu:dcgm_clock_throttle_%s:max' % reason;
+      local rec = 'gpu:dcgm_clock_throttle_' + reason + ':max';
       local bits = $.throttleReasons[reason].bits;
       local mask = std.foldl(function(a, b) a + b, bits, 0);
       hw {
         severity: 'warning',
-        expr: |||
-          (avg_over_time(%(rec)s[%(w)s]) > %(ratio)s)
-          * on (%(gpuid)s) group_right ()
-          group by (%(id)s) (%(health)s)
-        ||| % { rec: rec, w: w.throttle, ratio: th.throttleRatio, gpuid: std.join(', ', $.identity.gpuJoin), id: id, health: $.exporter.healthField },
+        expr: '(avg_over_time(' + rec + '[' + w.throttle + ']) > ' + th.throttleRatio + ')'
+              + ' * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right ()'
+              + ' group by (' + id + ') (' + $.exporter.healthField + ')',
         'for': '5m',
         summary: summary,
-        description: '%s has been throttled (%s) for {{ $value | humanizePercentage }} of the last %s.' % [gpuText, $.throttleReasons[reason].help, w.throttle],
+        description: gpuText + ' has been throttled (' + $.throttleReasons[reason].help + ') for {{ $value | humanizePercentage }} of the last ' + w.throttle + '.',
         tests: [
-          t.case('sustained', true, [t.series($.exporter.throttleReasonsField, '0x30 %dx30' % bits[0])], value=1),
-          t.case('all reason bits set', true, [t.series($.exporter.throttleReasonsField, '0x30 %dx30' % (mask + 1))], value=1),
+          t.case('sustained', true, [t.series($.exporter.throttleReasonsField, t.steps([[0, 30], [bits[0], 30]]))], value=1),
+          t.case('all reason bits set', true, [t.series($.exporter.throttleReasonsField, t.steps([[0, 30], [mask + 1, 30]]))], value=1),
           t.case('idle and application clocks only', false, [t.series($.exporter.throttleReasonsField, '3x60')]),
-          t.case('short burst', false, [t.series($.exporter.throttleReasonsField, '0x52 %dx8' % bits[0])]),
+          t.case('short burst', false, [t.series($.exporter.throttleReasonsField, t.steps([[0, 52], [bits[0], 8]]))]),
         ],
       },
 
@@ -249,11 +248,11 @@ local t = import 'lib/test.libsonnet';
 
     DCGMExporterDown: hw {
       severity: 'warning',
-      expr: 'up{job="%s"} == 0' % $.exporter.job,
+      expr: 'up{job="' + $.exporter.job + '"} == 0',
       'for': '5m',
       identity: [l.cluster, 'instance', 'job'],
       summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
-      description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.%s }} has been down for 5 minutes; none of its GPU alerts can fire.' % l.cluster,
+      description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.' + l.cluster + ' }} has been down for 5 minutes; none of its GPU alerts can fire.',
       tests: [
         t.case('exporter down', true, [], up='1x30 0x30', health='65x30 _x30', value=0),
         t.case('one failed scrape', false, [], up='1x58 0 1'),
@@ -262,17 +261,14 @@ local t = import 'lib/test.libsonnet';
 
     GPUSeriesMissing: hw {
       severity: 'warning',
-      expr: |||
-        max by (%(id)s) (
-          present_over_time(%(h)s[%(w)s])
-          unless on (%(cluster)s, instance) (up{job="%(job)s"} == 0)
-        )
-        unless on (%(gpuid)s)
-        %(h)s
-      ||| % { id: id, h: $.exporter.healthField, w: w.missing, cluster: l.cluster, job: $.exporter.job, gpuid: std.join(', ', $.identity.gpuJoin) },
+      local h = $.exporter.healthField,
+      expr: 'max by (' + id + ') ('
+            + 'present_over_time(' + h + '[' + w.missing + '])'
+            + ' unless on (' + l.cluster + ', instance) (up{job="' + $.exporter.job + '"} == 0)'
+            + ') unless on (' + std.join(', ', $.identity.gpuJoin) + ') ' + h,
       'for': '10m',
       summary: 'A GPU stopped reporting while its exporter is up.',
-      description: '%s stopped reporting %s although its exporter is up: the GPU may have fallen off the bus or the driver lost it.' % [gpuText, $.exporter.healthField],
+      description: gpuText + ' stopped reporting ' + h + ' although its exporter is up: the GPU may have fallen off the bus or the driver lost it.',
       tests: [
         t.case('GPU vanished', true, [], health='65x30 _x30', value=1),
         t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),

@@ -93,7 +93,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "gpu:dcgm_clock_throttle_power:max"`,
 		},
 		{
-			name: "XID held forever pages", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "XID held forever pages", file: "rules/recording.yaml", testFile: AlertsFile,
 			old:         "unless on (cluster, Hostname, gpu, UUID, modelName, err_code)",
 			new:         "or on (cluster, Hostname, gpu, UUID, modelName, err_code)",
 			wantFailure: "alertname: GPUFellOffBus",

@@ -46,11 +46,11 @@ func Generate(m *model.Model) ([]emit.File, error) {
 		path string
 		body testFile
 	}{{AlertsFile, alerts}, {RecordingFile, recording}} {
-		out, err := emit.MarshalYAML(f.body)
+		file, err := emit.JSONAsYAML(f.path, f.body)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, emit.YAML(f.path, out))
+		files = append(files, file)
 	}
 	return files, nil
 }

@@ -48,7 +48,9 @@ func kubePods(fleet []synth.GPU) []kubePod {
 	)
 }
 
-func (p kubePod) holdsGPU() bool { return p.node != "" && (p.phase == "Pending" || p.phase == "Running") }
+func (p kubePod) holdsGPU() bool {
+	return p.node != "" && (p.phase == "Pending" || p.phase == "Running")
+}
 
 var podPhases = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 
@@ -118,6 +120,9 @@ func recordingTests(m *model.Model, set rules.Set, steps int) testFile {
 	}
 	group.InputSeries = append(group.InputSeries, kubeSeries(m, fleet, pods, steps)...)
 	for _, r := range set.Recorded {
+		if r.FromCatalog {
+			continue // tested through the scenarios of the alerts that read it
+		}
 		var samples []sample
 		if r.Signal != nil {
 			samples = signalSamples(m, fleet, r)

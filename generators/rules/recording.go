@@ -16,6 +16,8 @@ type Recorded struct {
 	Level  string
 	// Signal is set for rules derived from a signal.
 	Signal *Signal
+	// FromCatalog marks rules declared in the catalog's records; alert scenarios test them.
+	FromCatalog bool
 }
 
 func by(labels ...string) string { return "by (" + strings.Join(labels, ", ") + ")" }

@@ -4,6 +4,7 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -27,6 +28,10 @@ type Set struct {
 // Build derives the recording rules from the catalog, in evaluation order within each family.
 func Build(m *model.Model) (Set, error) {
 	var recorded []Recorded
+	for _, name := range model.SortedKeys(m.Records) {
+		r := m.Records[name]
+		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
+	}
 	for _, s := range Signals(m) {
 		recorded = append(recorded, signalRules(m, s)...)
 	}

@@ -149,6 +149,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"throttleReasons":  func(r json.RawMessage) { m.ThrottleReasons = entries[model.ThrottleReason](d, "throttleReasons", r) },
 		"xid":              func(r json.RawMessage) { d.strict("xid", r, &m.XID) },
 		"alerts":           func(r json.RawMessage) { m.Alerts = entries[model.Alert](d, "alerts", r) },
+		"records":          func(r json.RawMessage) { m.Records = entries[model.Record](d, "records", r) },
 		"runbooks":         func(r json.RawMessage) { d.strict("runbooks", r, &m.Runbooks) },
 		"recording":        func(r json.RawMessage) { d.strict("recording", r, &m.Recording) },
 		"tests":            func(r json.RawMessage) { d.strict("tests", r, &m.Tests) },

@@ -48,6 +48,7 @@ func validate(m *model.Model) Problems {
 		v.alert(m, name, &a)
 		m.Alerts[name] = a
 	}
+	v.records(m)
 	return v.problems
 }
 
@@ -147,6 +148,36 @@ func (v *validator) throttleReasons(m *model.Model) {
 				v.add(p+".bits", "0x%x means %s, not throttling", b, why)
 			}
 		}
+	}
+}
+
+// records checks catalog recording rules. Each must be read by an alert: the alert's scenarios
+// are what test it.
+func (v *validator) records(m *model.Model) {
+	read := map[string]bool{}
+	for _, a := range m.Alerts {
+		names, _ := promql.MetricNames(a.Expr)
+		for _, n := range names {
+			read[n] = true
+		}
+	}
+	for _, name := range model.SortedKeys(m.Records) {
+		r, p := m.Records[name], "records."+name
+		if err := conventions.CheckRecordName(name); err != nil {
+			v.add(p, "%v", err)
+		}
+		if r.Family == "" {
+			v.add(p+".family", "is empty")
+		}
+		if canonical, err := promql.Canonical(r.Expr); err != nil {
+			v.add(p+".expr", "invalid PromQL: %v", err)
+		} else {
+			r.Expr = canonical
+		}
+		if !read[name] {
+			v.add(p, "no alert reads it, so no scenario tests it; remove it or use it in an alert")
+		}
+		m.Records[name] = r
 	}
 }
 

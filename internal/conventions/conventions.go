@@ -10,7 +10,9 @@ import (
 
 // Aggregation levels of recording rules, finest first.
 const (
-	LevelGPU       = "gpu"
+	LevelGPU = "gpu"
+	// LevelGPUPod is one GPU, or one pod's share of a MIG GPU: what GPU alerts keep.
+	LevelGPUPod    = "gpu_pod"
 	LevelNode      = "node"
 	LevelNamespace = "namespace"
 	LevelCluster   = "cluster"

@@ -15,6 +15,7 @@ type Model struct {
 	Windows          map[string]string         `json:"windows"`
 	ThrottleReasons  map[string]ThrottleReason `json:"throttleReasons"`
 	XID              map[string][]int          `json:"xid"`
+	Records          map[string]Record         `json:"records"`
 	Alerts           map[string]Alert          `json:"alerts"`
 	Runbooks         Runbooks                  `json:"runbooks"`
 	Recording        Recording                 `json:"recording"`
@@ -117,6 +118,12 @@ func (r ThrottleReason) Mask() int {
 		m |= b
 	}
 	return m
+}
+
+// Record is a recording rule declared in the catalog, keyed by its name.
+type Record struct {
+	Family string `json:"family"`
+	Expr   string `json:"expr"`
 }
 
 // Severities of alerts: critical pages, warning tickets, info only shows.

@@ -5,6 +5,7 @@ package synth
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -20,11 +21,19 @@ func Series(metric string, l Labels) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, len(keys))
+	var b strings.Builder
+	b.WriteString(metric)
+	b.WriteByte('{')
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%q", k, l[k])
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(l[k]))
 	}
-	return metric + "{" + strings.Join(parts, ", ") + "}"
+	b.WriteByte('}')
+	return b.String()
 }
 
 // Project keeps the named labels that are set.

@@ -5,10 +5,14 @@
   series(metric, values, labels={}):: { metric: metric, values: values, labels: labels },
 
   // A counter growing by perMinute every minute (tests sample once a minute).
-  risingPerMinute(perMinute):: '0+%sx60' % perMinute,
+  risingPerMinute(perMinute):: '0+' + perMinute + 'x60',
 
   // A counter whose increase over the last hour is perHour.
-  risingPerHour(perHour):: '0+%sx60' % (perHour / 60),
+  risingPerHour(perHour):: '0+' + (perHour / 60) + 'x60',
+
+  // A gauge holding each [value, minutes] in turn, in promtool notation: the first value is
+  // the sample at 0, each value then repeats for its minutes.
+  steps(parts):: std.join(' ', [std.toString(p[0]) + 'x' + p[1] for p in parts]),
 
   // One scenario on its own synthetic GPU.
   //   fires      whether the alert fires at the test's evaluation time

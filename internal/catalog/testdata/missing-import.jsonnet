@@ -1,3 +1,3 @@
-local gpuobs = import 'gpuobs.libsonnet';
 local nope = import 'does-not-exist.libsonnet';
+local gpuobs = import 'gpuobs.libsonnet';
 gpuobs + nope

@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// BenchmarkGenerate measures gpuobs generate on the embedded catalog, Jsonnet evaluation
+// included, and reports the cost per emitted rule.
+func BenchmarkGenerate(b *testing.B) {
+	rulesEmitted := 0
+	for b.Loop() {
+		m, err := catalog.Load(catalog.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := generators.Run(m); err != nil {
+			b.Fatal(err)
+		}
+		if rulesEmitted == 0 {
+			set, _ := rules.Build(m)
+			rulesEmitted = len(set.Recorded) + len(set.Alerts)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rulesEmitted), "ns/rule")
+	b.ReportMetric(float64(rulesEmitted), "rules")
+}
+
+// benchGPUs is the fleet size; GPUOBS_BENCH_GPUS overrides it.
+func benchGPUs(b *testing.B) int {
+	if v := os.Getenv("GPUOBS_BENCH_GPUS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	return 10240
+}
+
+// BenchmarkRuleEvaluation evaluates every generated rule group once, with Prometheus' own rule
+// manager and engine, over 70 minutes of 30 s samples from a fleet shaped like
+// dcgm-exporter's output (10,240 GPUs by default).
+func BenchmarkRuleEvaluation(b *testing.B) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := rules.Build(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var exprs []string
+	for _, r := range set.Recorded {
+		exprs = append(exprs, r.Expr)
+	}
+	for _, a := range m.Alerts {
+		exprs = append(exprs, a.Expr)
+	}
+	fields, err := usedFields(m, exprs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := promql.OpenStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	const step, samples = int64(30_000), 141 // 70 minutes at 30 s
+	loadStart := time.Now()
+	gpus := fleet(benchGPUs(b))
+	if err := load(store, m, gpus, fields, 0, step, samples); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("fleet: %d GPUs, %d series, %d fields, loaded in %s", len(gpus), store.SeriesCount(), len(fields), time.Since(loadStart).Round(time.Second))
+
+	ev, err := store.LoadRuleFiles(filepath.Join("..", rules.RecordingFile), filepath.Join("..", rules.AlertsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.UnixMilli(step * (samples - 1))
+	// Prometheus evaluates in steady state, where the recorded series exist already: the first
+	// evaluation, which creates them, is not timed.
+	last := ev.Evaluate(at)
+	for b.Loop() {
+		last = ev.Evaluate(at)
+	}
+	if len(last.Failed) > 0 {
+		b.Fatalf("rules failed: %v", last.Failed)
+	}
+	gpuSeries, err := store.Query(`count(gpu:dcgm_gpu_temp:max)`, at)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("rules: %d; gpu:dcgm_gpu_temp:max series: %s", ev.Rules(), gpuSeries)
+	b.Logf("slowest rules: %v", last.Slowest)
+	perEval := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(perEval.Milliseconds()), "ms/eval")
+	b.ReportMetric(float64(perEval.Microseconds())/1000/float64(ev.Rules()), "ms/rule")
+}
