@@ -65,7 +65,7 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	for _, a := range m.Alerts {
 		exprs = append(exprs, a.Expr)
 	}
-	fields, err := usedFields(m, exprs)
+	fields, err := collectedFields(m, exprs)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -45,9 +45,15 @@ func fleet(n int) []synth.GPU {
 	return gpus
 }
 
-// usedFields are the catalog fields the rule files read.
-func usedFields(m *model.Model, exprs []string) ([]string, error) {
+// collectedFields are the fields a deployment collects for these rules: the exporter's default
+// counter set plus every catalog field the rule files read.
+func collectedFields(m *model.Model, exprs []string) ([]string, error) {
 	used := map[string]bool{}
+	for name, f := range m.Fields {
+		if f.Default {
+			used[name] = true
+		}
+	}
 	for _, e := range exprs {
 		names, err := promql.MetricNames(e)
 		if err != nil {

@@ -13,10 +13,12 @@
 //              nvlink       one series per NVLink (labels gpu_uuid, model_name)
 //   default    collected by the exporter's default counter set
 //   profiling  needs DCP (profiling) to be available and unlocked
-//   rollup     how per-GPU values combine into node/namespace/cluster/fleet
-//              recording rules: avg | sum | max | rate (counters, summed) | none
+//   rollup     how per-GPU values combine into node/cluster/fleet recording rules:
+//              avg | sum | max | rate (counters, summed) | none
+//   byNamespace  also roll up by namespace, over pod-attributed series: for what a workload
+//              uses (utilization, memory, power, bandwidth), not for hardware health
 {
-  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none') = {
+  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false) = {
     id: id,
     type: type,
     kind: kind,
@@ -27,6 +29,7 @@
     default: default,
     profiling: profiling,
     rollup: rollup,
+    byNamespace: byNamespace,
   },
 
   fields: {
@@ -43,7 +46,7 @@
     DCGM_FI_DEV_GPU_TEMP: field(150, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'GPU temperature.', default=true, rollup='max'),
 
     // Power
-    DCGM_FI_DEV_POWER_USAGE: field(155, 'gauge', 'watts', 'power', 'mig-repeated', 'Power draw.', default=true, rollup='sum'),
+    DCGM_FI_DEV_POWER_USAGE: field(155, 'gauge', 'watts', 'power', 'mig-repeated', 'Power draw.', default=true, rollup='sum', byNamespace=true),
     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: field(156, 'counter', 'millijoules', 'power', 'mig-repeated', 'Total energy consumption since boot.', default=true),
     DCGM_FI_DEV_POWER_MGMT_LIMIT: field(160, 'gauge', 'watts', 'power', 'mig-repeated', 'Current power management limit.', rollup='sum'),
 
@@ -53,8 +56,8 @@
     DCGM_FI_DEV_PCIE_REPLAY_COUNTER: field(202, 'counter', 'count', 'pcie', 'mig-repeated', 'Total number of PCIe retries.', default=true, rollup='rate'),
 
     // Utilization (not reported for MIG instances: use DCGM_FI_PROF_GR_ENGINE_ACTIVE there)
-    DCGM_FI_DEV_GPU_UTIL: field(203, 'gauge', 'percent', 'utilization', 'gpu', 'GPU utilization: share of time at least one kernel ran (not SM saturation).', default=true, rollup='avg'),
-    DCGM_FI_DEV_MEM_COPY_UTIL: field(204, 'gauge', 'percent', 'utilization', 'gpu', 'Memory copy utilization.', default=true, rollup='avg'),
+    DCGM_FI_DEV_GPU_UTIL: field(203, 'gauge', 'percent', 'utilization', 'gpu', 'GPU utilization: share of time at least one kernel ran (not SM saturation).', default=true, rollup='avg', byNamespace=true),
+    DCGM_FI_DEV_MEM_COPY_UTIL: field(204, 'gauge', 'percent', 'utilization', 'gpu', 'Memory copy utilization.', default=true, rollup='avg', byNamespace=true),
     DCGM_FI_DEV_ENC_UTIL: field(206, 'gauge', 'percent', 'utilization', 'gpu', 'Encoder utilization.', default=true),
     DCGM_FI_DEV_DEC_UTIL: field(207, 'gauge', 'percent', 'utilization', 'gpu', 'Decoder utilization.', default=true),
 
@@ -70,9 +73,9 @@
     DCGM_FI_DEV_RELIABILITY_VIOLATION: field(245, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to reliability constraints.'),
 
     // Framebuffer memory (per GPU instance on MIG GPUs)
-    DCGM_FI_DEV_FB_TOTAL: field(250, 'gauge', 'MiB', 'memory', 'mig-native', 'Total framebuffer memory.', rollup='sum'),
-    DCGM_FI_DEV_FB_FREE: field(251, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory free.', default=true, rollup='sum'),
-    DCGM_FI_DEV_FB_USED: field(252, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory used.', default=true, rollup='sum'),
+    DCGM_FI_DEV_FB_TOTAL: field(250, 'gauge', 'MiB', 'memory', 'mig-native', 'Total framebuffer memory.', rollup='sum', byNamespace=true),
+    DCGM_FI_DEV_FB_FREE: field(251, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory free.', default=true, rollup='sum', byNamespace=true),
+    DCGM_FI_DEV_FB_USED: field(252, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory used.', default=true, rollup='sum', byNamespace=true),
     DCGM_FI_DEV_FB_RESERVED: field(253, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory reserved.', default=true),
 
     // ECC
@@ -103,17 +106,17 @@
     DCGM_FI_DEV_VGPU_LICENSE_STATUS: field(526, 'gauge', 'bool', 'vgpu', 'gpu', 'vGPU license status (1 = licensed).', default=true, kind='flag'),
 
     // Profiling (DCP): per MIG instance on MIG GPUs
-    DCGM_FI_PROF_GR_ENGINE_ACTIVE: field(1001, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of time the graphics engine is active.', default=true, profiling=true, rollup='avg'),
-    DCGM_FI_PROF_SM_ACTIVE: field(1002, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles an SM has at least one warp assigned.', profiling=true, rollup='avg'),
-    DCGM_FI_PROF_SM_OCCUPANCY: field(1003, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of warps resident on an SM to the maximum.', profiling=true, rollup='avg'),
-    DCGM_FI_PROF_PIPE_TENSOR_ACTIVE: field(1004, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the tensor (HMMA) pipe is active.', default=true, profiling=true, rollup='avg'),
-    DCGM_FI_PROF_DRAM_ACTIVE: field(1005, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the device memory interface is active.', default=true, profiling=true, rollup='avg'),
+    DCGM_FI_PROF_GR_ENGINE_ACTIVE: field(1001, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of time the graphics engine is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_SM_ACTIVE: field(1002, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles an SM has at least one warp assigned.', profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_SM_OCCUPANCY: field(1003, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of warps resident on an SM to the maximum.', profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_PIPE_TENSOR_ACTIVE: field(1004, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the tensor (HMMA) pipe is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_DRAM_ACTIVE: field(1005, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the device memory interface is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
     DCGM_FI_PROF_PIPE_FP64_ACTIVE: field(1006, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP64 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP32_ACTIVE: field(1007, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP32 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP16_ACTIVE: field(1008, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP16 pipe is active.', profiling=true),
-    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum'),
-    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum'),
-    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true, rollup='sum'),
-    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true, rollup='sum'),
+    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum', byNamespace=true),
+    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum', byNamespace=true),
+    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true, rollup='sum', byNamespace=true),
+    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true, rollup='sum', byNamespace=true),
   },
 }

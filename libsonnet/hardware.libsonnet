@@ -3,6 +3,7 @@
 // Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
 // summary (plain sentence), description (Prometheus template), identity (labels the alert keeps),
 // and tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet).
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   thresholds: {
@@ -44,7 +45,14 @@ local t = import 'lib/test.libsonnet';
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.
   local xidRecord = 'gpu_pod:dcgm_xid_errors:new' + $.windows.event,
+  // Which pod holds which GPU (or MIG instance), read once an interval: alerts on per-GPU
+  // recorded series join it to name the workload on the GPU.
+  local gpuInfo = 'gpu_pod:dcgm_gpu_info:group',
   records+: {
+    [gpuInfo]: {
+      family: 'hardware',
+      expr: 'group by (' + std.join(', ', $.identity.alert) + ') (' + $.exporter.healthField + ')',
+    },
     // The gauge holds the last XID forever, so an event is a changed value in the same series,
     // or a new series (err_code label changed); an old value never counts again.
     [xidRecord]: {
@@ -66,6 +74,8 @@ local t = import 'lib/test.libsonnet';
     local th = $.thresholds,
     local w = $.windows,
     local hw = { family: 'hardware', team: 'infra' },
+    // A per-GPU expression with the identity of the pods on the GPU attached.
+    local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + gpuInfo,
 
     local xidCases(code, other, otherAlert) = [
       t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=code),
@@ -136,13 +146,13 @@ local t = import 'lib/test.libsonnet';
       ],
     },
 
-    local perMinute(field, threshold) =
-      'max by (' + id + ') (rate(' + field + '[5m]) * 60) > ' + threshold,
+    // Error rates read the per-GPU rates that the recording rules keep anyway.
+    local perMinute(field, threshold) = names.gpuRate(field, $.recording.rateWindow) + ' * 60 > ' + threshold,
 
     GPUNvlinkCrcErrors: hw {
       severity: 'warning',
-      expr: perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)
-            + '\nor\n' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
+      expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)
+                       + ' or ' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)),
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
       description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + th.nvlinkCrcErrorsPerMinute + ').',
@@ -155,7 +165,7 @@ local t = import 'lib/test.libsonnet';
 
     GPUNvlinkReplayErrors: hw {
       severity: 'warning',
-      expr: perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute),
+      expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute)),
       'for': '10m',
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + th.nvlinkReplayErrorsPerMinute + ').',
@@ -178,7 +188,7 @@ local t = import 'lib/test.libsonnet';
 
     GPUPcieReplayRate: hw {
       severity: 'warning',
-      expr: perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute),
+      expr: attributed(perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute)),
       'for': '10m',
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + th.pcieReplaysPerMinute + '): check the riser, slot and link width.',
@@ -220,17 +230,15 @@ local t = import 'lib/test.libsonnet';
         ],
     },
 
-    // Sustained throttling reads the per-GPU recorded flags and takes pod attribution from the
-    // health field, so each alert names the workload on the GPU.
+    // Sustained throttling reads the per-GPU recorded flags; each alert names the workload on
+    // the GPU.
     local throttle(reason, summary) =
-      local rec = 'gpu:dcgm_clock_throttle_' + reason + ':max';
+      local rec = names.gpuThrottle(reason);
       local bits = $.throttleReasons[reason].bits;
       local mask = std.foldl(function(a, b) a + b, bits, 0);
       hw {
         severity: 'warning',
-        expr: '(avg_over_time(' + rec + '[' + w.throttle + ']) > ' + th.throttleRatio + ')'
-              + ' * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right ()'
-              + ' group by (' + id + ') (' + $.exporter.healthField + ')',
+        expr: attributed('avg_over_time(' + rec + '[' + w.throttle + ']) > ' + th.throttleRatio),
         'for': '5m',
         summary: summary,
         description: gpuText + ' has been throttled (' + $.throttleReasons[reason].help + ') for {{ $value | humanizePercentage }} of the last ' + w.throttle + '.',

@@ -46,13 +46,18 @@ func signalRules(m *model.Model, s Signal) []Recorded {
 	rule := func(level, name, expr string) Recorded {
 		return Recorded{Name: name, Expr: expr, Family: s.Family, Level: level, Signal: &sig}
 	}
-	return []Recorded{
+	out := []Recorded{
 		rule(conventions.LevelGPU, gpuName, fmt.Sprintf("%s %s (%s)", gpuAgg, by(m.Identity.GPU...), s.source(window))),
 		rule(conventions.LevelNode, name(conventions.LevelNode), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Host), gpuName)),
-		rule(conventions.LevelNamespace, name(conventions.LevelNamespace), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Namespace), s.source(window, nsMatchers...))),
+	}
+	if s.ByNamespace {
+		// A second read of the raw series: only for what workloads use.
+		out = append(out, rule(conventions.LevelNamespace, name(conventions.LevelNamespace), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Namespace), s.source(window, nsMatchers...))))
+	}
+	return append(out,
 		rule(conventions.LevelCluster, name(conventions.LevelCluster), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster), clusterFrom)),
 		rule(conventions.LevelFleet, name(conventions.LevelFleet), fmt.Sprintf("%s (%s)", upAgg, fleetFrom)),
-	}
+	)
 }
 
 // Allocation signal names, shared with the tests that check them.

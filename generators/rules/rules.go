@@ -63,14 +63,7 @@ func Build(m *model.Model) (Set, error) {
 	return Set{Recorded: recorded, Alerts: alerts}, nil
 }
 
-func isRecordedName(name string) bool {
-	for _, c := range name {
-		if c == ':' {
-			return true
-		}
-	}
-	return false
-}
+func isRecordedName(name string) bool { return strings.Contains(name, ":") }
 
 // Generate renders rules/recording.yaml and rules/alerts.yaml and validates both with
 // Prometheus' own rule-file loader.

@@ -22,6 +22,8 @@ type Signal struct {
 	Rollup string
 	// ThrottleBits, when set, makes the signal a 0/1 flag: any of these bitmask bits set.
 	ThrottleBits []int
+	// ByNamespace adds a namespace rollup over pod-attributed series.
+	ByNamespace bool
 }
 
 // Signals derives the recorded signals from the catalog: every field with a rollup, and one
@@ -33,7 +35,7 @@ func Signals(m *model.Model) []Signal {
 		if f.Rollup == model.RollupNone {
 			continue
 		}
-		out = append(out, Signal{Name: conventions.SignalName(name), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup})
+		out = append(out, Signal{Name: conventions.SignalName(name), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup, ByNamespace: f.ByNamespace})
 	}
 	bitmask := m.Fields[m.Exporter.ThrottleReasonsField]
 	for _, reason := range model.SortedKeys(m.ThrottleReasons) {

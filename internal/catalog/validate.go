@@ -129,6 +129,9 @@ func (v *validator) fields(m *model.Model) {
 		if f.Family == "" {
 			v.add(p+".family", "is empty")
 		}
+		if f.ByNamespace && f.Rollup == model.RollupNone {
+			v.add(p+".byNamespace", "needs a rollup to roll up by namespace")
+		}
 	}
 }
 

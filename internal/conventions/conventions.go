@@ -22,7 +22,7 @@ const (
 // MaxAlertNameLength is the longest alert name allowed.
 const MaxAlertNameLength = 40
 
-// AlertPrefixes are the family prefixes an alert name starts with.
+// alertPrefixes are the family prefixes an alert name starts with.
 var alertPrefixes = []string{"GPU", "DCGM", "SLO"}
 
 var (

@@ -103,21 +103,14 @@ type Field struct {
 	Default   bool   `json:"default"`
 	Profiling bool   `json:"profiling"`
 	Rollup    string `json:"rollup"`
+	// ByNamespace also rolls the field up by namespace, over pod-attributed series.
+	ByNamespace bool `json:"byNamespace"`
 }
 
 // ThrottleReason is a set of bits of the clock-event bitmask that mean one kind of throttling.
 type ThrottleReason struct {
 	Bits []int  `json:"bits"`
 	Help string `json:"help"`
-}
-
-// Mask is the OR of the reason's bits.
-func (r ThrottleReason) Mask() int {
-	m := 0
-	for _, b := range r.Bits {
-		m |= b
-	}
-	return m
 }
 
 // Record is a recording rule declared in the catalog, keyed by its name.

@@ -6,10 +6,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"math"
 	"net/url"
 	"sort"
-	"strings"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -78,14 +76,6 @@ func ExpandAlertTemplate(name, text string, labels map[string]string, value floa
 	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
 	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
 	return exp.Expand()
-}
-
-// FormatValue prints a sample value as promtool test files write it.
-func FormatValue(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strings.TrimSuffix(model.SampleValue(v).String(), ".0")
-	}
-	return model.SampleValue(v).String()
 }
 
 // ParseDuration parses a Prometheus duration such as 5m or 1h30m.

@@ -1,0 +1,56 @@
+package catalog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+)
+
+// TestJsonnetNamesFollowConventions keeps lib/names.libsonnet, which alert expressions use to
+// name recorded series, in step with the Go naming rules that produce them.
+func TestJsonnetNamesFollowConventions(t *testing.T) {
+	snippet := `
+local gpuobs = import 'gpuobs.libsonnet';
+local names = import 'lib/names.libsonnet';
+{
+  signals: { [f]: names.signal(f) for f in std.objectFields(gpuobs.fields) },
+  rates: { [f]: names.gpuRate(f, gpuobs.recording.rateWindow) for f in std.objectFields(gpuobs.fields) },
+  throttle: { [r]: names.gpuThrottle(r) for r in std.objectFields(gpuobs.throttleReasons) },
+  rateWindow: gpuobs.recording.rateWindow,
+}`
+	path := filepath.Join(t.TempDir(), "names.jsonnet")
+	if err := os.WriteFile(path, []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Evaluate(nil, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Signals, Rates, Throttle map[string]string
+		RateWindow               string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Signals) == 0 || len(got.Throttle) == 0 {
+		t.Fatal("nothing to compare")
+	}
+	for field, name := range got.Signals {
+		if want := conventions.SignalName(field); name != want {
+			t.Errorf("signal(%s) = %s, Go names it %s", field, name, want)
+		}
+		want := conventions.RecordName(conventions.LevelGPU, conventions.SignalName(field), conventions.RateOperation(got.RateWindow))
+		if got.Rates[field] != want {
+			t.Errorf("gpuRate(%s) = %s, Go names it %s", field, got.Rates[field], want)
+		}
+	}
+	for reason, name := range got.Throttle {
+		if want := conventions.RecordName(conventions.LevelGPU, conventions.ThrottleSignalName(reason), "max"); name != want {
+			t.Errorf("gpuThrottle(%s) = %s, Go names it %s", reason, name, want)
+		}
+	}
+}
