@@ -14,7 +14,10 @@
 //   default    collected by the exporter's default counter set
 //   profiling  needs DCP (profiling) to be available and unlocked
 //   rollup     how per-GPU values combine into node/cluster/fleet recording rules:
-//              avg | sum | max | rate (counters, summed) | none
+//              avg | sum | max | rate (counters, summed) | none. The defaults roll up what
+//              fleet and cluster views, cost and alerts read; set it on any other field to
+//              record it too (each rolled-up field costs about one read of its raw series
+//              per interval, two for averages).
 //   byNamespace  also roll up by namespace, over pod-attributed series: for what a workload
 //              uses (utilization, memory, power, bandwidth), not for hardware health
 {
@@ -34,7 +37,7 @@
 
   fields: {
     // Clocks
-    DCGM_FI_DEV_SM_CLOCK: field(100, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'SM clock frequency.', default=true, rollup='avg'),
+    DCGM_FI_DEV_SM_CLOCK: field(100, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'SM clock frequency.', default=true),
     DCGM_FI_DEV_MEM_CLOCK: field(101, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'Memory clock frequency.', default=true),
 
     // Clock events (throttle reasons). Renamed DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer DCGM; same id.
@@ -42,13 +45,13 @@
     DCGM_FI_DEV_CLOCKS_EVENT_REASONS: field(112, 'gauge', 'bitmask', 'throttling', 'mig-repeated', 'Current clock event reasons (bitmask; 0x1 means idle, not throttled).', kind='bitmask'),
 
     // Temperature
-    DCGM_FI_DEV_MEMORY_TEMP: field(140, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'Memory (HBM) temperature.', default=true, rollup='max'),
+    DCGM_FI_DEV_MEMORY_TEMP: field(140, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'Memory (HBM) temperature.', default=true),
     DCGM_FI_DEV_GPU_TEMP: field(150, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'GPU temperature.', default=true, rollup='max'),
 
     // Power
     DCGM_FI_DEV_POWER_USAGE: field(155, 'gauge', 'watts', 'power', 'mig-repeated', 'Power draw.', default=true, rollup='sum', byNamespace=true),
     DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: field(156, 'counter', 'millijoules', 'power', 'mig-repeated', 'Total energy consumption since boot.', default=true),
-    DCGM_FI_DEV_POWER_MGMT_LIMIT: field(160, 'gauge', 'watts', 'power', 'mig-repeated', 'Current power management limit.', rollup='sum'),
+    DCGM_FI_DEV_POWER_MGMT_LIMIT: field(160, 'gauge', 'watts', 'power', 'mig-repeated', 'Current power management limit.'),
 
     // PCIe
     DCGM_FI_DEV_PCIE_TX_THROUGHPUT: field(200, 'counter', 'kilobytes', 'pcie', 'mig-repeated', 'PCIe bytes transmitted (older exporters; replaced by DCGM_FI_PROF_PCIE_TX_BYTES).'),
@@ -57,7 +60,7 @@
 
     // Utilization (not reported for MIG instances: use DCGM_FI_PROF_GR_ENGINE_ACTIVE there)
     DCGM_FI_DEV_GPU_UTIL: field(203, 'gauge', 'percent', 'utilization', 'gpu', 'GPU utilization: share of time at least one kernel ran (not SM saturation).', default=true, rollup='avg', byNamespace=true),
-    DCGM_FI_DEV_MEM_COPY_UTIL: field(204, 'gauge', 'percent', 'utilization', 'gpu', 'Memory copy utilization.', default=true, rollup='avg', byNamespace=true),
+    DCGM_FI_DEV_MEM_COPY_UTIL: field(204, 'gauge', 'percent', 'utilization', 'gpu', 'Memory copy utilization.', default=true),
     DCGM_FI_DEV_ENC_UTIL: field(206, 'gauge', 'percent', 'utilization', 'gpu', 'Encoder utilization.', default=true),
     DCGM_FI_DEV_DEC_UTIL: field(207, 'gauge', 'percent', 'utilization', 'gpu', 'Decoder utilization.', default=true),
 
@@ -73,8 +76,8 @@
     DCGM_FI_DEV_RELIABILITY_VIOLATION: field(245, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to reliability constraints.'),
 
     // Framebuffer memory (per GPU instance on MIG GPUs)
-    DCGM_FI_DEV_FB_TOTAL: field(250, 'gauge', 'MiB', 'memory', 'mig-native', 'Total framebuffer memory.', rollup='sum', byNamespace=true),
-    DCGM_FI_DEV_FB_FREE: field(251, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory free.', default=true, rollup='sum', byNamespace=true),
+    DCGM_FI_DEV_FB_TOTAL: field(250, 'gauge', 'MiB', 'memory', 'mig-native', 'Total framebuffer memory.'),
+    DCGM_FI_DEV_FB_FREE: field(251, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory free.', default=true, rollup='sum'),
     DCGM_FI_DEV_FB_USED: field(252, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory used.', default=true, rollup='sum', byNamespace=true),
     DCGM_FI_DEV_FB_RESERVED: field(253, 'gauge', 'MiB', 'memory', 'mig-native', 'Framebuffer memory reserved.', default=true),
 
@@ -99,7 +102,7 @@
     DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: field(409, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink flow-control CRC errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: field(419, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink data CRC errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: field(429, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink replay (retry) errors, all links.', rollup='rate'),
-    DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.', rollup='rate'),
+    DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.'),
     DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink bandwidth counters, all lanes.', default=true),
 
     // vGPU
@@ -108,15 +111,15 @@
     // Profiling (DCP): per MIG instance on MIG GPUs
     DCGM_FI_PROF_GR_ENGINE_ACTIVE: field(1001, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of time the graphics engine is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
     DCGM_FI_PROF_SM_ACTIVE: field(1002, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles an SM has at least one warp assigned.', profiling=true, rollup='avg', byNamespace=true),
-    DCGM_FI_PROF_SM_OCCUPANCY: field(1003, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of warps resident on an SM to the maximum.', profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_SM_OCCUPANCY: field(1003, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of warps resident on an SM to the maximum.', profiling=true),
     DCGM_FI_PROF_PIPE_TENSOR_ACTIVE: field(1004, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the tensor (HMMA) pipe is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
-    DCGM_FI_PROF_DRAM_ACTIVE: field(1005, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the device memory interface is active.', default=true, profiling=true, rollup='avg', byNamespace=true),
+    DCGM_FI_PROF_DRAM_ACTIVE: field(1005, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the device memory interface is active.', default=true, profiling=true, rollup='avg'),
     DCGM_FI_PROF_PIPE_FP64_ACTIVE: field(1006, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP64 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP32_ACTIVE: field(1007, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP32 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP16_ACTIVE: field(1008, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP16 pipe is active.', profiling=true),
-    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum', byNamespace=true),
-    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true, rollup='sum', byNamespace=true),
-    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true, rollup='sum', byNamespace=true),
-    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true, rollup='sum', byNamespace=true),
+    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true),
+    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true),
+    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true),
+    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true),
   },
 }

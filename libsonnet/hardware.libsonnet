@@ -45,14 +45,7 @@ local t = import 'lib/test.libsonnet';
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.
   local xidRecord = 'gpu_pod:dcgm_xid_errors:new' + $.windows.event,
-  // Which pod holds which GPU (or MIG instance), read once an interval: alerts on per-GPU
-  // recorded series join it to name the workload on the GPU.
-  local gpuInfo = 'gpu_pod:dcgm_gpu_info:group',
   records+: {
-    [gpuInfo]: {
-      family: 'hardware',
-      expr: 'group by (' + std.join(', ', $.identity.alert) + ') (' + $.exporter.healthField + ')',
-    },
     // The gauge holds the last XID forever, so an event is a changed value in the same series,
     // or a new series (err_code label changed); an old value never counts again.
     [xidRecord]: {
@@ -74,8 +67,9 @@ local t = import 'lib/test.libsonnet';
     local th = $.thresholds,
     local w = $.windows,
     local hw = { family: 'hardware', team: 'infra' },
-    // A per-GPU expression with the identity of the pods on the GPU attached.
-    local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + gpuInfo,
+    // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
+    // GPU-to-pod map.
+    local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + names.gpuInfo,
 
     local xidCases(code, other, otherAlert) = [
       t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=code),

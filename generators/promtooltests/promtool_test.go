@@ -82,7 +82,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "average of averages", file: "rules/recording.yaml", testFile: RecordingFile,
-			old:         "avg by (cluster) (gpu:dcgm_gpu_util:avg)",
+			old:         "sum by (cluster) (node:dcgm_gpu_util:sum) / sum by (cluster) (node:dcgm_gpu_util:count)",
 			new:         "avg by (cluster) (node:dcgm_gpu_util:avg)",
 			wantFailure: `expr: "cluster:dcgm_gpu_util:avg"`,
 		},

@@ -172,8 +172,12 @@ func (g *groups) samples(combine func([]float64) float64) []sample {
 	return out
 }
 
+// combiner models an aggregation: avg, sum, max or count (rate signals sum their rates).
 func combiner(rollup string) func([]float64) float64 {
 	return func(vs []float64) float64 {
+		if rollup == "count" {
+			return float64(len(vs))
+		}
 		acc := vs[0]
 		for _, v := range vs[1:] {
 			switch rollup {
@@ -195,12 +199,13 @@ func combiner(rollup string) func([]float64) float64 {
 // signalSamples models a signal rule: per entity the field's value (a counter's per-second
 // increase, a throttle flag decoded with bit operations); per GPU one value, where a
 // device-level value repeated on MIG instances counts once and MIG-native values combine by
-// the rollup; each level combines GPUs by the rollup (averages over GPUs, never over
-// averages); namespaces combine pod-attributed series, whole GPUs only for repeated values.
+// the rollup; each level combines the GPUs it holds by the rule's operation (averages over
+// GPUs, never over averages); namespaces combine pod-attributed series, whole GPUs only for
+// repeated values.
 func signalSamples(m *model.Model, fleet []synth.GPU, r rules.Recorded) []sample {
 	s := *r.Signal
 	f := m.Fields[s.Field]
-	combine := combiner(s.Rollup)
+	combine, combineLevel := combiner(s.Rollup), combiner(r.Op)
 	value := func(g synth.GPU, e synth.Entity) float64 {
 		switch {
 		case len(s.ThrottleBits) > 0:
@@ -248,7 +253,7 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r rules.Recorded) []sample
 		}[r.Level]
 		grouped.add(entities[0].Labels.Project(keep), gpuValue)
 	}
-	return grouped.samples(combine)
+	return grouped.samples(combineLevel)
 }
 
 // allocationSamples models the allocation rules from the pods and nodes themselves.
@@ -278,6 +283,14 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r rule
 		return gs.samples(sum)
 	}
 	switch r.Name {
+	case conventions.GPUInfo:
+		var gs groups
+		for _, g := range fleet {
+			for _, e := range g.Entities(m, m.Fields[m.Exporter.HealthField].Entity) {
+				gs.add(e.Labels.Project(m.Identity.Alert), 1)
+			}
+		}
+		return gs.samples(func([]float64) float64 { return 1 })
 	case conventions.RecordName(r.Level, rules.AllocatableSignal, "sum"):
 		return allocatable()
 	case conventions.RecordName(r.Level, rules.RequestedSignal, "sum"):

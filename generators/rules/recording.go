@@ -14,6 +14,8 @@ type Recorded struct {
 	Expr   string
 	Family string
 	Level  string
+	// Op is how the rule combines GPUs (avg, sum, max, count), for rules derived from a signal.
+	Op string
 	// Signal is set for rules derived from a signal.
 	Signal *Signal
 	// FromCatalog marks rules declared in the catalog's records; alert scenarios test them.
@@ -22,42 +24,63 @@ type Recorded struct {
 
 func by(labels ...string) string { return "by (" + strings.Join(labels, ", ") + ")" }
 
-// signalRules records one signal at every level. Averages are taken over GPUs at each level
-// (never an average of averages); sums and maxima build on the level below, which is cheaper.
-func signalRules(m *model.Model, s Signal) []Recorded {
+// signalRules records one signal at node, namespace, cluster and fleet level.
+//
+// Per GPU, the series of a MIG GPU collapse first: a device-level value repeated on every MIG
+// instance with max (never summed), MIG-native values by the signal's rollup. That per-GPU
+// expression is recorded (gpu level) only when perGPU, because alerts or catalog records read
+// it: a per-GPU copy of every signal would double the fleet's series. Otherwise node rules
+// aggregate it inline from the raw series, or the raw series directly where collapsing first
+// changes nothing (see needsCollapse).
+//
+// Sums and maxima build level on level. Averages record a node sum and count, so that every
+// average (node, cluster, fleet) is over GPUs, never an average of averages.
+func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 	l := m.Labels
 	window := m.Recording.RateWindow
 	gpuAgg, upAgg := s.gpuAggregation(), s.upAggregation()
-	gpuName := conventions.RecordName(conventions.LevelGPU, s.Name, s.operation(gpuAgg, window))
-	name := func(level string) string {
-		return conventions.RecordName(level, s.Name, s.operation(upAgg, window))
-	}
-	// Namespace attribution reads the pod-attributed raw series. A device-level value repeated
-	// on every MIG instance would be counted once per instance, so only whole GPUs count there.
-	nsMatchers := []string{fmt.Sprintf(`%s!=""`, l.Namespace)}
-	if s.Entity == model.EntityMIGRepeated {
-		nsMatchers = append(nsMatchers, fmt.Sprintf(`%s=""`, l.MIGInstance))
-	}
-	clusterFrom, fleetFrom := name(conventions.LevelNode), name(conventions.LevelCluster)
-	if upAgg == model.RollupAvg {
-		clusterFrom, fleetFrom = gpuName, gpuName
-	}
+	name := func(level, op string) string { return conventions.RecordName(level, s.Name, s.operation(op, window)) }
 	sig := s
-	rule := func(level, name, expr string) Recorded {
-		return Recorded{Name: name, Expr: expr, Family: s.Family, Level: level, Signal: &sig}
+	rule := func(level, op, expr string) Recorded {
+		return Recorded{Name: name(level, op), Expr: expr, Family: s.Family, Level: level, Op: op, Signal: &sig}
 	}
-	out := []Recorded{
-		rule(conventions.LevelGPU, gpuName, fmt.Sprintf("%s %s (%s)", gpuAgg, by(m.Identity.GPU...), s.source(window))),
-		rule(conventions.LevelNode, name(conventions.LevelNode), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Host), gpuName)),
+	var out []Recorded
+	perGPUExpr := fmt.Sprintf("%s %s (%s)", gpuAgg, by(m.Identity.GPU...), s.source(window))
+	switch {
+	case perGPU:
+		out = append(out, rule(conventions.LevelGPU, gpuAgg, perGPUExpr))
+		perGPUExpr = name(conventions.LevelGPU, gpuAgg)
+	case !s.needsCollapse():
+		perGPUExpr = s.source(window)
+	}
+	node := func(op string) string { return fmt.Sprintf("%s %s (%s)", op, by(l.Cluster, l.Host), perGPUExpr) }
+	if upAgg == model.RollupAvg {
+		sum, count := name(conventions.LevelNode, "sum"), name(conventions.LevelNode, "count")
+		out = append(out,
+			rule(conventions.LevelNode, "sum", node("sum")),
+			rule(conventions.LevelNode, "count", node("count")),
+			rule(conventions.LevelNode, "avg", sum+" / "+count),
+			rule(conventions.LevelCluster, "avg", fmt.Sprintf("sum %[1]s (%[2]s) / sum %[1]s (%[3]s)", by(l.Cluster), sum, count)),
+			rule(conventions.LevelFleet, "avg", fmt.Sprintf("sum (%s) / sum (%s)", sum, count)),
+		)
+	} else {
+		out = append(out,
+			rule(conventions.LevelNode, upAgg, node(upAgg)),
+			rule(conventions.LevelCluster, upAgg, fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster), name(conventions.LevelNode, upAgg))),
+			rule(conventions.LevelFleet, upAgg, fmt.Sprintf("%s (%s)", upAgg, name(conventions.LevelCluster, upAgg))),
+		)
 	}
 	if s.ByNamespace {
-		// A second read of the raw series: only for what workloads use.
-		out = append(out, rule(conventions.LevelNamespace, name(conventions.LevelNamespace), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Namespace), s.source(window, nsMatchers...))))
+		// Namespace attribution reads the pod-attributed raw series. A device-level value
+		// repeated on every MIG instance would count once per instance, so only whole GPUs
+		// count there.
+		matchers := []string{fmt.Sprintf(`%s!=""`, l.Namespace)}
+		if s.Entity == model.EntityMIGRepeated {
+			matchers = append(matchers, fmt.Sprintf(`%s=""`, l.MIGInstance))
+		}
+		out = append(out, rule(conventions.LevelNamespace, upAgg, fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Namespace), s.source(window, matchers...))))
 	}
-	return append(out,
-		rule(conventions.LevelCluster, name(conventions.LevelCluster), fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster), clusterFrom)),
-		rule(conventions.LevelFleet, name(conventions.LevelFleet), fmt.Sprintf("%s (%s)", upAgg, fleetFrom)),
-	)
+	return out
 }
 
 // Allocation signal names, shared with the tests that check them.
@@ -70,8 +93,9 @@ const (
 	allocationFamily  = "allocation"
 )
 
-// allocationRules record GPUs allocatable and requested by pods (kube-state-metrics) next to
-// the GPUs that dcgm-exporter sees and the ones it attributes to pods.
+// allocationRules record which pod holds which GPU, GPUs allocatable and requested by pods
+// (kube-state-metrics), next to the GPUs that dcgm-exporter sees and the ones it attributes
+// to pods.
 func allocationRules(m *model.Model) []Recorded {
 	l, ksm := m.Labels, m.KubeStateMetrics
 	rec := func(level, signal, op string) string { return conventions.RecordName(level, signal, op) }
@@ -81,8 +105,10 @@ func allocationRules(m *model.Model) []Recorded {
 	requested := fmt.Sprintf(`kube_pod_container_resource_requests{job="%[1]s", resource="%[2]s", %[3]s!=""}
   * on (%[4]s, namespace, pod) group_left ()
   max by (%[4]s, namespace, pod) (kube_pod_status_phase{job="%[1]s", phase=~"Pending|Running"} == 1)`, ksm.Job, ksm.GPUResource, l.Node, l.Cluster)
-	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), m.Exporter.HealthField)
+	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	out := []Recorded{
+		// Which pod holds which GPU, read once: alerts join it, GPU counts read it.
+		{Level: conventions.LevelGPUPod, Name: conventions.GPUInfo, Expr: fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.HealthField)},
 		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster, l.Node), allocatable)},
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, AllocatableSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, AllocatableSignal, "sum"))},
@@ -99,7 +125,7 @@ func allocationRules(m *model.Model) []Recorded {
 		Recorded{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, ReportingSignal, "count"), Expr: fmt.Sprintf("count %s (%s)", by(l.Cluster), gpus)},
 		Recorded{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, ReportingSignal, "count"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, ReportingSignal, "count"))},
 		Recorded{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, AttributedSignal, "count"),
-			Expr: fmt.Sprintf(`count %s (group %s (%s{%s!=""}))`, by(l.Cluster, l.Namespace), by(append(append([]string{}, m.Identity.GPUJoin...), l.Namespace)...), m.Exporter.HealthField, l.Namespace)},
+			Expr: fmt.Sprintf(`count %s (group %s (%s{%s!=""}))`, by(l.Cluster, l.Namespace), by(append(append([]string{}, m.Identity.GPUJoin...), l.Namespace)...), conventions.GPUInfo, l.Namespace)},
 	)
 	for i := range out {
 		out[i].Family = allocationFamily

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -27,13 +28,18 @@ type Set struct {
 
 // Build derives the recording rules from the catalog, in evaluation order within each family.
 func Build(m *model.Model) (Set, error) {
+	read, err := readByAlertsAndRecords(m)
+	if err != nil {
+		return Set{}, err
+	}
 	var recorded []Recorded
 	for _, name := range model.SortedKeys(m.Records) {
 		r := m.Records[name]
 		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
 	}
 	for _, s := range Signals(m) {
-		recorded = append(recorded, signalRules(m, s)...)
+		_, perGPU := read[conventions.RecordName(conventions.LevelGPU, s.Name, s.operation(s.gpuAggregation(), m.Recording.RateWindow))]
+		recorded = append(recorded, signalRules(m, s, perGPU)...)
 	}
 	recorded = append(recorded, allocationRules(m)...)
 	names := map[string]bool{}
@@ -48,19 +54,41 @@ func Build(m *model.Model) (Set, error) {
 		}
 		recorded[i].Expr = canonical
 	}
-	alerts := model.SortedKeys(m.Alerts)
-	for _, name := range alerts {
-		used, err := promql.MetricNames(m.Alerts[name].Expr)
-		if err != nil {
-			return Set{}, fmt.Errorf("alerts.%s.expr: %w", name, err)
-		}
-		for _, u := range used {
-			if isRecordedName(u) && !names[u] {
-				return Set{}, fmt.Errorf("alerts.%s.expr reads %s, which no recording rule produces", name, u)
-			}
+	for _, name := range model.SortedKeys(read) {
+		if isRecordedName(name) && !names[name] {
+			return Set{}, fmt.Errorf("%s reads %s, which no recording rule produces", read[name], name)
 		}
 	}
-	return Set{Recorded: recorded, Alerts: alerts}, nil
+	return Set{Recorded: recorded, Alerts: model.SortedKeys(m.Alerts)}, nil
+}
+
+// readByAlertsAndRecords maps every metric that alert and catalog record expressions read to
+// the first expression (by catalog path) that reads it.
+func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
+	read := map[string]string{}
+	note := func(path, expr string) error {
+		used, err := promql.MetricNames(expr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for _, u := range used {
+			if _, ok := read[u]; !ok {
+				read[u] = path
+			}
+		}
+		return nil
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		if err := note("alerts."+name+".expr", m.Alerts[name].Expr); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range model.SortedKeys(m.Records) {
+		if err := note("records."+name+".expr", m.Records[name].Expr); err != nil {
+			return nil, err
+		}
+	}
+	return read, nil
 }
 
 func isRecordedName(name string) bool { return strings.Contains(name, ":") }

@@ -97,34 +97,63 @@ func TestRecordingRulesFollowTheNamingConvention(t *testing.T) {
 	}
 }
 
-// TestRepeatedFieldsAreNeverSummedPerGPU checks the MIG rule structurally: a device-level
-// field repeated on every MIG instance collapses per GPU with max, and namespace rollups of
-// such fields read whole GPUs only.
+// TestRepeatedFieldsAreNeverSummedPerGPU checks the MIG rule structurally: wherever a rule
+// sums, averages or counts a device-level field that is repeated on every MIG instance, the
+// instances collapse per GPU with max first, and namespace rollups of such fields read whole
+// GPUs only. (The promtool recording tests check the values on a MIG GPU.)
 func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 	m := load(t, "")
 	set, err := Build(m)
 	if err != nil {
 		t.Fatal(err)
 	}
+	collapse := "max by (" + strings.Join(m.Identity.GPU, ", ") + ") ("
 	checked := 0
 	for _, r := range set.Recorded {
-		if r.Signal == nil || r.Signal.Entity != model.EntityMIGRepeated {
+		if r.Signal == nil || r.Signal.Entity != model.EntityMIGRepeated || !strings.Contains(r.Expr, r.Signal.Field) {
 			continue
 		}
-		switch r.Level {
-		case conventions.LevelGPU:
-			checked++
-			if !strings.HasPrefix(r.Expr, "max by (") {
-				t.Errorf("%s collapses a repeated field with %q", r.Name, r.Expr)
-			}
-		case conventions.LevelNamespace:
+		if r.Op == model.RollupMax && r.Level != conventions.LevelGPU {
+			continue // the maximum of a repeated value is the value: nothing to collapse
+		}
+		checked++
+		if r.Level == conventions.LevelNamespace {
 			if !strings.Contains(r.Expr, m.Labels.MIGInstance+`=""`) {
 				t.Errorf("%s attributes a repeated field of MIG instances: %s", r.Name, r.Expr)
 			}
+		} else if !strings.Contains(r.Expr, collapse) {
+			t.Errorf("%s reads a repeated field without collapsing MIG instances with max: %s", r.Name, r.Expr)
 		}
 	}
 	if checked == 0 {
-		t.Fatal("no repeated field was recorded")
+		t.Fatal("no rule reads a repeated field")
+	}
+}
+
+// TestPerGPURulesOnlyWhereRead checks that per-GPU copies are recorded only for what alerts
+// or catalog records read: each would add one series per GPU of the fleet.
+func TestPerGPURulesOnlyWhereRead(t *testing.T) {
+	m := load(t, "")
+	set, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := readByAlertsAndRecords(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perGPU := 0
+	for _, r := range set.Recorded {
+		if r.Level != conventions.LevelGPU {
+			continue
+		}
+		perGPU++
+		if _, ok := read[r.Name]; !ok {
+			t.Errorf("%s is recorded per GPU but nothing reads it", r.Name)
+		}
+	}
+	if perGPU == 0 {
+		t.Error("no per-GPU rule: the throttle alerts read per-GPU flags")
 	}
 }
 

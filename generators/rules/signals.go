@@ -80,6 +80,21 @@ func (s Signal) gpuAggregation() string {
 	return s.upAggregation()
 }
 
+// needsCollapse reports whether the series of one GPU must be combined before GPUs are
+// combined. A value repeated on every MIG instance must count once per GPU, unless only the
+// maximum is taken; an average over GPUs needs each GPU's own average of its MIG instances
+// first. Otherwise combining the raw series directly gives the same result, for less work.
+func (s Signal) needsCollapse() bool {
+	switch s.Entity {
+	case model.EntityMIGRepeated:
+		return s.upAggregation() != model.RollupMax
+	case model.EntityMIGNative:
+		return s.upAggregation() == model.RollupAvg
+	default: // one series per GPU
+		return false
+	}
+}
+
 // upAggregation combines GPUs into nodes, namespaces, clusters and the fleet.
 func (s Signal) upAggregation() string {
 	if s.Rollup == model.RollupRate {
@@ -88,9 +103,10 @@ func (s Signal) upAggregation() string {
 	return s.Rollup
 }
 
-// operation names the aggregation in a recorded name.
+// operation names an aggregation in a recorded name: a counter's rate keeps its window
+// (sums of rates are still rates), anything else is named by its aggregation.
 func (s Signal) operation(aggregation, rateWindow string) string {
-	if s.Rollup == model.RollupRate {
+	if s.Rollup == model.RollupRate && aggregation != "count" {
 		return conventions.RateOperation(rateWindow)
 	}
 	return aggregation

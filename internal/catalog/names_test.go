@@ -20,6 +20,7 @@ local names = import 'lib/names.libsonnet';
   rates: { [f]: names.gpuRate(f, gpuobs.recording.rateWindow) for f in std.objectFields(gpuobs.fields) },
   throttle: { [r]: names.gpuThrottle(r) for r in std.objectFields(gpuobs.throttleReasons) },
   rateWindow: gpuobs.recording.rateWindow,
+  gpuInfo: names.gpuInfo,
 }`
 	path := filepath.Join(t.TempDir(), "names.jsonnet")
 	if err := os.WriteFile(path, []byte(snippet), 0o644); err != nil {
@@ -31,7 +32,7 @@ local names = import 'lib/names.libsonnet';
 	}
 	var got struct {
 		Signals, Rates, Throttle map[string]string
-		RateWindow               string
+		RateWindow, GPUInfo      string
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -47,6 +48,9 @@ local names = import 'lib/names.libsonnet';
 		if got.Rates[field] != want {
 			t.Errorf("gpuRate(%s) = %s, Go names it %s", field, got.Rates[field], want)
 		}
+	}
+	if got.GPUInfo != conventions.GPUInfo {
+		t.Errorf("gpuInfo = %s, Go names it %s", got.GPUInfo, conventions.GPUInfo)
 	}
 	for reason, name := range got.Throttle {
 		if want := conventions.RecordName(conventions.LevelGPU, conventions.ThrottleSignalName(reason), "max"); name != want {

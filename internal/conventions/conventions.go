@@ -51,6 +51,10 @@ func SignalName(field string) string {
 // ThrottleSignalName is the metric part of the per-GPU flag of one throttle reason.
 func ThrottleSignalName(reason string) string { return "dcgm_clock_throttle_" + reason }
 
+// GPUInfo is the recorded series that maps every GPU (or MIG instance) to the pod holding it,
+// labelled with the alert identity; value 1.
+var GPUInfo = RecordName(LevelGPUPod, "dcgm_gpu_info", "group")
+
 // RateOperation names a rate over a window, e.g. rate5m.
 func RateOperation(window string) string { return "rate" + window }
 

@@ -13,6 +13,9 @@
   // The per-GPU rate of a counter field: gpu:<signal>:rate<window>.
   gpuRate(field, window):: 'gpu:' + self.signal(field) + ':rate' + window,
 
+  // Which pod holds which GPU (or MIG instance), labelled with the alert identity.
+  gpuInfo:: 'gpu_pod:dcgm_gpu_info:group',
+
   // The per-GPU flag of a throttle reason.
   gpuThrottle(reason):: 'gpu:dcgm_clock_throttle_' + reason + ':max',
 }
