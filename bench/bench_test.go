@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,7 +82,8 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	if err := load(store, m, gpus, fields, 0, step, samples); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("fleet: %d GPUs, %d series, %d fields, loaded in %s", len(gpus), store.SeriesCount(), len(fields), time.Since(loadStart).Round(time.Second))
+	fleetSeries := store.SeriesCount()
+	loadTime := time.Since(loadStart)
 
 	ev, err := store.LoadRuleFiles(filepath.Join("..", rules.RecordingFile), filepath.Join("..", rules.AlertsFile))
 	if err != nil {
@@ -98,7 +100,9 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("rules: %d; %s series: %s", ev.Rules(), conventions.GPUInfo, gpuSeries)
+	if gpuSeries == "" || !strings.Contains(gpuSeries, strconv.Itoa(len(gpus)+len(gpus)/(gpusPerNode*migEvery)*gpusPerNode)) {
+		b.Fatalf("count(%s) = %q: the rules did not record one series per GPU and MIG instance", conventions.GPUInfo, gpuSeries)
+	}
 	// Each evaluation is at a new timestamp, as in a running Prometheus (samples at a repeated
 	// timestamp take the duplicate path); a second apart, the raw data is the same.
 	next := at
@@ -118,7 +122,10 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 			perEval := b.Elapsed() / time.Duration(b.N)
 			b.ReportMetric(float64(perEval.Milliseconds()), "ms/eval")
 			b.ReportMetric(float64(perEval.Microseconds())/1000/float64(ev.Rules()), "ms/rule")
-			b.Logf("slowest rules: %v", last.Slowest)
+			b.ReportMetric(float64(ev.Rules()), "rules")
+			b.ReportMetric(float64(len(gpus)), "GPUs")
+			b.ReportMetric(float64(fleetSeries), "series")
+			b.Logf("%d fields a GPU, fleet loaded in %s; slowest rules: %v", len(fields), loadTime.Round(time.Second), last.Slowest)
 		})
 	}
 }
