@@ -12,7 +12,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/conventions"
-	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
 )
 
 // BenchmarkGenerate measures gpuobs generate on the embedded catalog, Jsonnet evaluation
@@ -71,7 +71,7 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	store, err := promql.OpenStore(b.TempDir())
+	store, err := ruleeval.OpenStore(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 		concurrent bool
 	}{{"sequential", false}, {"concurrent", true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			var last promql.Evaluation
+			var last ruleeval.Evaluation
 			for b.Loop() {
 				next = next.Add(time.Second)
 				last = ev.Evaluate(next, mode.concurrent)

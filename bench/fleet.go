@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
@@ -70,7 +71,7 @@ func collectedFields(m *model.Model, exprs []string) ([]string, error) {
 
 // load fills the store with the fleet's series: every used field on every entity of every
 // GPU, up per exporter, and kube-state-metrics' allocation series.
-func load(s *promql.Store, m *model.Model, gpus []synth.GPU, fields []string, start, step int64, samples int) error {
+func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, start, step int64, samples int) error {
 	seenUp := map[string]bool{}
 	ksm := synth.Labels{"job": m.KubeStateMetrics.Job}
 	for _, g := range gpus {

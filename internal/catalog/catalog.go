@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -46,24 +45,19 @@ func (ps Problems) Error() string {
 type Options struct {
 	// ConfigPath is the user's gpuobs.jsonnet; empty means the embedded catalog.
 	ConfigPath string
-	// Library is the catalog library; nil means the embedded one.
-	Library fs.FS
 }
 
 // Load evaluates and validates a catalog. Its error is Problems, or a read error.
 func Load(opts Options) (*model.Model, error) {
-	out, err := Evaluate(opts.Library, opts.ConfigPath)
+	out, err := Evaluate(opts.ConfigPath)
 	if err != nil {
 		return nil, err
 	}
 	return Decode([]byte(out))
 }
 
-// Evaluate runs Jsonnet and returns the catalog as JSON; a nil lib means the embedded one.
-func Evaluate(lib fs.FS, configPath string) (string, error) {
-	if lib == nil {
-		lib = libsonnet.FS
-	}
+// Evaluate runs Jsonnet on configPath (empty: the embedded catalog) and returns the JSON.
+func Evaluate(configPath string) (string, error) {
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
 	if configPath != "" {
 		data, err := os.ReadFile(configPath)
@@ -73,7 +67,7 @@ func Evaluate(lib fs.FS, configPath string) (string, error) {
 		filename, snippet = configPath, string(data)
 	}
 	vm := jsonnet.MakeVM()
-	vm.Importer(newImporter(lib, filename))
+	vm.Importer(newImporter(libsonnet.FS, filename))
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {

@@ -141,7 +141,7 @@ func TestMissingConfigFile(t *testing.T) {
 // FuzzDecode feeds the strict decoder arbitrary JSON: it must return a model or problems,
 // never panic.
 func FuzzDecode(f *testing.F) {
-	out, err := Evaluate(nil, "")
+	out, err := Evaluate("")
 	if err == nil {
 		f.Add([]byte(out))
 	}
@@ -151,11 +151,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`[1, 2]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Decode(data)
-		if err == nil && m == nil {
-			t.Fatal("no model and no error")
+		if (err == nil) == (m == nil) {
+			t.Fatalf("want exactly one of a model and an error, got %v and %v", m != nil, err)
 		}
-		if err != nil && !json.Valid(data) && m != nil {
-			t.Fatal("model returned for invalid JSON")
+		if err == nil && !json.Valid(data) {
+			t.Fatal("invalid JSON decoded without an error")
 		}
 	})
 }

@@ -1,4 +1,7 @@
-package promql
+// Package ruleeval evaluates rule files with Prometheus' own rule manager, query engine and
+// TSDB over synthetic series, for benchmarks. It is part of the promql adapter, kept apart so
+// the gpuobs binary does not link a TSDB.
+package ruleeval
 
 import (
 	"context"
