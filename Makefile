@@ -1,12 +1,13 @@
 # gpuobs: generate the default catalog's output, test everything with the real promtool.
 GO        ?= go
 PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
+PINT      := $(GO) tool -modfile=tools/pint/go.mod pint
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool promtool bench
+.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool lint-generated promtool bench
 
 all: test
 
@@ -36,7 +37,11 @@ promtool:
 	$(PROMTOOL) --version >/dev/null
 
 ## test: everything CI runs
-test: check-fmt check-generated test-go test-promtool
+test: check-fmt check-generated test-go test-promtool lint-generated
+
+## lint-generated: the generated output lints clean, warnings included
+lint-generated:
+	$(GO) run ./cmd/gpuobs lint --fail-on info rules/
 
 test-go: promtool
 	$(GO) vet ./...
@@ -47,6 +52,7 @@ test-promtool: promtool
 	$(PROMTOOL) check rules $(RULES)
 	printf '%s\n' $(PROMTESTS) | xargs -P 2 -I{} $(PROMTOOL) test rules {}
 
-## bench: generation and rule-evaluation benchmarks
-bench:
+## bench: generation, rule-evaluation and lint benchmarks (lint against promtool and pint)
+bench: promtool
+	$(PINT) version >/dev/null
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/...

@@ -13,6 +13,21 @@
     throttleReasonsField: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
+    // Fields your counter file collects beyond the exporter's default set. The default lists
+    // what the embedded rules read; lint warns about rules that read a field collected by
+    // neither.
+    extraCounters: [
+      'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
+      'DCGM_FI_DEV_ECC_SBE_VOL_TOTAL',
+      'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',
+      'DCGM_FI_DEV_RETIRED_PENDING',
+      'DCGM_FI_DEV_ROW_REMAP_PENDING',
+      'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL',
+      'DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL',
+      'DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL',
+      'DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL',
+      'DCGM_FI_PROF_SM_ACTIVE',
+    ],
   },
 
   kubeStateMetrics: {

@@ -90,7 +90,7 @@
     // Retired pages
     DCGM_FI_DEV_RETIRED_SBE: field(390, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of single-bit errors.'),
     DCGM_FI_DEV_RETIRED_DBE: field(391, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of double-bit errors.'),
-    DCGM_FI_DEV_RETIRED_PENDING: field(392, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages pending retirement (declared a counter; behaves as a 0/1 flag until the next reset).', kind='flag'),
+    DCGM_FI_DEV_RETIRED_PENDING: field(392, 'counter', 'bool', 'retirement', 'mig-repeated', 'Pages pending retirement (declared a counter; behaves as a 0/1 flag until the next reset).', kind='flag'),
 
     // Row remapping
     DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS: field(393, 'counter', 'count', 'retirement', 'mig-repeated', 'Rows remapped because of uncorrectable errors.', default=true),

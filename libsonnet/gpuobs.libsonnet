@@ -6,6 +6,7 @@
 (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
 + (import 'hardware.libsonnet')
++ (import 'lint.libsonnet')
 + {
   apiVersion: 'gpuobs/v1',
 

@@ -49,6 +49,7 @@ func validate(m *model.Model) Problems {
 		m.Alerts[name] = a
 	}
 	v.records(m)
+	v.lint(m)
 	return v.problems
 }
 
@@ -151,6 +152,25 @@ func (v *validator) throttleReasons(m *model.Model) {
 				v.add(p+".bits", "0x%x means %s, not throttling", b, why)
 			}
 		}
+	}
+}
+
+// lint checks what gpuobs lint reads: a positive fleet, known counters and checks.
+func (v *validator) lint(m *model.Model) {
+	f := m.Fleet
+	for name, n := range map[string]int{"clusters": f.Clusters, "nodesPerCluster": f.NodesPerCluster, "gpusPerNode": f.GPUsPerNode,
+		"migInstancesPerGPU": f.MIGInstancesPerGPU, "namespacesPerCluster": f.NamespacesPerCluster, "podsPerNode": f.PodsPerNode} {
+		if n <= 0 {
+			v.add("fleet."+name, "is %d; give a positive count", n)
+		}
+	}
+	for i, c := range m.Exporter.ExtraCounters {
+		if _, ok := m.Fields[c]; !ok {
+			v.add(fmt.Sprintf("exporter.extraCounters[%d]", i), "%q is not a field in the catalog", c)
+		}
+	}
+	for name, mt := range m.Metrics {
+		v.oneOf("metrics."+name+".type", mt.Type, "counter", "gauge", "histogram", "summary")
 	}
 }
 

@@ -148,3 +148,36 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: exit %d output %q", code, stdout)
 	}
 }
+
+func TestLintExitCodes(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"lint"}, ExitOK, ""},                   // the catalog's own output
+		{[]string{"lint", "../../rules"}, ExitOK, ""},    // the checked-in output
+		{[]string{"lint", bad}, ExitFindings, "promql/mig-double-count"},
+		{[]string{"lint", "--fail-on", "warning", bad}, ExitFindings, "naming/record"},
+		{[]string{"lint", "-f", "json", bad}, ExitFindings, `"check": "promql/mig-double-count"`},
+		{[]string{"lint", "-f", "sarif", bad}, ExitFindings, `"version": "2.1.0"`},
+		{[]string{"lint", "-f", "checkstyle", bad}, ExitFindings, "<checkstyle"},
+		{[]string{"lint", "-f", "github", bad}, ExitFindings, "::error file="},
+		{[]string{"lint", "-f", "toml", bad}, ExitUsage, ""},
+		{[]string{"lint", "--fail-on", "fatal", bad}, ExitUsage, ""},
+		{[]string{"lint", "no/such/file.yaml"}, ExitError, ""},
+	} {
+		code, stdout, stderr := run(t, c.args...)
+		if code != c.code || !strings.Contains(stdout, c.out) {
+			t.Errorf("gpuobs %v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.out, stdout, stderr)
+		}
+	}
+	// Only the naming warning, below the default --fail-on error: exit 0, but reported.
+	warnOnly := filepath.Join(t.TempDir(), "warn.yaml")
+	os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(up)\n"), 0o644)
+	if code, stdout, _ := run(t, "lint", warnOnly); code != ExitOK || !strings.Contains(stdout, "naming/record") {
+		t.Errorf("warnings only: exit %d, output %q", code, stdout)
+	}
+}

@@ -37,7 +37,7 @@ func failed(err error) error { return runError{err} }
 func NewRootCommand(opts Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gpuobs",
-		Short:         "Turn one GPU metric catalog into verified Prometheus rules and tests",
+		Short:         "Turn one GPU metric catalog into verified Prometheus rules and tests, and lint them",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
@@ -48,7 +48,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	}
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)
-	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newVersionCommand(opts))
+	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newVersionCommand(opts))
 	return root
 }
 
@@ -59,6 +59,10 @@ func Run(args []string, opts Options) int {
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
+	}
+	var lf findings
+	if errors.As(err, &lf) {
+		return ExitFindings
 	}
 	fmt.Fprintf(opts.Stderr, "gpuobs: %v\n", err)
 	var re runError

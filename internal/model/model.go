@@ -17,6 +17,9 @@ type Model struct {
 	XID              map[string][]int          `json:"xid"`
 	Records          map[string]Record         `json:"records"`
 	Alerts           map[string]Alert          `json:"alerts"`
+	Fleet            Fleet                     `json:"fleet"`
+	Lint             Lint                      `json:"lint"`
+	Metrics          map[string]Metric         `json:"metrics"`
 	Runbooks         Runbooks                  `json:"runbooks"`
 	Recording        Recording                 `json:"recording"`
 	Tests            Tests                     `json:"tests"`
@@ -29,6 +32,8 @@ type Exporter struct {
 	HonorLabels          bool   `json:"honorLabels"`
 	ThrottleReasonsField string `json:"throttleReasonsField"`
 	HealthField          string `json:"healthField"`
+	// ExtraCounters are the fields the counter file collects beyond the default set.
+	ExtraCounters []string `json:"extraCounters"`
 }
 
 // KubeStateMetrics describes the kube-state-metrics series gpuobs reads.
@@ -165,6 +170,51 @@ type CaseSeries struct {
 type AlsoFiring struct {
 	Alert string  `json:"alert"`
 	Value float64 `json:"value"`
+}
+
+// Fleet is the fleet size projections are made for.
+type Fleet struct {
+	Clusters             int `json:"clusters"`
+	NodesPerCluster      int `json:"nodesPerCluster"`
+	GPUsPerNode          int `json:"gpusPerNode"`
+	MIGInstancesPerGPU   int `json:"migInstancesPerGPU"`
+	NamespacesPerCluster int `json:"namespacesPerCluster"`
+	PodsPerNode          int `json:"podsPerNode"`
+}
+
+// Lint configures gpuobs lint.
+type Lint struct {
+	// Budgets are the most series a rule (by level) or dashboard query (by L1..L5) may produce.
+	Budgets map[string]int `json:"budgets"`
+	// Disable lists checks (or areas) skipped everywhere.
+	Disable []string `json:"disable"`
+	// Ignore skips checks for files matching a path pattern.
+	Ignore []LintIgnore `json:"ignore"`
+}
+
+// LintIgnore skips a check (or area) for files whose path matches Path (path.Match syntax).
+type LintIgnore struct {
+	Check string `json:"check"`
+	Path  string `json:"path"`
+}
+
+// Metric is a metric other than a DCGM field that rules may read.
+type Metric struct {
+	Type   string   `json:"type"`
+	Labels []string `json:"labels"`
+}
+
+// Collected reports whether the exporter's counter set collects a field.
+func (m *Model) Collected(field string) bool {
+	if f, ok := m.Fields[field]; ok && f.Default {
+		return true
+	}
+	for _, c := range m.Exporter.ExtraCounters {
+		if c == field {
+			return true
+		}
+	}
+	return false
 }
 
 // Runbooks configures runbook links.

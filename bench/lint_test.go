@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// ruleCorpus builds a rule file of about n realistic GPU rules: copies of the rules the
+// catalog generates, each copy with its own group, recorded and alert names (and the
+// references between them renamed alike).
+func ruleCorpus(b *testing.B, m *model.Model, n int) (path string, count int) {
+	files, _, err := generators.Run(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := rules.Build(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var body []string
+	for _, f := range files {
+		if strings.HasPrefix(f.Path, rules.Dir+"/") {
+			text := strings.SplitN(string(f.Content), "groups:\n", 2)[1]
+			body = append(body, text)
+		}
+	}
+	one := strings.Join(body, "")
+	perCopy := len(set.Recorded) + len(set.Alerts)
+	recorded := regexp.MustCompile(`\b([a-z_]+):([a-z0-9_]+):([a-z0-9_]+)\b`)
+	var out strings.Builder
+	out.WriteString("groups:\n")
+	for k := 0; count+perCopy <= n || count == 0; k++ {
+		text := recorded.ReplaceAllString(one, fmt.Sprintf("${1}:${2}_c%d:${3}", k))
+		text = regexp.MustCompile(`(alert: [A-Za-z]+)`).ReplaceAllString(text, fmt.Sprintf("${1}C%d", k))
+		text = strings.ReplaceAll(text, "name: gpuobs-", fmt.Sprintf("name: copy%d-gpuobs-", k))
+		out.WriteString(text)
+		count += perCopy
+	}
+	path = filepath.Join(b.TempDir(), fmt.Sprintf("rules-%d.yaml", count))
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return path, count
+}
+
+// toolBinary is the path of a pinned tool's binary, built by go tool if needed.
+func toolBinary(b *testing.B, tool string) string {
+	cmd := exec.Command("go", "tool", "-n", "-modfile=tools/"+tool+"/go.mod", tool)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("go tool -n %s: %v", tool, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func runTool(b *testing.B, bin string, args ...string) {
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.Dir = b.TempDir()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, stderr.String())
+	}
+}
+
+// BenchmarkLint lints files of 4,000 and 20,000 generated GPU rules with every check, and
+// runs promtool check rules and pint's offline lint on the 4,000-rule file in the same run.
+func BenchmarkLint(b *testing.B) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{4000, 20000} {
+		path, count := ruleCorpus(b, m, n)
+		b.Run(fmt.Sprintf("gpuobs/rules=%d", n), func(b *testing.B) {
+			problems := 0
+			for b.Loop() {
+				files, err := lint.ReadPaths([]string{path})
+				if err != nil {
+					b.Fatal(err)
+				}
+				problems = len(lint.Run(lint.NewInputs(m, files), lint.Checks()))
+			}
+			b.ReportMetric(float64(count), "rules")
+			b.ReportMetric(float64(problems), "problems")
+		})
+		if n != 4000 {
+			continue
+		}
+		promtool, pint := toolBinary(b, "promtool"), toolBinary(b, "pint")
+		b.Run(fmt.Sprintf("promtool-check-rules/rules=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				runTool(b, promtool, "check", "rules", path)
+			}
+		})
+		b.Run(fmt.Sprintf("pint-offline-lint/rules=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				runTool(b, pint, "--offline", "--no-color", "lint", path)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/lint"
+)
+
+// ExitFindings is the exit code when lint finds problems at or above --fail-on.
+const ExitFindings = 3
+
+// findings marks a lint run that found problems at or above --fail-on (exit 3).
+type findings struct{ n int }
+
+func (f findings) Error() string { return fmt.Sprintf("%d problems at or above --fail-on", f.n) }
+
+type lintOptions struct {
+	Options
+	config string
+	format string
+	failOn string
+}
+
+func newLintCommand(opts Options) *cobra.Command {
+	o := &lintOptions{Options: opts}
+	cmd := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Check rule files and dashboards for cardinality and PromQL problems, offline",
+		Long: `Lint reads Prometheus rule files (rule groups and PrometheusRule manifests, also in
+multi-document YAML), Grafana dashboards (.json) and directories of them, and checks them
+against the catalog (the embedded one, or -c gpuobs.jsonnet): cardinality at the catalog's
+fleet size, counters and gauges by their real semantics, MIG double counting, fields the
+exporter does not collect, units, alert hygiene and naming. Without PATH it lints the output
+the catalog generates.
+
+Suppress a check for one rule with a comment in it or just above it,
+  # gpuobs-lint disable promql/counter
+for a whole file with "# gpuobs-lint disable-file <check>", or in the catalog's lint.disable
+and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error, 2 usage.`,
+		RunE: func(_ *cobra.Command, args []string) error { return o.run(args) },
+	}
+	cmd.Flags().StringVarP(&o.config, "config", "c", "", "catalog file (gpuobs.jsonnet); default: the embedded catalog")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(lint.Formats, ", "))
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
+	return cmd
+}
+
+func (o *lintOptions) run(paths []string) error {
+	failOn, err := lint.ParseSeverity(o.failOn)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(lint.Formats, o.format) {
+		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(lint.Formats, ", "))
+	}
+	m, err := catalog.Load(catalog.Options{ConfigPath: o.config})
+	if err != nil {
+		return failed(fmt.Errorf("catalog is invalid:\n%w", err))
+	}
+	var files []*lint.File
+	if len(paths) == 0 {
+		generated, _, err := generators.Run(m)
+		if err != nil {
+			return failed(err)
+		}
+		for _, g := range generated {
+			if strings.HasPrefix(g.Path, "rules/") {
+				files = append(files, lint.ReadFile(g.Path, g.Content))
+			}
+		}
+	} else if files, err = lint.ReadPaths(paths); err != nil {
+		return failed(err)
+	}
+	problems := lint.Run(lint.NewInputs(m, files), lint.Checks())
+	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
+		return failed(err)
+	}
+	n := 0
+	for _, p := range problems {
+		if p.Severity >= failOn {
+			n++
+		}
+	}
+	if n > 0 {
+		return findings{n}
+	}
+	return nil
+}

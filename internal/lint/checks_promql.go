@@ -1,0 +1,245 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// at is a problem spanning a node of an expression.
+func at(f *File, e *Expr, n *promql.Node, sev Severity, format string, args ...any) Problem {
+	start, end := e.PosAt(n.Start), e.PosAt(n.End)
+	width := 1
+	if end.Line == start.Line && end.Col > start.Col {
+		width = end.Col - start.Col
+	}
+	return Problem{Severity: sev, Path: f.Path, Pos: start, Width: width, Message: fmt.Sprintf(format, args...)}
+}
+
+type promqlSyntax struct{}
+
+func (promqlSyntax) Name() string { return "promql/syntax" }
+func (promqlSyntax) Doc() string  { return "expressions that Prometheus cannot parse" }
+func (promqlSyntax) Run(in *Inputs, report func(Problem)) {
+	check := func(f *File, e *Expr, what string) {
+		if e.Err != nil {
+			report(Problem{Severity: Error, Path: f.Path, Pos: e.PosAt(e.Err.Offset), Width: 1, Message: what + ": " + e.Err.Msg})
+		}
+	}
+	for _, f := range in.Files {
+		for _, r := range f.Rules {
+			check(f, r.Expr, "invalid PromQL in "+r.Name())
+		}
+		if f.Dashboard != nil {
+			for _, q := range f.Dashboard.Queries {
+				check(f, q.Expr, fmt.Sprintf("invalid PromQL in panel %q", q.Panel))
+			}
+		}
+	}
+}
+
+// counterSafe are functions that read a counter correctly, or do not read its value.
+var counterSafe = map[string]bool{
+	"rate": true, "irate": true, "increase": true, "resets": true, "changes": true, "absent": true,
+	"absent_over_time": true, "present_over_time": true, "count_over_time": true, "timestamp": true,
+}
+
+// counterOnly are functions that are only meaningful on counters.
+var counterOnly = map[string]bool{"rate": true, "irate": true, "increase": true, "resets": true}
+
+type promqlCounter struct{}
+
+func (promqlCounter) Name() string { return "promql/counter" }
+func (promqlCounter) Doc() string {
+	return "counters read without rate()/increase(), and gauges inside them, by the catalog's real semantics"
+}
+func (promqlCounter) Run(in *Inputs, report func(Problem)) {
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind != promql.Selector {
+				return
+			}
+			kind, declared, note := in.kindOf(n.Name)
+			if kind == "" {
+				return
+			}
+			var parent *promql.Node
+			if len(up) > 0 {
+				parent = up[len(up)-1]
+			}
+			if kind != model.KindCounter {
+				if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
+					msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
+					if declared == model.KindCounter {
+						msg += " (the exporter declares it a counter; its value is not cumulative)"
+					}
+					if note != "" {
+						msg += ": " + note
+					}
+					report(at(f, e, parent, Error, "%s", msg))
+				}
+				return
+			}
+			for i := len(up) - 1; i >= 0; i-- {
+				a := up[i]
+				if (a.Kind == promql.Call && counterSafe[a.Name]) || (a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group")) {
+					return
+				}
+				if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && i+1 <= len(up) && inRHS(a, up, i, n) {
+					return
+				}
+			}
+			report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
+		})
+	})
+}
+
+// inRHS reports whether n sits in the right-hand side of the binary node up[i].
+func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {
+	child := n
+	if i+1 < len(up) {
+		child = up[i+1]
+	}
+	return len(bin.Args) == 2 && bin.Args[1] == child
+}
+
+// kindOf is a metric's real kind and declared type, from the catalog ("" when unknown).
+func (in *Inputs) kindOf(name string) (kind, declared, note string) {
+	if f, ok := in.Model.Fields[name]; ok {
+		if f.Unit == "bytes_per_second" {
+			note = "it is already a per-second rate"
+		}
+		return f.Kind, f.Type, note
+	}
+	if mt, ok := in.Model.Metrics[name]; ok && (mt.Type == "counter" || mt.Type == "gauge") {
+		return mt.Type, mt.Type, ""
+	}
+	return "", "", ""
+}
+
+type promqlUnknownMetric struct{}
+
+func (promqlUnknownMetric) Name() string { return "promql/unknown-metric" }
+func (promqlUnknownMetric) Doc() string {
+	return "metrics that are neither catalog fields, known metrics, nor recorded by a rule in the inputs"
+}
+func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
+			if n.Kind != promql.Selector || n.Name == "" {
+				return
+			}
+			_, field := in.Model.Fields[n.Name]
+			_, metric := in.Model.Metrics[n.Name]
+			_, recorded := in.recorded[n.Name]
+			if !field && !metric && !recorded && n.Name != "ALERTS_FOR_STATE" {
+				report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
+			}
+		})
+	})
+}
+
+type promqlMIGDoubleCount struct{}
+
+func (promqlMIGDoubleCount) Name() string { return "promql/mig-double-count" }
+func (promqlMIGDoubleCount) Doc() string {
+	return "sums and counts of device-level fields that dcgm-exporter repeats on every MIG instance"
+}
+func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
+	l := in.Model.Labels
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind != promql.Selector || in.Model.Fields[n.Name].Entity != model.EntityMIGRepeated {
+				return
+			}
+			for _, m := range n.Matchers {
+				if m.Name == l.MIGInstance && m.Type == "=" && m.Value == "" {
+					return // whole GPUs only
+				}
+			}
+			// Walk outwards: a per-GPU collapse (max/min/avg/group keeping the GPU and dropping
+			// the instance) makes later sums safe; a sum or count that drops the instance
+			// label before that counts the GPU once per instance.
+			for i := len(up) - 1; i >= 0; i-- {
+				a := up[i]
+				if a.Kind != promql.Aggregate {
+					continue
+				}
+				keepsInstance := in.outputLabels(a).has(l.MIGInstance)
+				if keepsInstance {
+					continue
+				}
+				switch a.Name {
+				case "sum", "count":
+					report(at(f, e, a, Error, "%s over %s, which dcgm-exporter repeats on every MIG instance: a MIG GPU counts once per instance; collapse per GPU first (max by (%s) (...)) or select %s=\"\"",
+						a.Name, n.Name, strings.Join(in.Model.Identity.GPU, ", "), l.MIGInstance))
+					return
+				case "max", "min", "avg", "group":
+					if out := in.outputLabels(a); out.has(l.UUID) || out.has(l.GPU) {
+						return
+					}
+				}
+			}
+		})
+	})
+}
+
+type exporterNotCollected struct{}
+
+func (exporterNotCollected) Name() string { return "exporter/not-collected" }
+func (exporterNotCollected) Doc() string {
+	return "fields the exporter's counter set does not collect: rules on them never see data"
+}
+func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
+			if n.Kind == promql.Selector {
+				if _, ok := in.Model.Fields[n.Name]; ok && !in.Model.Collected(n.Name) {
+					report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
+				}
+			}
+		})
+	})
+}
+
+type unitsMismatch struct{}
+
+func (unitsMismatch) Name() string { return "units/mismatch" }
+func (unitsMismatch) Doc() string {
+	return "adding, subtracting or comparing values of different units (MiB and bytes, MHz and Hz, % and ratios)"
+}
+func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
+			if n.Kind != promql.Binary || !(n.Name == "+" || n.Name == "-" || n.Name == "or" || comparison(n.Name)) {
+				return
+			}
+			lu, ru := in.unitOf(n.Args[0]), in.unitOf(n.Args[1])
+			if lu != "" && ru != "" && lu != ru {
+				report(at(f, e, n, Warning, "%s combines %s with %s", n.Name, lu, ru))
+				return
+			}
+			if !comparison(n.Name) {
+				return
+			}
+			for i, side := range n.Args {
+				lit := n.Args[1-i]
+				if lit.Kind != promql.Number {
+					continue
+				}
+				switch in.unitOf(side) {
+				case "ratio":
+					if lit.Value > 1 {
+						report(at(f, e, n, Warning, "compares a 0-1 ratio with %g: a percentage?", lit.Value))
+					}
+				case "percent":
+					if lit.Value > 0 && lit.Value < 1 {
+						report(at(f, e, n, Warning, "compares a percentage (0-100) with %g: a ratio?", lit.Value))
+					}
+				}
+			}
+		})
+	})
+}

@@ -1,0 +1,266 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+type cardinalityBudget struct{}
+
+func (cardinalityBudget) Name() string { return "cardinality/budget" }
+func (cardinalityBudget) Doc() string {
+	return "series a rule or dashboard query would produce at the catalog's fleet size, against the budget of its level"
+}
+func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
+	b, fl := in.Model.Lint.Budgets, in.Model.Fleet
+	gpus := fl.Clusters * fl.NodesPerCluster * fl.GPUsPerNode
+	check := func(f *File, e *Expr, n *promql.Node, where, lvl string) {
+		budget, ok := b[lvl]
+		if !ok {
+			budget, ok = b["other"]
+		}
+		if !ok {
+			return
+		}
+		if p := in.project(n); p.series > budget {
+			report(at(f, e, n, Warning, "%s: projected %d series at %d GPUs, over the %s budget of %d; label %s multiplies it",
+				where, p.series, gpus, lvl, budget, p.factor))
+		}
+	}
+	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+		switch {
+		case r != nil && r.Record != "":
+			lvl := level(r.Record)
+			if _, ok := b[lvl]; !ok {
+				lvl = "other"
+			}
+			check(f, e, e.Node, r.Record, lvl)
+		case r != nil:
+			check(f, e, e.Node, r.Alert, "alert")
+		default:
+			lvl := f.Dashboard.Level()
+			if lvl == "" {
+				lvl = "dashboard"
+			}
+			check(f, e, e.Node, fmt.Sprintf("panel %q", q.Panel), lvl)
+		}
+	})
+}
+
+// unbounded labels grow without limit or change at every event: never keep them in rule
+// outputs.
+var unbounded = regexp.MustCompile(`^(pod_uid|uid|err_msg|exported_pod_uid)$|(^|_)(request|trace|span)_?id$`)
+
+type cardinalityLabel struct{}
+
+func (cardinalityLabel) Name() string { return "cardinality/label" }
+func (cardinalityLabel) Doc() string {
+	return "unbounded or high-churn labels kept in rule outputs, per-GPU labels in fleet-level rollups and L1/L2 dashboards, and labels kept only to be dropped by the next level"
+}
+func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
+	l := in.Model.Labels
+	perGPU := []string{l.Pod, l.UUID, l.PCIBusID}
+	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+		out := in.outputLabels(e.Node)
+		if r != nil {
+			for _, name := range out.sorted() {
+				if unbounded.MatchString(name) {
+					report(at(f, e, e.Node, Error, "%s keeps label %s, which is unbounded or changes with every event: aggregate it away", r.Name(), name))
+				}
+			}
+		}
+		fleetLevel := (r != nil && (level(r.Record) == conventions.LevelCluster || level(r.Record) == conventions.LevelFleet)) ||
+			(q != nil && (f.Dashboard.Level() == "L1" || f.Dashboard.Level() == "L2"))
+		if fleetLevel {
+			for _, name := range perGPU {
+				if out.has(name) {
+					report(at(f, e, e.Node, Warning, "fleet-level query keeps per-GPU label %s", name))
+				}
+			}
+		}
+	})
+	// A label a rule keeps beyond its level's own labels, that every rule reading it drops.
+	natural := map[string][]string{
+		conventions.LevelGPU:       in.Model.Identity.GPU,
+		conventions.LevelGPUPod:    in.Model.Identity.Alert,
+		conventions.LevelNode:      {l.Cluster, l.Host, l.Node},
+		conventions.LevelNamespace: {l.Cluster, l.Namespace, "namespace"},
+		conventions.LevelCluster:   {l.Cluster},
+		conventions.LevelFleet:     {},
+	}
+	readers := map[string][]*Rule{}
+	in.Rules(func(r *Rule) {
+		if r.Expr.Node == nil || r.Record == "" {
+			return
+		}
+		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
+			if n.Kind == promql.Selector && in.recorded[n.Name] != nil && n.Name != r.Record {
+				readers[n.Name] = append(readers[n.Name], r)
+			}
+		})
+	})
+	in.Rules(func(r *Rule) {
+		own, ok := natural[level(r.Record)]
+		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil {
+			return
+		}
+		for _, name := range in.outputLabels(r.Expr.Node).without(own...).sorted() {
+			if _, static := r.Labels[name]; static {
+				continue
+			}
+			kept := false
+			for _, reader := range readers[r.Record] {
+				if in.outputLabels(reader.Expr.Node).mayHave(name) {
+					kept = true
+				}
+			}
+			if !kept {
+				report(Problem{Severity: Info, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record),
+					Message: fmt.Sprintf("%s keeps label %s, which every rule reading it drops (%s): drop it here", r.Record, name, readers[r.Record][0].Record)})
+			}
+		}
+	})
+}
+
+var severities = map[string]bool{model.SeverityCritical: true, model.SeverityWarning: true, model.SeverityInfo: true}
+
+type alertsSeverity struct{}
+
+func (alertsSeverity) Name() string { return "alerts/severity" }
+func (alertsSeverity) Doc() string  { return "alerts without a severity label, or with one routing does not know" }
+func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if r.Alert == "" {
+			return
+		}
+		sev, ok := r.Labels["severity"]
+		switch {
+		case !ok:
+			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has no severity label (critical pages, warning tickets, info)", r.Alert)})
+		case !severities[sev]:
+			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has severity %q; use critical, warning or info", r.Alert, sev)})
+		}
+	})
+}
+
+type alertsAnnotations struct{}
+
+func (alertsAnnotations) Name() string { return "alerts/annotations" }
+func (alertsAnnotations) Doc() string  { return "alerts without summary, description or runbook_url" }
+func (alertsAnnotations) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if r.Alert == "" {
+			return
+		}
+		var missing []string
+		for _, a := range []string{"summary", "description", "runbook_url"} {
+			if strings.TrimSpace(r.Annotations[a]) == "" {
+				missing = append(missing, a)
+			}
+		}
+		if len(missing) > 0 {
+			report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has no %s", r.Alert, strings.Join(missing, ", "))})
+		}
+	})
+}
+
+// overTime are functions that look at a window, so a threshold on them is already sustained.
+func overTime(name string) bool {
+	return strings.HasSuffix(name, "_over_time") || counterSafe[name] || name == "deriv" || name == "predict_linear" || name == "delta"
+}
+
+type alertsFor struct{}
+
+func (alertsFor) Name() string { return "alerts/for" }
+func (alertsFor) Doc() string  { return "alerts on a gauge threshold without for: one scrape fires them" }
+func (alertsFor) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if d, err := promql.ParseDuration(r.For); r.Alert == "" || r.Expr.Node == nil || (err == nil && d > 0) {
+			return
+		}
+		promql.Walk(r.Expr.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind != promql.Selector || in.Model.Fields[n.Name].Kind != model.KindGauge {
+				return
+			}
+			var cmp *promql.Node
+			for i := len(up) - 1; i >= 0; i-- {
+				a := up[i]
+				if a.Kind == promql.Call && overTime(a.Name) || a.Kind == promql.Subquery {
+					return
+				}
+				if a.Kind == promql.Binary && comparison(a.Name) && !a.ReturnBool && (isScalar(a.Args[0]) || isScalar(a.Args[1])) {
+					cmp = a
+				}
+			}
+			if cmp != nil {
+				report(at(r.File, r.Expr, cmp, Warning, "alert %s has a threshold on gauge %s and no for: a single scrape fires it", r.Alert, n.Name))
+			}
+		})
+	})
+}
+
+// templateLabel finds $labels.name and .Labels.name in a template.
+var templateLabel = regexp.MustCompile(`(?:\$labels|\.Labels)\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+type alertsTemplateLabels struct{}
+
+func (alertsTemplateLabels) Name() string { return "alerts/template-labels" }
+func (alertsTemplateLabels) Doc() string {
+	return "annotation or label templates that use a label the expression aggregates away"
+}
+func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if r.Alert == "" || r.Expr.Node == nil {
+			return
+		}
+		out := in.outputLabels(r.Expr.Node)
+		names := keys(r.Annotations)
+		sort.Strings(names)
+		for _, a := range names {
+			for _, m := range templateLabel.FindAllStringSubmatch(r.Annotations[a], -1) {
+				if !out.mayHave(m[1]) {
+					report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
+						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, m[1], strings.Join(out.sorted(), ", "))})
+				}
+			}
+		}
+	})
+}
+
+type namingRecord struct{}
+
+func (namingRecord) Name() string { return "naming/record" }
+func (namingRecord) Doc() string  { return "recording rules not named level:metric:operation" }
+func (namingRecord) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if r.Record == "" {
+			return
+		}
+		if err := conventions.CheckRecordName(r.Record); err != nil {
+			report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record), Message: err.Error()})
+		}
+	})
+}
+
+type namingAlert struct{}
+
+func (namingAlert) Name() string { return "naming/alert" }
+func (namingAlert) Doc() string {
+	return "alert names that are not CamelCase, longer than 40 characters, or lack a family prefix"
+}
+func (namingAlert) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *Rule) {
+		if r.Alert == "" {
+			return
+		}
+		if err := conventions.CheckAlertName(r.Alert); err != nil {
+			report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: err.Error()})
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+func loadModel(t testing.TB) *model.Model {
+	t.Helper()
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// rules wraps rule items (YAML, indented as list items) in a rule file.
+func rules(items string) string {
+	return "groups:\n  - name: test\n    rules:\n" + items
+}
+
+// dashboard is a minimal dashboard with one panel per query, tagged with a level.
+func dashboard(level string, queries ...string) string {
+	var panels []string
+	for i, q := range queries {
+		panels = append(panels, `{"title": "p`+string(rune('a'+i))+`", "targets": [{"expr": "`+strings.ReplaceAll(q, `"`, `\"`)+`"}]}`)
+	}
+	return `{"title": "t", "uid": "u", "tags": ["` + level + `"], "panels": [` + strings.Join(panels, ", ") + `]}`
+}
+
+type checkCase struct {
+	check        Check
+	fires, quiet map[string]string // path -> content
+}
+
+func cases() []checkCase {
+	return []checkCase{
+		{promqlSyntax{},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum(\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n")}},
+		{promqlCounter{},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_DEV_RETIRED_PENDING[5m]))\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:rate5m\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m])))\n")}},
+		{promqlUnknownMetric{},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (gpu_memory_used_bytes)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n")}},
+		{promqlMIGDoubleCount{},
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n      - record: namespace:power:sum\n        expr: sum by (cluster, namespace) (DCGM_FI_DEV_POWER_USAGE{GPU_I_ID=\"\"})\n")}},
+		{exporterNotCollected{},
+			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_OCCUPANCY)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_ACTIVE)\n")}},
+		{unitsMismatch{},
+			map[string]string{"d.json": dashboard("L3", "DCGM_FI_DEV_FB_USED + DCGM_FI_PROF_PCIE_RX_BYTES", "DCGM_FI_DEV_GPU_UTIL < 0.05")},
+			map[string]string{"d.json": dashboard("L3", "DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_GPU_UTIL < 5")}},
+		{cardinalityBudget{},
+			map[string]string{"d.json": dashboard("L1", "avg by (UUID) (DCGM_FI_PROF_SM_ACTIVE)")},
+			map[string]string{"d.json": dashboard("L1", "cluster:dcgm_sm_active:avg"), "r.yaml": rules("      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)\n")}},
+		{cardinalityLabel{},
+			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n")},
+			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n")}},
+		{alertsSeverity{},
+			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: page}\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: critical}\n")}},
+		{alertsAnnotations{},
+			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down}\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down, description: d, runbook_url: 'https://r/x'}\n")}},
+		{alertsFor{},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n        for: 15m\n      - alert: GPURemap\n        expr: DCGM_FI_DEV_ROW_REMAP_FAILURE > 0\n")}},
+		{alertsTemplateLabels{},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (cluster) (DCGM_FI_DEV_GPU_TEMP) > 85\n        annotations:\n          description: 'GPU {{ $labels.UUID }}'\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n        annotations:\n          description: 'GPU {{ $labels.UUID }} at {{ $value }}'\n")}},
+		{namingRecord{},
+			map[string]string{"r.yaml": rules("      - record: gpu_power\n        expr: sum(up)\n")},
+			map[string]string{"r.yaml": rules("      - record: fleet:up:sum\n        expr: sum(up)\n")}},
+		{namingAlert{},
+			map[string]string{"r.yaml": rules("      - alert: gpu_down\n        expr: up == 0\n")},
+			map[string]string{"r.yaml": rules("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},
+	}
+}
+
+func runCheck(t *testing.T, m *model.Model, c Check, files map[string]string) []Problem {
+	t.Helper()
+	var in []*File
+	for _, path := range sortedPaths(files) {
+		in = append(in, ReadFile(path, []byte(files[path])))
+	}
+	return Run(NewInputs(m, in), []Check{c})
+}
+
+func sortedPaths(files map[string]string) []string {
+	var out []string
+	for p := range files {
+		out = append(out, p)
+	}
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestEveryCheckHasCases(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range cases() {
+		covered[c.check.Name()] = true
+	}
+	for _, c := range Checks() {
+		if !covered[c.Name()] {
+			t.Errorf("check %s has no fire/quiet case", c.Name())
+		}
+	}
+}
+
+func TestChecksFire(t *testing.T) {
+	m := loadModel(t)
+	for _, c := range cases() {
+		t.Run(c.check.Name(), func(t *testing.T) {
+			got := runCheck(t, m, c.check, c.fires)
+			if len(got) == 0 {
+				t.Fatal("did not fire")
+			}
+			for _, p := range got {
+				if p.Check != c.check.Name() || p.Pos.Line < 1 || p.Pos.Col < 1 || p.Message == "" {
+					t.Errorf("malformed problem %+v", p)
+				}
+			}
+		})
+	}
+}
+
+func TestChecksStayQuiet(t *testing.T) {
+	m := loadModel(t)
+	for _, c := range cases() {
+		t.Run(c.check.Name(), func(t *testing.T) {
+			if got := runCheck(t, m, c.check, c.quiet); len(got) > 0 {
+				t.Errorf("fired on a good input: %+v", got)
+			}
+		})
+	}
+}
+
+// brokenInputs are inputs no check may panic on.
+var brokenInputs = map[string]string{
+	"bad-yaml.yaml":     "groups: [\n  - name: x\n",
+	"no-expr.yaml":      rules("      - record: node:x:sum\n"),
+	"bad-promql.yaml":   rules("      - alert: X\n        expr: 'sum by (x (y'\n        annotations: {description: '{{ $labels.x'}\n"),
+	"weird-types.yaml":  "groups:\n  - rules: 3\n  - name: x\n    rules: [1, 'a', {record: 7, expr: [1]}]\n",
+	"operator.yaml":     "apiVersion: v1\nkind: PrometheusRule\nspec: {groups: null}\n---\nkind: ConfigMap\n---\n- 1\n",
+	"empty.yaml":        "",
+	"bad.json":          "{\"panels\": [",
+	"array.json":        "[1, 2]",
+	"weird-panels.json": `{"panels": [{"targets": 5}, {"targets": [{"expr": 3}, {"expr": "sum("}]}, {"panels": [{"targets": [{"expr": "absent(up{job=\"x\"})"}]}]}], "rows": [{"panels": null}]}`,
+	"deep.yaml":         rules("      - record: node:x:sum\n        expr: " + strings.Repeat("(", 50) + "up" + strings.Repeat(")", 50) + " or label_replace(vector(1), \"a\", \"b\", \"c\", \"d\") or count_values(\"v\", up) or topk(3, up) or histogram_quantile(0.9, rate(x[5m]))\n"),
+}
+
+func TestChecksSurviveBrokenInput(t *testing.T) {
+	m := loadModel(t)
+	for _, c := range Checks() {
+		t.Run(c.Name(), func(t *testing.T) {
+			runCheck(t, m, c, brokenInputs)
+		})
+	}
+	var files []*File
+	for _, p := range sortedPaths(brokenInputs) {
+		files = append(files, ReadFile(p, []byte(brokenInputs[p])))
+	}
+	problems := Run(NewInputs(m, files), Checks())
+	read := 0
+	for _, p := range problems {
+		if p.Check == ReadCheck {
+			read++
+		}
+	}
+	if read != 3 {
+		t.Errorf("want the 3 unreadable files (bad YAML, bad JSON, not a dashboard) reported, got %d", read)
+	}
+}

@@ -1,0 +1,325 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// File is one input file: its lines (for positions and suppressions) and what it holds.
+type File struct {
+	Path  string
+	Lines []string
+	// Rules are the rules of a rule file, in file order.
+	Rules []*Rule
+	// Dashboard is set for a Grafana dashboard.
+	Dashboard *Dashboard
+	// Err is a problem reading the file; nothing else in it was read.
+	Err *Problem
+	// disabled maps 0-based line numbers to the checks a disable comment there names;
+	// fileDisabled are the checks disable-file comments name.
+	disabled     map[int][]string
+	fileDisabled []string
+}
+
+// Pos is a 1-based line and column.
+type Pos struct{ Line, Col int }
+
+// Expr is a PromQL expression in a file, with what is needed to map offsets to positions.
+type Expr struct {
+	Text string
+	Node *promql.Node
+	// Err is the parse error, if any.
+	Err *promql.ParseError
+	// pos of the first character of Text, and how the YAML value was written.
+	pos   Pos
+	block bool // literal or folded block: line i of Text is line pos.Line+i, at column indent
+	col   int  // column of every continuation line in a block
+	quote int  // 1 when the scalar is quoted: offsets shift by the quote
+}
+
+// PosAt maps a byte offset in the expression to a file position.
+func (e *Expr) PosAt(offset int) Pos {
+	if offset < 0 || offset > len(e.Text) {
+		offset = 0
+	}
+	before := e.Text[:offset]
+	line := strings.Count(before, "\n")
+	col := offset - (strings.LastIndex(before, "\n") + 1)
+	if e.block {
+		return Pos{Line: e.pos.Line + line, Col: e.col + col}
+	}
+	if line == 0 {
+		return Pos{Line: e.pos.Line, Col: e.pos.Col + e.quote + col}
+	}
+	return Pos{Line: e.pos.Line + line, Col: 1 + col}
+}
+
+func newExpr(text string, n *yaml.Node, lines []string) *Expr {
+	e := &Expr{Text: text, pos: Pos{n.Line, n.Column}}
+	switch n.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		// The block's content starts on the next line, at the block's indentation: the least
+		// indentation of its non-blank lines (an indentation indicator such as |2 can leave
+		// the first line indented further).
+		e.block = true
+		e.pos.Line = n.Line + 1
+		indent := -1
+		for i := e.pos.Line - 1; i < len(lines) && i < e.pos.Line-1+strings.Count(strings.TrimRight(text, "\n"), "\n")+1; i++ {
+			if l := lines[i]; strings.TrimSpace(l) != "" {
+				if d := len(l) - len(strings.TrimLeft(l, " ")); indent < 0 || d < indent {
+					indent = d
+				}
+			}
+		}
+		e.col = max(indent, 0) + 1
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		e.quote = 1
+	}
+	node, err := promql.Parse(text)
+	if err != nil {
+		var pe *promql.ParseError
+		if !errors.As(err, &pe) {
+			pe = &promql.ParseError{Msg: err.Error()}
+		}
+		e.Err = pe
+		return e
+	}
+	e.Node = node
+	return e
+}
+
+// Rule is one recording or alerting rule.
+type Rule struct {
+	File *File
+	// Record or Alert is set.
+	Record, Alert string
+	Expr          *Expr
+	For           string
+	Labels        map[string]string
+	Annotations   map[string]string
+	// Pos is where the rule starts; NamePos where its name is; End its last line.
+	Pos, NamePos, ForPos Pos
+	AnnotationPos        map[string]Pos
+	End                  int
+}
+
+// Name is the rule's record or alert name.
+func (r *Rule) Name() string {
+	if r.Record != "" {
+		return r.Record
+	}
+	return r.Alert
+}
+
+// Dashboard is a Grafana dashboard and its panel queries.
+type Dashboard struct {
+	Title string
+	UID   string
+	Tags  []string
+	// Queries are the Prometheus expressions of every panel target.
+	Queries []*Query
+	Pos     Pos
+}
+
+// Query is one panel target's expression.
+type Query struct {
+	Panel string
+	Expr  *Expr
+}
+
+// Level is the dashboard's level tag (L1..L5), or "".
+func (d *Dashboard) Level() string {
+	for _, t := range d.Tags {
+		t = strings.TrimPrefix(strings.ToUpper(t), "LEVEL:")
+		if len(t) == 2 && t[0] == 'L' && t[1] >= '1' && t[1] <= '5' {
+			return t
+		}
+	}
+	return ""
+}
+
+// ReadRules reads a rule file: plain rule groups or PrometheusRule manifests, in one or more
+// YAML documents; other documents are skipped.
+func ReadRules(path string, data []byte) *File {
+	f := &File{Path: path, Lines: splitLines(data)}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			f.Err = readProblem(path, err)
+			return f
+		}
+		root := &doc
+		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+			root = root.Content[0]
+		}
+		if root.Kind != yaml.MappingNode {
+			continue
+		}
+		groups := mapValue(root, "groups")
+		if kind := mapValue(root, "kind"); kind != nil && kind.Value == "PrometheusRule" {
+			groups = mapValue(mapValue(root, "spec"), "groups")
+		}
+		if groups == nil || groups.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, g := range groups.Content {
+			rules := mapValue(g, "rules")
+			if rules == nil || rules.Kind != yaml.SequenceNode {
+				continue
+			}
+			for i, r := range rules.Content {
+				if r.Kind != yaml.MappingNode {
+					continue
+				}
+				end := lastLine(r)
+				if i+1 < len(rules.Content) {
+					end = rules.Content[i+1].Line - 1
+				}
+				f.Rules = append(f.Rules, readRule(f, r, end))
+			}
+		}
+	}
+	return f
+}
+
+func readRule(f *File, n *yaml.Node, end int) *Rule {
+	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end, Labels: map[string]string{}, Annotations: map[string]string{}, AnnotationPos: map[string]Pos{}}
+	r.NamePos = r.Pos
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "record":
+			r.Record, r.NamePos = v.Value, Pos{v.Line, v.Column}
+		case "alert":
+			r.Alert, r.NamePos = v.Value, Pos{v.Line, v.Column}
+		case "expr":
+			r.Expr = newExpr(v.Value, v, f.Lines)
+		case "for":
+			r.For, r.ForPos = v.Value, Pos{v.Line, v.Column}
+		case "labels", "annotations":
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if k.Value == "labels" {
+					r.Labels[v.Content[j].Value] = v.Content[j+1].Value
+				} else {
+					r.Annotations[v.Content[j].Value] = v.Content[j+1].Value
+					r.AnnotationPos[v.Content[j].Value] = Pos{v.Content[j+1].Line, v.Content[j+1].Column}
+				}
+			}
+		}
+	}
+	if r.Expr == nil {
+		r.Expr = &Expr{pos: r.Pos, Err: &promql.ParseError{Msg: "the rule has no expr"}}
+	}
+	return r
+}
+
+// ReadDashboard reads a Grafana dashboard (bare, or wrapped in {"dashboard": ...}). JSON is
+// read as YAML, which keeps the position of every value.
+func ReadDashboard(path string, data []byte) *File {
+	f := &File{Path: path, Lines: splitLines(data)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		f.Err = readProblem(path, err)
+		return f
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if inner := mapValue(root, "dashboard"); inner != nil {
+		root = inner
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		f.Err = &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
+		return f
+	}
+	d := &Dashboard{Pos: Pos{root.Line, root.Column}}
+	if t := mapValue(root, "title"); t != nil {
+		d.Title = t.Value
+	}
+	if u := mapValue(root, "uid"); u != nil {
+		d.UID = u.Value
+	}
+	if tags := mapValue(root, "tags"); tags != nil {
+		for _, t := range tags.Content {
+			d.Tags = append(d.Tags, t.Value)
+		}
+	}
+	var panels func(list *yaml.Node)
+	panels = func(list *yaml.Node) {
+		if list == nil || list.Kind != yaml.SequenceNode {
+			return
+		}
+		for _, p := range list.Content {
+			title := ""
+			if t := mapValue(p, "title"); t != nil {
+				title = t.Value
+			}
+			if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
+				for _, t := range targets.Content {
+					if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
+						d.Queries = append(d.Queries, &Query{Panel: title, Expr: newExpr(e.Value, e, f.Lines)})
+					}
+				}
+			}
+			panels(mapValue(p, "panels"))
+		}
+	}
+	panels(mapValue(root, "panels"))
+	if rows := mapValue(root, "rows"); rows != nil {
+		for _, row := range rows.Content {
+			panels(mapValue(row, "panels"))
+		}
+	}
+	f.Dashboard = d
+	return f
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func lastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		if l := lastLine(c); l > last {
+			last = l
+		}
+	}
+	return last
+}
+
+func splitLines(data []byte) []string {
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// readProblem turns a YAML error ("yaml: line 3: ...") into a problem at that line.
+func readProblem(path string, err error) *Problem {
+	msg := err.Error()
+	pos := Pos{1, 1}
+	var line int
+	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(msg, "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
+		pos.Line = line
+	}
+	return &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: pos, Message: "cannot read the file: " + msg}
+}

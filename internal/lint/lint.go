@@ -1,0 +1,244 @@
+// Package lint checks Prometheus rule files and Grafana dashboards offline, against what the
+// catalog knows about dcgm-exporter's fields: cardinality at fleet size, PromQL semantics,
+// alert hygiene and naming. Each check is a small type with a stable name (area/name).
+package lint
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	generated "github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// Severity of a problem.
+type Severity int
+
+// Severities, in increasing order.
+const (
+	Info Severity = iota
+	Warning
+	Error
+)
+
+func (s Severity) String() string { return [...]string{"info", "warning", "error"}[s] }
+
+// ParseSeverity reads info, warning or error.
+func ParseSeverity(s string) (Severity, error) {
+	for v := Info; v <= Error; v++ {
+		if v.String() == s {
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q: use info, warning or error", s)
+}
+
+// ReadCheck names problems reading an input file.
+const ReadCheck = "input/read"
+
+// Problem is one finding, at a position in a file.
+type Problem struct {
+	Check    string
+	Severity Severity
+	Path     string
+	Pos      Pos
+	// Width is how many characters from Pos the problem spans on its line (for the caret).
+	Width   int
+	Message string
+}
+
+// Check is one lint check.
+type Check interface {
+	// Name is the stable name, area/name.
+	Name() string
+	// Doc is a one-line description.
+	Doc() string
+	// Run reports the problems it finds in the inputs.
+	Run(in *Inputs, report func(Problem))
+}
+
+// Checks is every check, in the order they run.
+func Checks() []Check {
+	return []Check{
+		promqlSyntax{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
+		exporterNotCollected{}, unitsMismatch{},
+		cardinalityBudget{}, cardinalityLabel{},
+		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{},
+		namingRecord{}, namingAlert{},
+	}
+}
+
+// Inputs is everything a check sees: the catalog and the files.
+type Inputs struct {
+	Model *model.Model
+	Files []*File
+	// recorded maps recorded metric names to their rules: the inputs' first, then the rules
+	// the catalog generates (known even when only dashboards are linted).
+	recorded map[string]*Rule
+	// labelsMemo caches the output labels of recorded metrics.
+	labelsMemo map[string]labelSet
+}
+
+// NewInputs prepares files for checking.
+func NewInputs(m *model.Model, files []*File) *Inputs {
+	in := &Inputs{Model: m, Files: files, recorded: map[string]*Rule{}, labelsMemo: map[string]labelSet{}}
+	for _, f := range files {
+		for _, r := range f.Rules {
+			if r.Record != "" {
+				if _, ok := in.recorded[r.Record]; !ok {
+					in.recorded[r.Record] = r
+				}
+			}
+		}
+	}
+	if set, err := generated.Build(m); err == nil {
+		for _, r := range set.Recorded {
+			if _, ok := in.recorded[r.Name]; !ok {
+				in.recorded[r.Name] = &Rule{Record: r.Name, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)}
+			}
+		}
+	}
+	return in
+}
+
+// Rules calls fn for every rule of every file.
+func (in *Inputs) Rules(fn func(*Rule)) {
+	for _, f := range in.Files {
+		for _, r := range f.Rules {
+			fn(r)
+		}
+	}
+}
+
+// Exprs calls fn for every parsed expression: rule expressions and dashboard queries.
+func (in *Inputs) Exprs(fn func(f *File, r *Rule, q *Query, e *Expr)) {
+	for _, f := range in.Files {
+		for _, r := range f.Rules {
+			if r.Expr.Node != nil {
+				fn(f, r, nil, r.Expr)
+			}
+		}
+		if f.Dashboard != nil {
+			for _, q := range f.Dashboard.Queries {
+				if q.Expr.Node != nil {
+					fn(f, nil, q, q.Expr)
+				}
+			}
+		}
+	}
+}
+
+// Run runs the checks on the inputs and returns the problems that are not suppressed, sorted
+// by file, position and check.
+func Run(in *Inputs, checks []Check) []Problem {
+	var out []Problem
+	for _, f := range in.Files {
+		if f.Err != nil {
+			out = append(out, *f.Err)
+		}
+	}
+	byPath := map[string]*File{}
+	for _, f := range in.Files {
+		byPath[f.Path] = f
+	}
+	for _, c := range checks {
+		c.Run(in, func(p Problem) {
+			p.Check = c.Name()
+			if !suppressed(in.Model, byPath[p.Path], p) {
+				out = append(out, p)
+			}
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line < b.Pos.Line
+		}
+		if a.Pos.Col != b.Pos.Col {
+			return a.Pos.Col < b.Pos.Col
+		}
+		return a.Check < b.Check
+	})
+	return out
+}
+
+// matchesCheck reports whether a suppression names the check or its area.
+func matchesCheck(name, check string) bool {
+	return name == check || name == strings.SplitN(check, "/", 2)[0]
+}
+
+var disableComment = regexp.MustCompile(`#\s*gpuobs-lint\s+(disable|disable-file)\s+([\w/,\s-]+)`)
+
+// suppressed applies the catalog's disable and ignore lists, a file-wide
+// "# gpuobs-lint disable-file <check>" comment, and a "# gpuobs-lint disable <check>" comment
+// inside the rule or on the comment lines just above it.
+func suppressed(m *model.Model, f *File, p Problem) bool {
+	for _, d := range m.Lint.Disable {
+		if matchesCheck(d, p.Check) {
+			return true
+		}
+	}
+	for _, ig := range m.Lint.Ignore {
+		if ok, _ := path.Match(ig.Path, p.Path); ok && matchesCheck(ig.Check, p.Check) {
+			return true
+		}
+	}
+	if f == nil {
+		return false
+	}
+	f.scanComments()
+	for _, name := range f.fileDisabled {
+		if matchesCheck(name, p.Check) {
+			return true
+		}
+	}
+	// The rule holding the problem: the last one starting at or before its line.
+	i := sort.Search(len(f.Rules), func(i int) bool { return f.Rules[i].Pos.Line > p.Pos.Line }) - 1
+	if i < 0 || p.Pos.Line > f.Rules[i].End {
+		return false
+	}
+	r := f.Rules[i]
+	from := r.Pos.Line - 1 // 0-based index of the rule's first line
+	for from > 0 && strings.HasPrefix(strings.TrimSpace(f.Lines[from-1]), "#") {
+		from--
+	}
+	for line := from; line < r.End; line++ {
+		for _, name := range f.disabled[line] {
+			if matchesCheck(name, p.Check) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scanComments finds the file's gpuobs-lint comments once.
+func (f *File) scanComments() {
+	if f.disabled != nil {
+		return
+	}
+	f.disabled = map[int][]string{}
+	for i, line := range f.Lines {
+		if !strings.Contains(line, "gpuobs-lint") {
+			continue
+		}
+		m := disableComment.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		names := strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if m[1] == "disable-file" {
+			f.fileDisabled = append(f.fileDisabled, names...)
+		} else {
+			f.disabled[i] = append(f.disabled[i], names...)
+		}
+	}
+}

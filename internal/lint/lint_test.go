@@ -1,0 +1,257 @@
+package lint
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/testutil"
+)
+
+func readTestdata(t *testing.T) []*File {
+	t.Helper()
+	files, err := ReadPaths([]string{"testdata"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestTextSnapshot pins what users see: positions, source lines and carets.
+func TestTextSnapshot(t *testing.T) {
+	m := loadModel(t)
+	files := readTestdata(t)
+	var out bytes.Buffer
+	if err := Write(&out, "text", Run(NewInputs(m, files), Checks()), files); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "lint.golden"), out.Bytes())
+}
+
+func TestReadsOperatorManifestsAndDashboards(t *testing.T) {
+	files := readTestdata(t)
+	byPath := map[string]*File{}
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	op := byPath["testdata/operator.yaml"]
+	if op == nil || len(op.Rules) != 1 || op.Rules[0].Alert != "GPUMemoryFull" || op.Rules[0].NamePos != (Pos{13, 18}) {
+		t.Fatalf("PrometheusRule not read: %+v", op)
+	}
+	d := byPath["testdata/l1.json"]
+	if d == nil || d.Dashboard == nil || d.Dashboard.Level() != "L1" || len(d.Dashboard.Queries) != 3 {
+		// Utilization (legacy rows), Power (inside a row panel), Allocated; the empty one is skipped.
+		t.Fatalf("dashboard not read: %+v", d)
+	}
+	for _, q := range d.Dashboard.Queries {
+		pos := q.Expr.PosAt(0)
+		if line := d.Lines[pos.Line-1]; !strings.HasPrefix(line[pos.Col-1:], q.Expr.Text) {
+			t.Errorf("panel %s: %q is not at %+v in %q", q.Panel, q.Expr.Text, pos, line)
+		}
+	}
+}
+
+func TestPositionsInEveryScalarStyle(t *testing.T) {
+	src := rules(`      - record: a:b:c
+        expr: sum(x)
+      - record: a:b:d
+        expr: "sum(x)"
+      - record: a:b:e
+        expr: |
+          sum(
+            x
+          )
+      - record: a:b:f
+        expr: |2-
+            sum(x)
+          > 0
+`)
+	f := ReadRules("p.yaml", []byte(src))
+	if len(f.Rules) != 4 {
+		t.Fatalf("%d rules", len(f.Rules))
+	}
+	for _, r := range f.Rules {
+		for _, token := range []string{"sum", "x"} {
+			pos := r.Expr.PosAt(strings.Index(r.Expr.Text, token))
+			if line := f.Lines[pos.Line-1]; pos.Col < 1 || !strings.HasPrefix(line[pos.Col-1:], token) {
+				t.Errorf("%s: %q reported at %+v, line is %q", r.Record, token, pos, line)
+			}
+		}
+	}
+}
+
+func TestSuppression(t *testing.T) {
+	m := loadModel(t)
+	bad := "      - record: gpu_power\n        expr: sum(up)\n"
+	for name, src := range map[string]string{
+		"comment above":   rules("      # gpuobs-lint disable naming/record\n" + bad),
+		"comment inside":  rules("      - record: gpu_power # gpuobs-lint disable naming\n        expr: sum(up)\n"),
+		"whole file":      "# gpuobs-lint disable-file naming/record\n" + rules(bad),
+		"several at once": rules("      # gpuobs-lint disable promql/counter, naming/record\n" + bad),
+	} {
+		if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": src}); len(got) != 0 {
+			t.Errorf("%s: not suppressed: %+v", name, got)
+		}
+	}
+	// A comment on another rule does not suppress this one.
+	other := rules("      # gpuobs-lint disable naming/record\n      - record: a:b:c\n        expr: sum(up)\n" + bad)
+	if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": other}); len(got) != 1 {
+		t.Errorf("a comment on one rule suppressed another: %+v", got)
+	}
+	// The catalog's disable and ignore lists.
+	m.Lint.Disable = []string{"naming"}
+	if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": rules(bad)}); len(got) != 0 {
+		t.Errorf("catalog disable ignored: %+v", got)
+	}
+	m.Lint.Disable = nil
+	m.Lint.Ignore = []model.LintIgnore{{Check: "naming/record", Path: "legacy/*.yaml"}}
+	if got := runCheck(t, m, namingRecord{}, map[string]string{"legacy/r.yaml": rules(bad), "new/r.yaml": rules(bad)}); len(got) != 1 || got[0].Path != "new/r.yaml" {
+		t.Errorf("catalog ignore by path: %+v", got)
+	}
+}
+
+func problemsForFormats(t *testing.T) ([]Problem, []*File) {
+	m := loadModel(t)
+	files := readTestdata(t)
+	problems := Run(NewInputs(m, files), Checks())
+	if len(problems) < 5 {
+		t.Fatalf("too few problems to test formats: %d", len(problems))
+	}
+	return problems, files
+}
+
+func TestJSONFormat(t *testing.T) {
+	problems, files := problemsForFormats(t)
+	var out bytes.Buffer
+	if err := Write(&out, "json", problems, files); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(problems) || got[0]["check"] == "" || got[0]["line"].(float64) < 1 {
+		t.Errorf("json output: %s", out.String()[:200])
+	}
+}
+
+func TestGitHubFormat(t *testing.T) {
+	problems, files := problemsForFormats(t)
+	var out bytes.Buffer
+	if err := Write(&out, "github", problems, files); err != nil {
+		t.Fatal(err)
+	}
+	command := regexp.MustCompile(`^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,title=[a-z]+/[a-z-]+::[^\n]+$`)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(problems) {
+		t.Fatalf("%d lines for %d problems", len(lines), len(problems))
+	}
+	for _, l := range lines {
+		if !command.MatchString(l) {
+			t.Errorf("not a workflow command: %q", l)
+		}
+	}
+}
+
+// TestSARIFFormat checks the properties the SARIF 2.1.0 schema requires, and the ones
+// code-scanning tools need to place a result.
+func TestSARIFFormat(t *testing.T) {
+	problems, files := problemsForFormats(t)
+	var out bytes.Buffer
+	if err := Write(&out, "sarif", problems, files); err != nil {
+		t.Fatal(err)
+	}
+	var log map[string]any
+	if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	obj := func(v any, path string) map[string]any {
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s is not an object", path)
+		}
+		return m
+	}
+	arr := func(v any, path string) []any {
+		a, ok := v.([]any)
+		if !ok {
+			t.Fatalf("%s is not an array", path)
+		}
+		return a
+	}
+	if log["version"] != "2.1.0" {
+		t.Errorf("version %v", log["version"])
+	}
+	runs := arr(log["runs"], "runs")
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	driver := obj(obj(obj(runs[0], "run")["tool"], "tool")["driver"], "driver")
+	if driver["name"] == "" || driver["name"] == nil {
+		t.Error("tool.driver.name is required")
+	}
+	rules := map[string]bool{}
+	for _, r := range arr(driver["rules"], "rules") {
+		rules[obj(r, "rule")["id"].(string)] = true
+	}
+	results := arr(obj(runs[0], "run")["results"], "results")
+	if len(results) != len(problems) {
+		t.Fatalf("%d results for %d problems", len(results), len(problems))
+	}
+	for i, r := range results {
+		res := obj(r, "result")
+		if text, _ := obj(res["message"], "message")["text"].(string); text == "" {
+			t.Errorf("result %d: message.text is required", i)
+		}
+		if id, _ := res["ruleId"].(string); !rules[id] {
+			t.Errorf("result %d: ruleId %v is not a rule of the driver", i, res["ruleId"])
+		}
+		switch res["level"] {
+		case "error", "warning", "note":
+		default:
+			t.Errorf("result %d: level %v", i, res["level"])
+		}
+		loc := obj(obj(arr(res["locations"], "locations")[0], "location")["physicalLocation"], "physicalLocation")
+		if uri, _ := obj(loc["artifactLocation"], "artifactLocation")["uri"].(string); uri == "" {
+			t.Errorf("result %d: no artifact uri", i)
+		}
+		if line, _ := obj(loc["region"], "region")["startLine"].(float64); line < 1 {
+			t.Errorf("result %d: startLine %v", i, line)
+		}
+	}
+}
+
+func TestCheckstyleFormat(t *testing.T) {
+	problems, files := problemsForFormats(t)
+	var out bytes.Buffer
+	if err := Write(&out, "checkstyle", problems, files); err != nil {
+		t.Fatal(err)
+	}
+	var doc checkstyle
+	if err := xml.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range doc.Files {
+		for _, e := range f.Errors {
+			n++
+			if f.Name == "" || e.Line < 1 || e.Severity == "" || !strings.HasPrefix(e.Source, "gpuobs.") {
+				t.Errorf("malformed entry %+v in %s", e, f.Name)
+			}
+		}
+	}
+	if n != len(problems) || doc.Version == "" {
+		t.Errorf("%d entries for %d problems (version %q)", n, len(problems), doc.Version)
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if err := Write(&bytes.Buffer{}, "yaml", nil, nil); err == nil {
+		t.Error("unknown format accepted")
+	}
+}

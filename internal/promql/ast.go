@@ -1,0 +1,152 @@
+package promql
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// Kind is the kind of an expression node.
+type Kind int
+
+// Node kinds.
+const (
+	Selector  Kind = iota // a vector selector; Range > 0 for a range selector
+	Call                  // a function call
+	Aggregate             // an aggregation (sum by (...) (...))
+	Binary                // a binary operation
+	Unary                 // a unary minus or plus
+	Subquery              // expr[range:step]
+	Number                // a number literal
+	String                // a string literal
+)
+
+// Node is gpuobs' view of a parsed PromQL expression: enough to reason about metrics, labels,
+// functions and aggregations without depending on Prometheus' AST types.
+type Node struct {
+	Kind Kind
+	// Name is the metric name (Selector), function (Call) or operator (Aggregate, Binary, Unary).
+	Name     string
+	Matchers []Matcher
+	// Range is the range of a range selector or subquery.
+	Range time.Duration
+	// Grouping and Without are an aggregation's by/without labels.
+	Grouping []string
+	Without  bool
+	// Binary operations: vector matching.
+	Matching   bool // on or ignoring was given
+	On         bool
+	MatchOn    []string
+	Include    []string // group_left/group_right labels
+	Card       string   // one-to-one, many-to-one, one-to-many, many-to-many
+	ReturnBool bool
+	Value      float64 // Number
+	// Args are the operands: function arguments, the aggregated expression (last, after an
+	// optional parameter), LHS and RHS.
+	Args []*Node
+	// Start and End are byte offsets of the node in the expression.
+	Start, End int
+}
+
+// Matcher is one label matcher of a selector.
+type Matcher struct {
+	Name, Type, Value string
+}
+
+// ParseError is an invalid expression, with the byte offset of the problem.
+type ParseError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *ParseError) Error() string { return e.Msg }
+
+// Parse parses an expression into gpuobs' view.
+func Parse(expr string) (*Node, error) {
+	e, err := newParser().ParseExpr(expr)
+	if err != nil {
+		var errs parser.ParseErrors
+		if errors.As(err, &errs) && len(errs) > 0 {
+			return nil, &ParseError{Offset: int(errs[0].PositionRange.Start), Msg: errs[0].Err.Error()}
+		}
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	return convert(e), nil
+}
+
+func convert(e parser.Expr) *Node {
+	switch n := e.(type) {
+	case *parser.ParenExpr:
+		return convert(n.Expr)
+	case *parser.StepInvariantExpr:
+		return convert(n.Expr)
+	case *parser.VectorSelector:
+		out := &Node{Kind: Selector, Name: n.Name, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
+		for _, m := range n.LabelMatchers {
+			if m.Name == "__name__" && out.Name == "" && m.Type.String() == "=" {
+				out.Name = m.Value
+			}
+			if m.Name != "__name__" {
+				out.Matchers = append(out.Matchers, Matcher{Name: m.Name, Type: m.Type.String(), Value: m.Value})
+			}
+		}
+		return out
+	case *parser.MatrixSelector:
+		out := convert(n.VectorSelector)
+		out.Range, out.End = n.Range, int(n.EndPos)
+		return out
+	case *parser.Call:
+		out := &Node{Kind: Call, Name: n.Func.Name, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
+		for _, a := range n.Args {
+			out.Args = append(out.Args, convert(a))
+		}
+		return out
+	case *parser.AggregateExpr:
+		out := &Node{Kind: Aggregate, Name: n.Op.String(), Grouping: n.Grouping, Without: n.Without, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
+		if n.Param != nil {
+			out.Args = append(out.Args, convert(n.Param))
+		}
+		out.Args = append(out.Args, convert(n.Expr))
+		return out
+	case *parser.BinaryExpr:
+		r := n.PositionRange()
+		out := &Node{Kind: Binary, Name: n.Op.String(), ReturnBool: n.ReturnBool, Start: int(r.Start), End: int(r.End),
+			Args: []*Node{convert(n.LHS), convert(n.RHS)}}
+		if vm := n.VectorMatching; vm != nil {
+			out.Matching = vm.On || len(vm.MatchingLabels) > 0
+			out.On, out.MatchOn, out.Include = vm.On, vm.MatchingLabels, vm.Include
+			out.Card = vm.Card.String()
+		}
+		return out
+	case *parser.UnaryExpr:
+		r := n.PositionRange()
+		return &Node{Kind: Unary, Name: n.Op.String(), Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}}
+	case *parser.SubqueryExpr:
+		r := n.PositionRange()
+		return &Node{Kind: Subquery, Range: n.Range, Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}}
+	case *parser.NumberLiteral:
+		r := n.PositionRange()
+		return &Node{Kind: Number, Value: n.Val, Start: int(r.Start), End: int(r.End)}
+	case *parser.StringLiteral:
+		r := n.PositionRange()
+		return &Node{Kind: String, Name: n.Val, Start: int(r.Start), End: int(r.End)}
+	default:
+		r := e.PositionRange()
+		return &Node{Kind: String, Name: fmt.Sprintf("%T", e), Start: int(r.Start), End: int(r.End)}
+	}
+}
+
+// Walk calls fn for n and every node below it, with the chain of ancestors (outermost first).
+func Walk(n *Node, fn func(n *Node, ancestors []*Node)) {
+	var walk func(n *Node, stack []*Node)
+	walk = func(n *Node, stack []*Node) {
+		fn(n, stack)
+		stack = append(stack, n)
+		for _, a := range n.Args {
+			walk(a, stack)
+		}
+	}
+	walk(n, nil)
+}

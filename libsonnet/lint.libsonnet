@@ -1,0 +1,56 @@
+// What `gpuobs lint` needs to know beyond the fields: the fleet it must scale to, series
+// budgets, the other metrics rules may read, and suppressions.
+{
+  // The fleet every projection is made for: 100,000 GPUs by default.
+  fleet: {
+    clusters: 10,
+    nodesPerCluster: 1250,
+    gpusPerNode: 8,
+    // MIG instances per partitioned GPU (projections assume every GPU could be).
+    migInstancesPerGPU: 7,
+    namespacesPerCluster: 200,
+    // Pods holding GPUs on a node: at most one per GPU or MIG instance.
+    podsPerNode: 8,
+  },
+
+  lint: {
+    // Most series one rule (by the level of its name) or one dashboard query (by the
+    // dashboard's level tag, L1..L5) may produce at fleet size.
+    budgets: {
+      gpu_pod: 800000,
+      gpu: 200000,
+      node: 20000,
+      namespace: 20000,
+      cluster: 1000,
+      fleet: 100,
+      // Rules whose name has no known level.
+      other: 200000,
+      // Alerts: the series an alert expression yields when everything fires.
+      alert: 1000000,
+      L1: 100,
+      L2: 5000,
+      L3: 2000,
+      L4: 2000,
+      L5: 500,
+      dashboard: 5000,
+    },
+    // Checks to skip everywhere, by name (promql/counter) or area (cardinality).
+    disable: [],
+    // Checks to skip for some files: [{ check: 'naming/alert', path: 'legacy/*.yaml' }].
+    ignore: [],
+  },
+
+  // Metrics other than DCGM fields that rules may read, with their type and labels.
+  metrics: {
+    local ksm = ['cluster', 'job', 'instance'],
+    up: { type: 'gauge', labels: ['cluster', 'job', 'instance'] },
+    ALERTS: { type: 'gauge', labels: ['alertname', 'alertstate', 'severity', 'team'] },
+    kube_node_status_allocatable: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
+    kube_node_status_capacity: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
+    kube_node_spec_unschedulable: { type: 'gauge', labels: ksm + ['node'] },
+    kube_pod_container_resource_requests: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
+    kube_pod_container_resource_limits: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
+    kube_pod_status_phase: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'phase', 'uid'] },
+    kube_pod_owner: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'owner_kind', 'owner_name', 'owner_is_controller', 'uid'] },
+  },
+}
