@@ -157,8 +157,8 @@ func TestLintExitCodes(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"lint"}, ExitOK, ""},                   // the catalog's own output
-		{[]string{"lint", "../../rules"}, ExitOK, ""},    // the checked-in output
+		{[]string{"lint"}, ExitOK, ""},                // the catalog's own output
+		{[]string{"lint", "../../rules"}, ExitOK, ""}, // the checked-in output
 		{[]string{"lint", bad}, ExitFindings, "promql/mig-double-count"},
 		{[]string{"lint", "--fail-on", "warning", bad}, ExitFindings, "naming/record"},
 		{[]string{"lint", "-f", "json", bad}, ExitFindings, `"check": "promql/mig-double-count"`},

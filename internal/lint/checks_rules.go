@@ -133,7 +133,9 @@ var severities = map[string]bool{model.SeverityCritical: true, model.SeverityWar
 type alertsSeverity struct{}
 
 func (alertsSeverity) Name() string { return "alerts/severity" }
-func (alertsSeverity) Doc() string  { return "alerts without a severity label, or with one routing does not know" }
+func (alertsSeverity) Doc() string {
+	return "alerts without a severity label, or with one routing does not know"
+}
 func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
 	in.Rules(func(r *Rule) {
 		if r.Alert == "" {
@@ -178,7 +180,9 @@ func overTime(name string) bool {
 type alertsFor struct{}
 
 func (alertsFor) Name() string { return "alerts/for" }
-func (alertsFor) Doc() string  { return "alerts on a gauge threshold without for: one scrape fires them" }
+func (alertsFor) Doc() string {
+	return "alerts on a gauge threshold without for: one scrape fires them"
+}
 func (alertsFor) Run(in *Inputs, report func(Problem)) {
 	in.Rules(func(r *Rule) {
 		if d, err := promql.ParseDuration(r.For); r.Alert == "" || r.Expr.Node == nil || (err == nil && d > 0) {
