@@ -35,6 +35,9 @@ type Pos struct{ Line, Col int }
 type Expr struct {
 	Text string
 	Node *promql.Node
+	// edits are the Grafana variables replaced before parsing, to map offsets in the parsed
+	// text back to Text.
+	edits []edit
 	// Err is the parse error, if any.
 	Err *promql.ParseError
 	// pos of the first character of Text, and how the YAML value was written.
@@ -44,8 +47,9 @@ type Expr struct {
 	quote int  // 1 when the scalar is quoted: offsets shift by the quote
 }
 
-// PosAt maps a byte offset in the expression to a file position.
+// PosAt maps a byte offset in the parsed expression to a file position.
 func (e *Expr) PosAt(offset int) Pos {
+	offset = originalOffset(e.edits, offset)
 	if offset < 0 || offset > len(e.Text) {
 		offset = 0
 	}
@@ -62,7 +66,17 @@ func (e *Expr) PosAt(offset int) Pos {
 }
 
 func newExpr(text string, n *yaml.Node, lines []string) *Expr {
-	e := &Expr{Text: text, pos: Pos{n.Line, n.Column}}
+	return newExprWith(text, text, nil, n, lines)
+}
+
+// newDashboardExpr parses a panel query with its Grafana template variables replaced.
+func newDashboardExpr(text string, n *yaml.Node, lines []string) *Expr {
+	parsed, edits := substituteVariables(text)
+	return newExprWith(text, parsed, edits, n, lines)
+}
+
+func newExprWith(text, parsed string, edits []edit, n *yaml.Node, lines []string) *Expr {
+	e := &Expr{Text: text, edits: edits, pos: Pos{n.Line, n.Column}}
 	switch n.Style {
 	case yaml.LiteralStyle, yaml.FoldedStyle:
 		// The block's content starts on the next line, at the block's indentation: the least
@@ -82,7 +96,7 @@ func newExpr(text string, n *yaml.Node, lines []string) *Expr {
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		e.quote = 1
 	}
-	node, err := promql.Parse(text)
+	node, err := promql.Parse(parsed)
 	if err != nil {
 		var pe *promql.ParseError
 		if !errors.As(err, &pe) {
@@ -270,7 +284,7 @@ func ReadDashboard(path string, data []byte) *File {
 			if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
 				for _, t := range targets.Content {
 					if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
-						d.Queries = append(d.Queries, &Query{Panel: title, Expr: newExpr(e.Value, e, f.Lines)})
+						d.Queries = append(d.Queries, &Query{Panel: title, Expr: newDashboardExpr(e.Value, e, f.Lines)})
 					}
 				}
 			}

@@ -255,3 +255,24 @@ func TestUnknownFormat(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+func TestGrafanaVariables(t *testing.T) {
+	m := loadModel(t)
+	q := `sum by (Hostname, $group) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER{cluster="$cluster", Hostname=~"${node:regex}"}[$__rate_interval])) + DCGM_FI_DEV_GPU_TEMP`
+	f := ReadDashboard("d.json", []byte(dashboard("L3", q)))
+	e := f.Dashboard.Queries[0].Expr
+	if e.Node == nil {
+		t.Fatalf("query with Grafana variables does not parse: %v", e.Err)
+	}
+	// Positions after a replaced variable still point into the original text.
+	off := strings.Index(e.Text, "DCGM_FI_DEV_GPU_TEMP")
+	parsed, _ := substituteVariables(e.Text)
+	if got, want := e.PosAt(strings.Index(parsed, "DCGM_FI_DEV_GPU_TEMP")), e.PosAt(0); got.Col-want.Col != off {
+		t.Errorf("offset after substitutions maps to column %d, want %d", got.Col, want.Col+off)
+	}
+	// $cluster pins the cluster: the query projects to one cluster's nodes, not the fleet's.
+	in := NewInputs(m, []*File{f})
+	if p := in.project(e.Node); p.series != m.Fleet.NodesPerCluster {
+		t.Errorf("projected %d series, want %d (one cluster's nodes)", p.series, m.Fleet.NodesPerCluster)
+	}
+}

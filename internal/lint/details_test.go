@@ -1,0 +1,76 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckDetails pins behaviour beyond fire/quiet: which message, for which construct.
+func TestCheckDetails(t *testing.T) {
+	m := loadModel(t)
+	for _, c := range []struct {
+		name  string
+		check Check
+		src   string
+		want  []string // substrings of the messages, in order; none means quiet
+	}{
+		{"declared counter that is a flag", promqlCounter{},
+			rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (increase(DCGM_FI_DEV_RETIRED_PENDING[1h]))\n"),
+			[]string{"which is a flag (the exporter declares it a counter"}},
+		{"gauge that is already a rate", promqlCounter{},
+			rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_PROF_PCIE_TX_BYTES[5m]))\n"),
+			[]string{"already a per-second rate"}},
+		{"last XID inside rate", promqlCounter{},
+			rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_DEV_XID_ERRORS[5m]))\n"),
+			[]string{"which is a last-event"}},
+		{"counter read without its value", promqlCounter{},
+			rules("      - record: node:x:sum\n        expr: count by (cluster, Hostname) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) and on (cluster) count_over_time(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[5m])\n"),
+			nil},
+		{"unbounded label", cardinalityLabel{},
+			rules("      - record: node:x:max\n        expr: max by (cluster, Hostname, request_id) (up)\n"),
+			[]string{"keeps label request_id"}},
+		{"label the next level drops", cardinalityLabel{},
+			rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname, pod) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n"),
+			[]string{"node:x:sum keeps label pod, which every rule reading it drops"}},
+		{"per-GPU label on an L2 dashboard", cardinalityLabel{},
+			dashboard("L2", "max by (cluster, pci_bus_id) (DCGM_FI_DEV_GPU_TEMP)"),
+			[]string{"per-GPU label pci_bus_id"}},
+		{"pod label joined in", alertsTemplateLabels{},
+			rules("      - alert: GPUX\n        expr: (gpu:dcgm_pcie_replay_counter:rate5m > 1) * on (cluster, Hostname, gpu, UUID) group_right () gpu_pod:dcgm_gpu_info:group\n        annotations: {description: '{{ $labels.pod }} on {{ $labels.UUID }}'}\n"),
+			nil},
+		{"label dropped by a join", alertsTemplateLabels{},
+			rules("      - alert: GPUX\n        expr: gpu:dcgm_pcie_replay_counter:rate5m > on (cluster) group_left () cluster:dcgm_gpu_temp:max\n        annotations: {description: '{{ .Labels.pod }}'}\n"),
+			[]string{"uses $labels.pod"}},
+		{"label_replace adds a label", alertsTemplateLabels{},
+			rules("      - alert: GPUX\n        expr: label_replace(max by (UUID) (DCGM_FI_DEV_GPU_TEMP), \"node\", \"$1\", \"UUID\", \"(.*)\") > 90\n        annotations: {description: '{{ $labels.node }}'}\n"),
+			nil},
+		{"MIG instances kept", promqlMIGDoubleCount{},
+			rules("      - record: gpu:x:sum\n        expr: sum by (cluster, Hostname, UUID, GPU_I_ID) (DCGM_FI_DEV_POWER_USAGE)\n"),
+			nil},
+		{"count of repeated series", promqlMIGDoubleCount{},
+			rules("      - record: cluster:gpus:count\n        expr: count by (cluster) (DCGM_FI_DEV_GPU_TEMP)\n"),
+			[]string{"count over DCGM_FI_DEV_GPU_TEMP"}},
+		{"MiB compared with bytes", unitsMismatch{},
+			rules("      - alert: GPUX\n        expr: DCGM_FI_DEV_FB_USED > DCGM_FI_PROF_PCIE_TX_BYTES\n"),
+			[]string{"> combines MiB with bytes_per_second"}},
+		{"threshold over a window", alertsFor{},
+			rules("      - alert: GPUX\n        expr: avg_over_time(DCGM_FI_DEV_GPU_TEMP[15m]) > 85\n"),
+			nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := "r.yaml"
+			if strings.HasPrefix(c.src, "{") {
+				path = "d.json"
+			}
+			got := runCheck(t, m, c.check, map[string]string{path: c.src})
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d problems, want %d: %+v", len(got), len(c.want), got)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i].Message, w) {
+					t.Errorf("message %q lacks %q", got[i].Message, w)
+				}
+			}
+		})
+	}
+}
