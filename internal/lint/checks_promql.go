@@ -56,43 +56,38 @@ func (promqlCounter) Doc() string {
 	return "counters read without rate()/increase(), and gauges inside them, by the catalog's real semantics"
 }
 func (promqlCounter) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
-		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
-			if n.Kind != promql.Selector {
+	in.Selectors(func(f *File, e *Expr, n *promql.Node, up []*promql.Node) {
+		kind, declared, note := in.kindOf(n.Name)
+		if kind == "" {
+			return
+		}
+		var parent *promql.Node
+		if len(up) > 0 {
+			parent = up[len(up)-1]
+		}
+		if kind != model.KindCounter {
+			if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
+				msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
+				if declared == model.KindCounter {
+					msg += " (the exporter declares it a counter; its value is not cumulative)"
+				}
+				if note != "" {
+					msg += ": " + note
+				}
+				report(at(f, e, parent, Error, "%s", msg))
+			}
+			return
+		}
+		for i := len(up) - 1; i >= 0; i-- {
+			a := up[i]
+			if (a.Kind == promql.Call && counterSafe[a.Name]) || (a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group")) {
 				return
 			}
-			kind, declared, note := in.kindOf(n.Name)
-			if kind == "" {
+			if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && i+1 <= len(up) && inRHS(a, up, i, n) {
 				return
 			}
-			var parent *promql.Node
-			if len(up) > 0 {
-				parent = up[len(up)-1]
-			}
-			if kind != model.KindCounter {
-				if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
-					msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
-					if declared == model.KindCounter {
-						msg += " (the exporter declares it a counter; its value is not cumulative)"
-					}
-					if note != "" {
-						msg += ": " + note
-					}
-					report(at(f, e, parent, Error, "%s", msg))
-				}
-				return
-			}
-			for i := len(up) - 1; i >= 0; i-- {
-				a := up[i]
-				if (a.Kind == promql.Call && counterSafe[a.Name]) || (a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group")) {
-					return
-				}
-				if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && i+1 <= len(up) && inRHS(a, up, i, n) {
-					return
-				}
-			}
-			report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
-		})
+		}
+		report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
 	})
 }
 
@@ -126,18 +121,13 @@ func (promqlUnknownMetric) Doc() string {
 	return "metrics that are neither catalog fields, known metrics, nor recorded by a rule in the inputs"
 }
 func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
-		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind != promql.Selector || n.Name == "" {
-				return
-			}
-			_, field := in.Model.Fields[n.Name]
-			_, metric := in.Model.Metrics[n.Name]
-			_, recorded := in.recorded[n.Name]
-			if !field && !metric && !recorded && n.Name != "ALERTS_FOR_STATE" {
-				report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
-			}
-		})
+	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
+		_, field := in.Model.Fields[n.Name]
+		_, metric := in.Model.Metrics[n.Name]
+		_, recorded := in.recorded[n.Name]
+		if n.Name != "" && !field && !metric && !recorded && n.Name != "ALERTS_FOR_STATE" {
+			report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
+		}
 	})
 }
 
@@ -149,40 +139,38 @@ func (promqlMIGDoubleCount) Doc() string {
 }
 func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 	l := in.Model.Labels
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
-		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
-			if n.Kind != promql.Selector || in.Model.Fields[n.Name].Entity != model.EntityMIGRepeated {
+	in.Selectors(func(f *File, e *Expr, n *promql.Node, up []*promql.Node) {
+		if in.Model.Fields[n.Name].Entity != model.EntityMIGRepeated {
+			return
+		}
+		for _, m := range n.Matchers {
+			if m.Name == l.MIGInstance && m.Type == "=" && m.Value == "" {
+				return // whole GPUs only
+			}
+		}
+		// Walk outwards: a per-GPU collapse (max/min/avg/group keeping the GPU and dropping
+		// the instance) makes later sums safe; a sum or count that drops the instance
+		// label before that counts the GPU once per instance.
+		for i := len(up) - 1; i >= 0; i-- {
+			a := up[i]
+			if a.Kind != promql.Aggregate {
+				continue
+			}
+			keepsInstance := in.outputLabels(a).has(l.MIGInstance)
+			if keepsInstance {
+				continue
+			}
+			switch a.Name {
+			case "sum", "count":
+				report(at(f, e, a, Error, "%s over %s, which dcgm-exporter repeats on every MIG instance: a MIG GPU counts once per instance; collapse per GPU first (max by (%s) (...)) or select %s=\"\"",
+					a.Name, n.Name, strings.Join(in.Model.Identity.GPU, ", "), l.MIGInstance))
 				return
-			}
-			for _, m := range n.Matchers {
-				if m.Name == l.MIGInstance && m.Type == "=" && m.Value == "" {
-					return // whole GPUs only
-				}
-			}
-			// Walk outwards: a per-GPU collapse (max/min/avg/group keeping the GPU and dropping
-			// the instance) makes later sums safe; a sum or count that drops the instance
-			// label before that counts the GPU once per instance.
-			for i := len(up) - 1; i >= 0; i-- {
-				a := up[i]
-				if a.Kind != promql.Aggregate {
-					continue
-				}
-				keepsInstance := in.outputLabels(a).has(l.MIGInstance)
-				if keepsInstance {
-					continue
-				}
-				switch a.Name {
-				case "sum", "count":
-					report(at(f, e, a, Error, "%s over %s, which dcgm-exporter repeats on every MIG instance: a MIG GPU counts once per instance; collapse per GPU first (max by (%s) (...)) or select %s=\"\"",
-						a.Name, n.Name, strings.Join(in.Model.Identity.GPU, ", "), l.MIGInstance))
+			case "max", "min", "avg", "group":
+				if out := in.outputLabels(a); out.has(l.UUID) || out.has(l.GPU) {
 					return
-				case "max", "min", "avg", "group":
-					if out := in.outputLabels(a); out.has(l.UUID) || out.has(l.GPU) {
-						return
-					}
 				}
 			}
-		})
+		}
 	})
 }
 
@@ -193,14 +181,10 @@ func (exporterNotCollected) Doc() string {
 	return "fields the exporter's counter set does not collect: rules on them never see data"
 }
 func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
-		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind == promql.Selector {
-				if _, ok := in.Model.Fields[n.Name]; ok && !in.Model.Collected(n.Name) {
-					report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
-				}
-			}
-		})
+	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
+		if _, ok := in.Model.Fields[n.Name]; ok && !in.Model.Collected(n.Name) {
+			report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
+		}
 	})
 }
 

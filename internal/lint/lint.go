@@ -14,6 +14,7 @@ import (
 
 	generated "github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // Severity of a problem.
@@ -131,6 +132,18 @@ func (in *Inputs) Exprs(fn func(f *File, r *Rule, q *Query, e *Expr)) {
 			}
 		}
 	}
+}
+
+// Selectors calls fn for every metric selector in every parsed expression, with its ancestors
+// (outermost first).
+func (in *Inputs) Selectors(fn func(f *File, e *Expr, n *promql.Node, up []*promql.Node)) {
+	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind == promql.Selector {
+				fn(f, e, n, up)
+			}
+		})
+	})
 }
 
 // Run runs the checks on the inputs and returns the problems that are not suppressed, sorted
