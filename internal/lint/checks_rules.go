@@ -209,9 +209,6 @@ func (alertsFor) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
-// templateLabel finds $labels.name and .Labels.name in a template.
-var templateLabel = regexp.MustCompile(`(?:\$labels|\.Labels)\.([A-Za-z_][A-Za-z0-9_]*)`)
-
 type alertsTemplateLabels struct{}
 
 func (alertsTemplateLabels) Name() string { return "alerts/template-labels" }
@@ -227,10 +224,16 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 		names := keys(r.Annotations)
 		sort.Strings(names)
 		for _, a := range names {
-			for _, m := range templateLabel.FindAllStringSubmatch(r.Annotations[a], -1) {
-				if !out.mayHave(m[1]) {
+			used, err := promql.TemplateLabels(r.Annotations[a])
+			if err != nil {
+				report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
+					Message: fmt.Sprintf("annotation %s of %s is not a valid template: %v", a, r.Alert, err)})
+				continue
+			}
+			for _, label := range used {
+				if !out.mayHave(label) {
 					report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
-						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, m[1], strings.Join(out.sorted(), ", "))})
+						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, label, strings.Join(out.sorted(), ", "))})
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sort"
+	"text/template/parse"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -91,4 +92,79 @@ func Pretty(expr string) (string, error) {
 		return "", err
 	}
 	return parser.Prettify(e), nil
+}
+
+// TemplateLabels returns the label names an alert template reads from $labels (or .Labels):
+// $labels.name, .Labels.name and index $labels "name". The template is parsed with Go's
+// template parser, with the variables Prometheus defines; functions are not resolved.
+func TemplateLabels(text string) ([]string, error) {
+	t := parse.New("template")
+	t.Mode = parse.SkipFuncCheck
+	trees := map[string]*parse.Tree{}
+	if _, err := t.Parse(alertTemplateDefs+text, "{{", "}}", trees); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for i, a := range n.Args {
+				if id, ok := a.(*parse.IdentifierNode); ok && id.Ident == "index" && i+2 < len(n.Args) {
+					if v, ok := n.Args[i+1].(*parse.VariableNode); ok && len(v.Ident) == 1 && v.Ident[0] == "$labels" {
+						if s, ok := n.Args[i+2].(*parse.StringNode); ok {
+							add(s.Text)
+						}
+					}
+				}
+				walk(a)
+			}
+		case *parse.VariableNode:
+			if len(n.Ident) >= 2 && n.Ident[0] == "$labels" {
+				add(n.Ident[1])
+			}
+		case *parse.FieldNode:
+			if len(n.Ident) >= 2 && n.Ident[0] == "Labels" {
+				add(n.Ident[1])
+			}
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	for _, tree := range trees {
+		walk(tree.Root)
+	}
+	sort.Strings(out)
+	return out, nil
 }
