@@ -86,25 +86,10 @@ func cases() []checkCase {
 func runCheck(t *testing.T, m *model.Model, c Check, files map[string]string) []Problem {
 	t.Helper()
 	var in []*File
-	for _, path := range sortedPaths(files) {
+	for _, path := range model.SortedKeys(files) {
 		in = append(in, ReadFile(path, []byte(files[path])))
 	}
 	return Run(NewInputs(m, in), []Check{c})
-}
-
-func sortedPaths(files map[string]string) []string {
-	var out []string
-	for p := range files {
-		out = append(out, p)
-	}
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 func TestEveryCheckHasCases(t *testing.T) {
@@ -169,7 +154,7 @@ func TestChecksSurviveBrokenInput(t *testing.T) {
 		})
 	}
 	var files []*File
-	for _, p := range sortedPaths(brokenInputs) {
+	for _, p := range model.SortedKeys(brokenInputs) {
 		files = append(files, ReadFile(p, []byte(brokenInputs[p])))
 	}
 	problems := Run(NewInputs(m, files), Checks())

@@ -3,12 +3,13 @@ package lint
 import (
 	"os"
 	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/model"
 )
 
 // fuzzChecks reads data as path would be read and runs every check on it: nothing may panic,
 // and every problem must point into the file.
-func fuzzChecks(t *testing.T, path string, data []byte) {
-	m := fuzzModel
+func fuzzChecks(t *testing.T, m *model.Model, path string, data []byte) {
 	f := ReadFile(path, data)
 	for _, p := range Run(NewInputs(m, []*File{f}), Checks()) {
 		if p.Pos.Line < 1 || p.Pos.Col < 1 || p.Pos.Line > len(f.Lines)+1 {
@@ -17,9 +18,8 @@ func fuzzChecks(t *testing.T, path string, data []byte) {
 	}
 }
 
-var fuzzModel = loadModel(&testing.T{})
-
 func FuzzReadRules(f *testing.F) {
+	m := loadModel(f)
 	for _, name := range []string{"testdata/rules.yaml", "testdata/operator.yaml", "../../rules/alerts.yaml"} {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -30,10 +30,11 @@ func FuzzReadRules(f *testing.F) {
 			f.Add([]byte(src))
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, "fuzz.yaml", data) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, m, "fuzz.yaml", data) })
 }
 
 func FuzzReadDashboard(f *testing.F) {
+	m := loadModel(f)
 	if data, err := os.ReadFile("testdata/l1.json"); err == nil {
 		f.Add(data)
 	}
@@ -43,5 +44,5 @@ func FuzzReadDashboard(f *testing.F) {
 		}
 	}
 	f.Add([]byte(dashboard("L2", "sum by (cluster) (DCGM_FI_DEV_FB_USED)", "rate(DCGM_FI_DEV_GPU_TEMP[5m])")))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, "fuzz.json", data) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, m, "fuzz.json", data) })
 }

@@ -119,9 +119,9 @@ type Rule struct {
 	Labels        map[string]string
 	Annotations   map[string]string
 	// Pos is where the rule starts; NamePos where its name is; End its last line.
-	Pos, NamePos, ForPos Pos
-	AnnotationPos        map[string]Pos
-	End                  int
+	Pos, NamePos  Pos
+	AnnotationPos map[string]Pos
+	End           int
 }
 
 // Name is the rule's record or alert name.
@@ -132,14 +132,11 @@ func (r *Rule) Name() string {
 	return r.Alert
 }
 
-// Dashboard is a Grafana dashboard and its panel queries.
+// Dashboard is a Grafana dashboard: its tags (for its level) and its panel queries.
 type Dashboard struct {
-	Title string
-	UID   string
-	Tags  []string
+	Tags []string
 	// Queries are the Prometheus expressions of every panel target.
 	Queries []*Query
-	Pos     Pos
 }
 
 // Query is one panel target's expression.
@@ -221,7 +218,7 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 		case "expr":
 			r.Expr = newExpr(v.Value, v, f.Lines)
 		case "for":
-			r.For, r.ForPos = v.Value, Pos{v.Line, v.Column}
+			r.For = v.Value
 		case "labels", "annotations":
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				if k.Value == "labels" {
@@ -259,13 +256,7 @@ func ReadDashboard(path string, data []byte) *File {
 		f.Err = &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
 		return f
 	}
-	d := &Dashboard{Pos: Pos{root.Line, root.Column}}
-	if t := mapValue(root, "title"); t != nil {
-		d.Title = t.Value
-	}
-	if u := mapValue(root, "uid"); u != nil {
-		d.UID = u.Value
-	}
+	d := &Dashboard{}
 	if tags := mapValue(root, "tags"); tags != nil {
 		for _, t := range tags.Content {
 			d.Tags = append(d.Tags, t.Value)

@@ -84,8 +84,6 @@ func (s *Store) SeriesCount() uint64 { return s.db.Head().NumSeries() }
 
 // Evaluation is the outcome of evaluating rule files once.
 type Evaluation struct {
-	Rules    int
-	Duration time.Duration
 	// Failed lists rules whose evaluation returned an error.
 	Failed []string
 	// Slowest lists the rules that took longest, slowest first, with their duration.
@@ -139,7 +137,6 @@ const slowestCount = 8
 // Evaluate evaluates every group once at ts: one after another, or each group in its own
 // goroutine as Prometheus' rule manager runs them.
 func (e *Evaluator) Evaluate(ts time.Time, concurrent bool) Evaluation {
-	start := time.Now()
 	if concurrent {
 		var wg sync.WaitGroup
 		for _, g := range e.groups {
@@ -151,7 +148,7 @@ func (e *Evaluator) Evaluate(ts time.Time, concurrent bool) Evaluation {
 			g.Eval(context.Background(), ts)
 		}
 	}
-	ev := Evaluation{Rules: e.rules, Duration: time.Since(start)}
+	var ev Evaluation
 	var all []rules.Rule
 	for _, g := range e.groups {
 		for _, r := range g.Rules() {
