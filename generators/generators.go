@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/generators/runbooks"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 )
@@ -23,6 +24,7 @@ func All() []Generator {
 	return []Generator{
 		{Name: "rules", Dir: rules.Dir, Generate: rules.Generate},
 		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
+		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
 	}
 }
 

@@ -6,12 +6,20 @@
 (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
 + (import 'hardware.libsonnet')
++ (import 'workloads.libsonnet')
++ (import 'slos.libsonnet')
++ (import 'cost.libsonnet')
++ (import 'runbooks.libsonnet')
 + (import 'lint.libsonnet')
 + {
   apiVersion: 'gpuobs/v1',
 
   // runbook_url of an alert is this base + the alert name + '.md'.
-  runbooks: { baseURL: 'https://github.com/gpuobs/gpuobs/blob/main/runbooks/' },
+  // grafanaURL is where the generated dashboards are served: runbooks link into it.
+  runbooks: {
+    baseURL: 'https://github.com/gpuobs/gpuobs/blob/main/runbooks/',
+    grafanaURL: 'https://grafana.example.com',
+  },
 
   // Label sets used to aggregate. gpu: one series per physical GPU (recording rules);
   // alert: what every GPU alert keeps; gpuJoin: labels that match a GPU across both.

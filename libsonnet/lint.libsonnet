@@ -41,7 +41,7 @@
   },
 
   // Metrics other than DCGM fields that rules may read, with their type and labels.
-  metrics: {
+  metrics+: {
     local ksm = ['cluster', 'job', 'instance'],
     up: { type: 'gauge', labels: ['cluster', 'job', 'instance'] },
     ALERTS: { type: 'gauge', labels: ['alertname', 'alertstate', 'severity', 'team'] },

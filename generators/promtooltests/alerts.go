@@ -2,6 +2,7 @@ package promtooltests
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,28 +14,48 @@ import (
 
 const scenarioCluster = "prod"
 
-// scenarioGPU is the synthetic GPU a scenario plays on: its own host and exporter.
-func scenarioGPU(alertIndex, caseIndex int, alert string, c model.AlertCase) synth.GPU {
-	g := synth.GPU{
-		Cluster:  scenarioCluster,
-		Host:     fmt.Sprintf("%s-%d", strings.ToLower(alert), caseIndex),
-		Instance: fmt.Sprintf("10.1.%d.%d:9400", alertIndex, caseIndex),
-		Seq:      1000 + alertIndex*16 + caseIndex,
-		Model:    synth.ModelName,
-	}
-	pod := func(i int) *synth.Pod {
-		return &synth.Pod{Namespace: "ml-team", Name: fmt.Sprintf("%s-%d-%d", strings.ToLower(alert), caseIndex, i), Container: "worker"}
-	}
-	if c.MIG {
-		g.MIG = []synth.MIGInstance{{ID: 1, Profile: "3g.40gb"}, {ID: 2, Profile: "3g.40gb"}}
-		if c.Pod {
-			g.MIG[0].Pod, g.MIG[1].Pod = pod(0), pod(1)
+// scenarioGPUs are the synthetic GPUs a scenario plays on: its own cluster, host and exporter,
+// so that cluster-wide alerts see only the scenario.
+func scenarioGPUs(alertIndex, caseIndex int, alert string, c model.AlertCase) []synth.GPU {
+	name := scenarioName(alert, caseIndex)
+	gpus := make([]synth.GPU, max(c.GPUs, 1))
+	pods := 0
+	pod := func() *synth.Pod {
+		if !c.Pod {
+			return nil
 		}
-	} else if c.Pod {
-		g.Pod = pod(0)
+		pods++
+		return &synth.Pod{Namespace: scenarioNamespace, Name: fmt.Sprintf("%s-%d", name, pods-1), Container: "worker"}
 	}
-	return g
+	for i := range gpus {
+		g := synth.GPU{
+			Cluster:  name,
+			Host:     name,
+			Instance: fmt.Sprintf("10.1.%d.%d:9400", alertIndex, caseIndex),
+			Index:    i,
+			Seq:      1000 + alertIndex*1000 + caseIndex*32 + i,
+			Model:    synth.ModelName,
+		}
+		if i < len(c.Drivers) {
+			g.Driver = c.Drivers[i]
+		}
+		if c.MIG {
+			g.MIG = []synth.MIGInstance{{ID: 1, Profile: "3g.40gb", Pod: pod()}, {ID: 2, Profile: "3g.40gb", Pod: pod()}}
+		} else {
+			g.Pod = pod()
+		}
+		gpus[i] = g
+	}
+	return gpus
 }
+
+// scenarioName names a scenario's cluster and host.
+func scenarioName(alert string, caseIndex int) string {
+	return fmt.Sprintf("%s-%d", strings.ToLower(alert), caseIndex)
+}
+
+// scenarioNamespace holds the pods of every scenario.
+const scenarioNamespace = "ml-team"
 
 // healthyGPUs share the alert scenarios' test group and must never make an alert fire:
 // a whole GPU held by a pod, an idle unallocated GPU, and a MIG GPU with one instance in use.
@@ -56,24 +77,24 @@ type expectation struct {
 
 // alertTests puts every scenario in one test group (promtool's cost grows with groups, not
 // cases) and checks each alert once, at the evaluation time: the alert's firing set must be
-// exactly the GPUs of its firing scenarios, which proves the quiet scenarios stay quiet.
+// exactly the identities of its firing scenarios, which proves the quiet scenarios stay quiet.
 func alertTests(m *model.Model, steps int) (testFile, error) {
-	group := testGroup{Name: "alerts: every scenario, one GPU each", Interval: m.Tests.Interval}
+	group := testGroup{Name: "alerts: every scenario on its own cluster", Interval: m.Tests.Interval}
 	expected := map[string][]expectation{}
 	names := model.SortedKeys(m.Alerts)
 	for ai, name := range names {
 		a := m.Alerts[name]
 		for ci, c := range a.Tests {
-			g := scenarioGPU(ai, ci, name, c)
-			group.InputSeries = append(group.InputSeries, scenarioSeries(m, g, c)...)
-			identities := alertIdentities(m, g, a.Identity)
+			gpus := scenarioGPUs(ai, ci, name, c)
+			group.InputSeries = append(group.InputSeries, scenarioSeries(m, gpus, c, steps)...)
+			cluster := scenarioName(name, ci)
 			if c.Fires {
-				for _, id := range identities {
+				for _, id := range firingIdentities(m, gpus, c, cluster, a.Identity, c.Firing, c.Target) {
 					expected[name] = append(expected[name], expectation{labels: id, value: *c.Value})
 				}
 			}
 			for _, also := range c.AlsoFires {
-				for _, id := range alertIdentities(m, g, m.Alerts[also.Alert].Identity) {
+				for _, id := range firingIdentities(m, gpus, c, cluster, m.Alerts[also.Alert].Identity, also.Firing, also.Target) {
 					expected[also.Alert] = append(expected[also.Alert], expectation{labels: id, value: also.Value})
 				}
 			}
@@ -104,33 +125,92 @@ func alertTests(m *model.Model, steps int) (testFile, error) {
 	return testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, Tests: []testGroup{group}}, nil
 }
 
-// scenarioSeries are a scenario's input series on its GPU: its own series on every entity of
-// the GPU, the health field, and the exporter's up series.
-func scenarioSeries(m *model.Model, g synth.GPU, c model.AlertCase) []series {
+// scenarioSeries are a scenario's input series: its own series on the selected entities of its
+// GPUs, the health field of every GPU, the exporter's up series, the owner of every pod, and its
+// series that are not on a GPU.
+func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps int) []series {
 	var out []series
 	for _, s := range c.Series {
-		for _, e := range g.Entities(m, synth.EntityOf(m, s.Metric)) {
-			out = append(out, series{Series: synth.Series(s.Metric, e.Labels.With(s.Labels)), Values: s.Values})
+		for i, e := range entitiesOf(m, gpus, synth.EntityOf(m, s.Metric)) {
+			if selected(s.Entities, i) {
+				out = append(out, series{Series: synth.Series(s.Metric, e.Labels.With(s.Labels)), Values: s.Values})
+			}
 		}
 	}
-	if c.Health != "" {
-		for _, e := range g.Entities(m, synth.EntityOf(m, m.Exporter.HealthField)) {
-			out = append(out, series{Series: synth.Series(m.Exporter.HealthField, e.Labels), Values: c.Health})
+	for _, g := range gpus {
+		if c.Health != "" {
+			for _, e := range g.Entities(m, synth.EntityOf(m, m.Exporter.HealthField)) {
+				out = append(out, series{Series: synth.Series(m.Exporter.HealthField, e.Labels), Values: c.Health})
+			}
+		}
+		if c.ExtraHealth != "" {
+			out = append(out, series{Series: synth.Series(m.Exporter.HealthField, g.WithoutPod(m)), Values: c.ExtraHealth})
+		}
+		if c.Owner != "" {
+			for _, p := range g.Pods() {
+				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c.Owner)), Values: constant(1, steps)})
+			}
 		}
 	}
-	if c.ExtraHealth != "" {
-		out = append(out, series{Series: synth.Series(m.Exporter.HealthField, g.WithoutPod(m)), Values: c.ExtraHealth})
+	for _, s := range c.Extra {
+		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(s.Labels)
+		out = append(out, series{Series: synth.Series(s.Metric, labels), Values: s.Values})
 	}
-	return append(out, upSeries(m, g, c.Up))
+	return append(out, upSeries(m, gpus[0], c.Up))
 }
 
-// alertIdentities are the label sets an alert with the given identity has on this GPU: one per
-// reporting entity (each MIG instance has its own pod), deduplicated.
-func alertIdentities(m *model.Model, g synth.GPU, identity []string) []synth.Labels {
+// ownerKind is the kind of controller that owns scenario pods.
+const ownerKind = "Job"
+
+// ownerLabels are kube-state-metrics' labels of a pod owned by a Job.
+func ownerLabels(m *model.Model, cluster string, p *synth.Pod, owner string) synth.Labels {
+	return synth.Labels{
+		m.Labels.Cluster: cluster, "job": m.KubeStateMetrics.Job, "instance": "kube-state-metrics:8080",
+		"namespace": p.Namespace, "pod": p.Name, "uid": "uid-" + p.Name,
+		"owner_kind": ownerKind, "owner_name": owner, "owner_is_controller": "true",
+	}
+}
+
+// entitiesOf lists the entities of the GPUs for one entity level, GPU by GPU.
+func entitiesOf(m *model.Model, gpus []synth.GPU, entity string) []synth.Entity {
+	var out []synth.Entity
+	for _, g := range gpus {
+		out = append(out, g.Entities(m, entity)...)
+	}
+	return out
+}
+
+// selected reports whether index i is in the selection; an empty selection selects all.
+func selected(selection []int, i int) bool {
+	return len(selection) == 0 || slices.Contains(selection, i)
+}
+
+// firingIdentities are the label sets an alert fires with in a scenario: the target's, when
+// the thing at fault is not a GPU, else the selected GPU identities.
+func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, cluster string, identity []string, firing []int, target map[string]string) []synth.Labels {
+	if target != nil {
+		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(target).Project(identity)}
+	}
+	var owner synth.Labels
+	if c.Owner != "" {
+		owner = synth.Labels{"owner_kind": ownerKind, "owner_name": c.Owner}
+	}
+	var out []synth.Labels
+	for i, id := range alertIdentities(m, gpus, owner, identity) {
+		if selected(firing, i) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// alertIdentities are the label sets an alert with the given identity has on these GPUs, with
+// the labels of the pods' owner: one per reporting entity (each MIG instance has its own pod), deduplicated.
+func alertIdentities(m *model.Model, gpus []synth.GPU, owner synth.Labels, identity []string) []synth.Labels {
 	seen := map[string]bool{}
 	var out []synth.Labels
-	for _, e := range g.Entities(m, model.EntityMIGRepeated) {
-		id := e.Labels.Project(identity)
+	for _, e := range entitiesOf(m, gpus, model.EntityMIGRepeated) {
+		id := e.Labels.With(owner).Project(identity)
 		if key := synth.Series("", id); !seen[key] {
 			seen[key] = true
 			out = append(out, id)

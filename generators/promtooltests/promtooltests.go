@@ -21,6 +21,7 @@ const (
 	Dir           = "tests/promtool"
 	AlertsFile    = Dir + "/alerts.test.yaml"
 	RecordingFile = Dir + "/recording.test.yaml"
+	RecordsFile   = Dir + "/records.test.yaml"
 )
 
 // ruleFiles are the generated rule files, relative to the test files.
@@ -45,7 +46,7 @@ func Generate(m *model.Model) ([]emit.File, error) {
 	for _, f := range []struct {
 		path string
 		body testFile
-	}{{AlertsFile, alerts}, {RecordingFile, recording}} {
+	}{{AlertsFile, alerts}, {RecordingFile, recording}, {RecordsFile, recordTests(m)}} {
 		file, err := emit.JSONAsYAML(f.path, f.body)
 		if err != nil {
 			return nil, err

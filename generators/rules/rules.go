@@ -33,7 +33,7 @@ func Build(m *model.Model) (Set, error) {
 		return Set{}, err
 	}
 	var recorded []Recorded
-	for _, name := range model.SortedKeys(m.Records) {
+	for _, name := range dependencyOrder(m.Records) {
 		r := m.Records[name]
 		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
 	}
@@ -55,11 +55,38 @@ func Build(m *model.Model) (Set, error) {
 		recorded[i].Expr = canonical
 	}
 	for _, name := range model.SortedKeys(read) {
-		if isRecordedName(name) && !names[name] {
+		if _, known := m.Metrics[name]; isRecordedName(name) && !known && !names[name] {
 			return Set{}, fmt.Errorf("%s reads %s, which no recording rule produces", read[name], name)
 		}
 	}
 	return Set{Recorded: recorded, Alerts: model.SortedKeys(m.Alerts)}, nil
+}
+
+// dependencyOrder lists catalog records by name, except that every record comes after the
+// records it reads: a rule group evaluates in order, so a rule reading a later rule would see
+// its previous evaluation.
+func dependencyOrder(records map[string]model.Record) []string {
+	var out []string
+	placed := map[string]bool{}
+	var place func(name string)
+	place = func(name string) {
+		if placed[name] {
+			return
+		}
+		placed[name] = true
+		reads, _ := promql.MetricNames(records[name].Expr)
+		sort.Strings(reads)
+		for _, r := range reads {
+			if _, ok := records[r]; ok {
+				place(r)
+			}
+		}
+		out = append(out, name)
+	}
+	for _, name := range model.SortedKeys(records) {
+		place(name)
+	}
+	return out
 }
 
 // readByAlertsAndRecords maps every metric that alert and catalog record expressions read to
@@ -91,7 +118,8 @@ func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
 	return read, nil
 }
 
-func isRecordedName(name string) bool { return strings.Contains(name, ":") }
+// isRecordedName reports whether a metric name has the shape of a recording rule's.
+func isRecordedName(name string) bool { return conventions.CheckRecordName(name) == nil }
 
 // Generate renders rules/recording.yaml and rules/alerts.yaml and validates both with
 // Prometheus' own rule-file loader.

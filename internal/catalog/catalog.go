@@ -150,6 +150,10 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"runbooks":         func(r json.RawMessage) { d.strict("runbooks", r, &m.Runbooks) },
 		"recording":        func(r json.RawMessage) { d.strict("recording", r, &m.Recording) },
 		"tests":            func(r json.RawMessage) { d.strict("tests", r, &m.Tests) },
+		"slos":             func(r json.RawMessage) { m.SLOs = entries[model.SLO](d, "slos", r) },
+		"cost":             func(r json.RawMessage) { d.strict("cost", r, &m.Cost) },
+		"release":          func(r json.RawMessage) { d.strict("release", r, &m.Release) },
+		"dashboards":       func(r json.RawMessage) { m.Dashboards = entries[model.Dashboard](d, "dashboards", r) },
 	}
 	for _, key := range model.SortedKeys(top) {
 		decodeSection, ok := sections[key]

@@ -49,6 +49,9 @@ func validate(m *model.Model) Problems {
 		m.Alerts[name] = a
 	}
 	v.records(m)
+	v.slos(m)
+	v.cost(m)
+	v.runbooks(m)
 	v.lint(m)
 	return v.problems
 }
@@ -174,14 +177,26 @@ func (v *validator) lint(m *model.Model) {
 	}
 }
 
-// records checks catalog recording rules. Each must be read by an alert: the alert's scenarios
-// are what test it.
+// records checks catalog recording rules. Each must be tested: by its own cases, or by the
+// scenarios of an alert that reads it, directly or through other records.
 func (v *validator) records(m *model.Model) {
 	read := map[string]bool{}
-	for _, a := range m.Alerts {
-		names, _ := promql.MetricNames(a.Expr)
+	var visit func(expr string)
+	visit = func(expr string) {
+		names, _ := promql.MetricNames(expr)
 		for _, n := range names {
-			read[n] = true
+			if r, ok := m.Records[n]; ok && !read[n] {
+				read[n] = true
+				visit(r.Expr)
+			}
+		}
+	}
+	for _, a := range m.Alerts {
+		visit(a.Expr)
+	}
+	for _, r := range m.Records {
+		if len(r.Tests) > 0 {
+			visit(r.Expr)
 		}
 	}
 	for _, name := range model.SortedKeys(m.Records) {
@@ -197,8 +212,17 @@ func (v *validator) records(m *model.Model) {
 		} else {
 			r.Expr = canonical
 		}
-		if !read[name] {
-			v.add(p, "no alert reads it, so no scenario tests it; remove it or use it in an alert")
+		if !read[name] && len(r.Tests) == 0 {
+			v.add(p, "nothing tests it: no alert reads it and it has no tests; add tests or remove it")
+		}
+		for i, c := range r.Tests {
+			cp := fmt.Sprintf("%s.tests[%d]", p, i)
+			if _, err := promql.Canonical(c.Expr); err != nil {
+				v.add(cp+".expr", "invalid PromQL: %v", err)
+			}
+			if c.Name == "" {
+				v.add(cp+".name", "is empty")
+			}
 		}
 		m.Records[name] = r
 	}
@@ -255,5 +279,74 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 	}
 	if fires == 0 || quiet == 0 {
 		v.add(p+".tests", "needs at least one case that fires and one that stays quiet (has %d and %d)", fires, quiet)
+	}
+}
+
+// slos checks every SLO; a burn tier that can never fire is an error: at factor f an SLO with
+// objective o fires only when more than f × (1 − o) of events fail, which must be below 1.
+func (v *validator) slos(m *model.Model) {
+	for _, name := range model.SortedKeys(m.SLOs) {
+		s, p := m.SLOs[name], "slos."+name
+		if s.Team == "" {
+			v.add(p+".team", "is empty; name the team that owns the SLO")
+		}
+		if s.Objective <= 0 || s.Objective >= 1 {
+			v.add(p+".objective", "is %g; an objective is a ratio between 0 and 1, such as 0.99", s.Objective)
+		}
+		v.duration(p+".period", s.Period, true)
+		for _, suffix := range model.SortedKeys(s.Alerts) {
+			a := s.Alerts[suffix]
+			v.oneOf(p+".alerts."+suffix+".severity", a.Severity, model.SeverityCritical, model.SeverityWarning, model.SeverityInfo)
+			v.duration(p+".alerts."+suffix+".for", a.For, false)
+		}
+		if len(s.Tiers) == 0 {
+			v.add(p+".tiers", "is empty; an SLO needs at least one burn-rate tier")
+		}
+		for i, t := range s.Tiers {
+			tp := fmt.Sprintf("%s.tiers[%d]", p, i)
+			v.duration(tp+".long", t.Long, true)
+			v.duration(tp+".short", t.Short, true)
+			if _, ok := s.Alerts[t.Alert]; !ok {
+				v.add(tp+".alert", "names alert group %q, which slos.%s.alerts does not define", t.Alert, name)
+			}
+			if t.Factor <= 0 {
+				v.add(tp+".factor", "is %g; a burn-rate factor is positive", t.Factor)
+			} else if s.Objective > 0 && s.Objective < 1 && t.Factor*(1-s.Objective) >= 1 {
+				v.add(tp+".factor", "%g × (1 − %g) = %.3g ≥ 1: the error ratio can never exceed it, so this tier never fires; lower the factor below %.4g or the objective", t.Factor, s.Objective, t.Factor*(1-s.Objective), 1/(1-s.Objective))
+			}
+		}
+	}
+}
+
+// cost checks the price table.
+func (v *validator) cost(m *model.Model) {
+	for _, sku := range model.SortedKeys(m.Cost.GPUHourly) {
+		if price := m.Cost.GPUHourly[sku]; price <= 0 {
+			v.add("cost.gpuHourly."+sku, "is %g; a GPU-hour price is positive", price)
+		}
+	}
+}
+
+// runbooks checks that every alert's runbook says what the alert means and links dashboards
+// that exist.
+func (v *validator) runbooks(m *model.Model) {
+	for _, name := range model.SortedKeys(m.Alerts) {
+		rb, p := m.Alerts[name].Runbook, "alerts."+name+".runbook"
+		if rb.Meaning == "" {
+			v.add(p+".meaning", "is empty; say what the alert means")
+		}
+		if len(rb.Mitigation) == 0 {
+			v.add(p+".mitigation", "is empty; say what to do")
+		}
+		for i, q := range rb.Queries {
+			if _, err := promql.Canonical(q.Expr); err != nil {
+				v.add(fmt.Sprintf("%s.queries[%d].expr", p, i), "invalid PromQL: %v", err)
+			}
+		}
+		for _, level := range rb.Dashboards {
+			if _, ok := m.Dashboards[level]; !ok {
+				v.add(p+".dashboards", "names dashboard level %q, which dashboards does not define", level)
+			}
+		}
 	}
 }

@@ -30,6 +30,11 @@ func YAML(path string, body []byte) File {
 	return File{Path: path, Content: append([]byte("# "+Header+"\n"), body...)}
 }
 
+// Markdown returns a Markdown file starting with the header as an HTML comment.
+func Markdown(path string, body []byte) File {
+	return File{Path: path, Content: append([]byte("<!-- "+Header+" -->\n"), body...)}
+}
+
 // JSONAsYAML returns a YAML file, with the header comment, whose document is v as indented
 // JSON (valid YAML 1.2): for large machine-read files, where block YAML is slow to encode.
 func JSONAsYAML(path string, v any) (File, error) {

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,6 +94,12 @@ func (in *Inputs) metricLabels(name string) labelSet {
 		return exporterLabels(in.Model, name)
 	}
 	if mt, ok := in.Model.Metrics[name]; ok {
+		return newLabelSet(false, mt.Labels...)
+	}
+	if mt, ok := in.histogramSeries(name); ok {
+		if strings.HasSuffix(name, "_bucket") {
+			return newLabelSet(false, append(slices.Clip(mt.Labels), "le")...)
+		}
 		return newLabelSet(false, mt.Labels...)
 	}
 	if r, ok := in.recorded[name]; ok && r.Expr.Node != nil {

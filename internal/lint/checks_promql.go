@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -111,7 +112,25 @@ func (in *Inputs) kindOf(name string) (kind, declared, note string) {
 	if mt, ok := in.Model.Metrics[name]; ok && (mt.Type == "counter" || mt.Type == "gauge") {
 		return mt.Type, mt.Type, ""
 	}
+	if _, ok := in.histogramSeries(name); ok {
+		return model.KindCounter, model.KindCounter, ""
+	}
 	return "", "", ""
+}
+
+// histogramSeries resolves name_bucket, name_count and name_sum to a histogram or summary
+// metric of the catalog.
+func (in *Inputs) histogramSeries(name string) (model.Metric, bool) {
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		if mt, ok := in.Model.Metrics[base]; ok && (mt.Type == "histogram" || (mt.Type == "summary" && suffix != "_bucket")) {
+			return mt, true
+		}
+	}
+	return model.Metric{}, false
 }
 
 type promqlUnknownMetric struct{}
@@ -124,8 +143,9 @@ func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
 		_, field := in.Model.Fields[n.Name]
 		_, metric := in.Model.Metrics[n.Name]
+		_, histogram := in.histogramSeries(n.Name)
 		_, recorded := in.recorded[n.Name]
-		if n.Name != "" && !field && !metric && !recorded && n.Name != "ALERTS_FOR_STATE" {
+		if n.Name != "" && !field && !metric && !histogram && !recorded && n.Name != "ALERTS_FOR_STATE" {
 			report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
 		}
 	})
@@ -148,16 +168,23 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 				return // whole GPUs only
 			}
 		}
-		// Walk outwards: a per-GPU collapse (max/min/avg/group keeping the GPU and dropping
-		// the instance) makes later sums safe; a sum or count that drops the instance
-		// label before that counts the GPU once per instance.
+		// Walk outwards. The right side of "and"/"unless" only filters: its samples are never
+		// summed. An aggregation that drops the instance label with max, min, avg or group
+		// collapses the repeated values, which makes later sums safe; one that groups by the
+		// instance label on purpose works per instance. A sum or count that drops the instance
+		// label before either counts the GPU once per instance.
 		for i := len(up) - 1; i >= 0; i-- {
 			a := up[i]
+			if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && inRHS(a, up, i, n) {
+				return
+			}
 			if a.Kind != promql.Aggregate {
 				continue
 			}
-			keepsInstance := in.outputLabels(a).has(l.MIGInstance)
-			if keepsInstance {
+			if !a.Without && slices.Contains(a.Grouping, l.MIGInstance) {
+				return
+			}
+			if in.outputLabels(a).has(l.MIGInstance) {
 				continue
 			}
 			switch a.Name {
@@ -166,9 +193,7 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 					a.Name, n.Name, strings.Join(in.Model.Identity.GPU, ", "), l.MIGInstance))
 				return
 			case "max", "min", "avg", "group":
-				if out := in.outputLabels(a); out.has(l.UUID) || out.has(l.GPU) {
-					return
-				}
+				return
 			}
 		}
 	})

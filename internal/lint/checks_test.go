@@ -49,7 +49,12 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n")}},
 		{promqlMIGDoubleCount{},
 			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n")},
-			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n      - record: namespace:power:sum\n        expr: sum by (cluster, namespace) (DCGM_FI_DEV_POWER_USAGE{GPU_I_ID=\"\"})\n")}},
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n      - record: namespace:power:sum\n        expr: sum by (cluster, namespace) (DCGM_FI_DEV_POWER_USAGE{GPU_I_ID=\"\"})\n" +
+				// Counting driver versions, GPUs without a bad one (the right side of unless only
+				// filters), and MIG instances on purpose (grouped by GPU_I_ID).
+				"      - record: cluster:drivers:count\n        expr: count by (cluster) (group by (cluster, DCGM_FI_DRIVER_VERSION) (DCGM_FI_DEV_GPU_TEMP))\n" +
+				"      - record: cluster:healthy:count\n        expr: count by (cluster) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP) unless on (cluster, UUID) DCGM_FI_DEV_XID_ERRORS == 48)\n" +
+				"      - record: gpu:instances:count\n        expr: count by (cluster, UUID) (group by (cluster, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP))\n")}},
 		{exporterNotCollected{},
 			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_OCCUPANCY)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_ACTIVE)\n")}},

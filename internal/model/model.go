@@ -23,6 +23,65 @@ type Model struct {
 	Runbooks         Runbooks                  `json:"runbooks"`
 	Recording        Recording                 `json:"recording"`
 	Tests            Tests                     `json:"tests"`
+	SLOs             map[string]SLO            `json:"slos"`
+	Cost             Cost                      `json:"cost"`
+	Release          Release                   `json:"release"`
+	Dashboards       map[string]Dashboard      `json:"dashboards"`
+}
+
+// SLO is a service level objective. The catalog expands it into the recording rules of its
+// windows and its burn-rate alerts; the model keeps what validation and documents need.
+type SLO struct {
+	Team        string  `json:"team"`
+	Objective   float64 `json:"objective"`
+	Period      string  `json:"period"`
+	Description string  `json:"description"`
+	// By are the labels one SLO series is kept per (cluster, namespace, model_name).
+	By []string `json:"by"`
+	// Alerts are the SLO's burn-rate alerts by name suffix (FastBurn, SlowBurn): the alert
+	// SLO<name><suffix> fires when any of its tiers does.
+	Alerts map[string]SLOAlert `json:"alerts"`
+	// Tiers are the burn-rate tiers: each fires when both windows burn faster than Factor.
+	Tiers []BurnTier `json:"tiers"`
+}
+
+// SLOAlert is one burn-rate alert of an SLO.
+type SLOAlert struct {
+	Severity string `json:"severity"`
+	For      string `json:"for"`
+}
+
+// BurnTier is one multi-window burn-rate condition.
+type BurnTier struct {
+	// Alert is the suffix of the alert this tier belongs to.
+	Alert  string  `json:"alert"`
+	Factor float64 `json:"factor"`
+	Long   string  `json:"long"`
+	Short  string  `json:"short"`
+}
+
+// Cost is the price table that turns GPU time into money.
+type Cost struct {
+	Currency string `json:"currency"`
+	// GPUHourly is the price of one GPU-hour by modelName (the exporter's SKU label).
+	GPUHourly map[string]float64 `json:"gpuHourly"`
+	// TeamLabel is the kube_namespace_labels label naming the team that owns a namespace.
+	TeamLabel string `json:"teamLabel"`
+}
+
+// Release names the deployment label that tells canary from baseline series.
+type Release struct {
+	Label    string `json:"label"`
+	Canary   string `json:"canary"`
+	Baseline string `json:"baseline"`
+}
+
+// Dashboard is one level of the dashboard hierarchy that runbooks link to.
+type Dashboard struct {
+	UID   string `json:"uid"`
+	Title string `json:"title"`
+	// Vars are the template variables the level takes, by alert label.
+	Vars map[string]string `json:"vars"`
 }
 
 // Exporter describes how dcgm-exporter is deployed and scraped.
@@ -122,6 +181,24 @@ type ThrottleReason struct {
 type Record struct {
 	Family string `json:"family"`
 	Expr   string `json:"expr"`
+	// Tests are promtool cases for records that no alert reads.
+	Tests []RecordCase `json:"tests"`
+}
+
+// RecordCase is one promtool case of a catalog record: input series with explicit labels and
+// the exact samples that an expression over the record yields at the evaluation time.
+type RecordCase struct {
+	Name string `json:"name"`
+	// Expr is what the case queries: the record, or a selector over it.
+	Expr   string       `json:"expr"`
+	Series []CaseSeries `json:"series"`
+	Expect []Sample     `json:"expect"`
+}
+
+// Sample is one expected output series.
+type Sample struct {
+	Labels map[string]string `json:"labels"`
+	Value  float64           `json:"value"`
 }
 
 // Severities of alerts: critical pages, warning tickets, info only shows.
@@ -143,9 +220,39 @@ type Alert struct {
 	Description string            `json:"description"`
 	Identity    []string          `json:"identity"`
 	Tests       []AlertCase       `json:"tests"`
+	Runbook     Runbook           `json:"runbook"`
 }
 
-// AlertCase is one promtool scenario, played on its own synthetic GPU.
+// Runbook is the response guide of an alert.
+type Runbook struct {
+	Meaning string `json:"meaning"`
+	Impact  string `json:"impact"`
+	// Notes explain specifics, such as each XID code an alert covers.
+	Notes []string `json:"notes"`
+	// Queries are first-look PromQL; $label stands for the value of the alert's label.
+	Queries    []RunbookQuery `json:"queries"`
+	Diagnosis  []Step         `json:"diagnosis"`
+	Mitigation []string       `json:"mitigation"`
+	Escalation string         `json:"escalation"`
+	// Dashboards are the levels (L1..L5) worth opening, most specific last.
+	Dashboards []string `json:"dashboards"`
+}
+
+// RunbookQuery is one first-look query.
+type RunbookQuery struct {
+	Title string `json:"title"`
+	Expr  string `json:"expr"`
+}
+
+// Step is one decision of a diagnosis flowchart: a question, what a yes means, and what a no
+// means ("" goes on to the next step).
+type Step struct {
+	Check string `json:"check"`
+	Yes   string `json:"yes"`
+	No    string `json:"no"`
+}
+
+// AlertCase is one promtool scenario, played on its own cluster and host with its own GPUs.
 type AlertCase struct {
 	Name        string       `json:"name"`
 	Fires       bool         `json:"fires"`
@@ -157,19 +264,42 @@ type AlertCase struct {
 	ExtraHealth string       `json:"extraHealth"`
 	Up          string       `json:"up"`
 	AlsoFires   []AlsoFiring `json:"alsoFires"`
+	// GPUs is how many GPUs the scenario's host has (1 when unset).
+	GPUs int `json:"gpus"`
+	// Drivers sets the driver version of GPU i; unset GPUs keep the default.
+	Drivers []string `json:"drivers"`
+	// Owner names the workload (kube_pod_owner) that owns the scenario's pods.
+	Owner string `json:"owner"`
+	// Extra are series not on a GPU (kube-state-metrics, vLLM), with explicit labels; the
+	// scenario's cluster label is added.
+	Extra []CaseSeries `json:"extra"`
+	// Target labels name a thing at fault that is not a GPU (an SLO, a cluster); when set, the
+	// alert's identity is projected from them and the scenario's cluster.
+	Target map[string]string `json:"target"`
+	// Firing selects, by index, which of the scenario's GPU identities (one per GPU or MIG
+	// instance, in order) the alert fires for; all when unset.
+	Firing []int `json:"firing"`
 }
 
-// CaseSeries is one input series of a scenario, on the scenario's GPU.
+// CaseSeries is one input series of a scenario: on the scenario's GPUs, or with explicit
+// labels (Extra, record cases).
 type CaseSeries struct {
 	Metric string            `json:"metric"`
 	Values string            `json:"values"`
 	Labels map[string]string `json:"labels"`
+	// Entities selects, by index, which of the scenario's entities for this metric (GPUs, or
+	// MIG instances, in order) carry the series; all when unset.
+	Entities []int `json:"entities"`
 }
 
 // AlsoFiring names another alert that a scenario makes fire, with its value.
 type AlsoFiring struct {
 	Alert string  `json:"alert"`
 	Value float64 `json:"value"`
+	// Firing selects the scenario's GPU identities it fires for, as AlertCase.Firing.
+	Firing []int `json:"firing"`
+	// Target as AlertCase.Target.
+	Target map[string]string `json:"target"`
 }
 
 // Fleet is the fleet size projections are made for.
@@ -220,6 +350,8 @@ func (m *Model) Collected(field string) bool {
 // Runbooks configures runbook links.
 type Runbooks struct {
 	BaseURL string `json:"baseURL"`
+	// GrafanaURL is where the generated dashboards are served; runbooks link into it.
+	GrafanaURL string `json:"grafanaURL"`
 }
 
 // Recording configures recording rule evaluation.

@@ -3,6 +3,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -81,8 +82,10 @@ type GPU struct {
 	// Seq numbers the GPU fleet-wide; UUID and bus id derive from it.
 	Seq   int
 	Model string
-	Pod   *Pod
-	MIG   []MIGInstance
+	// Driver is the driver version; DriverVersion when empty.
+	Driver string
+	Pod    *Pod
+	MIG    []MIGInstance
 }
 
 // Default identity values of synthetic GPUs.
@@ -116,7 +119,7 @@ func (g GPU) base(m *model.Model) Labels {
 		l.PCIBusID:      fmt.Sprintf("00000000:%02X:00.0", 0x18+g.Index*0x10),
 		l.Device:        fmt.Sprintf("nvidia%d", g.Index),
 		l.ModelName:     g.Model,
-		l.DriverVersion: DriverVersion,
+		l.DriverVersion: cmp.Or(g.Driver, DriverVersion),
 		"job":           m.Exporter.Job,
 		"instance":      g.Instance,
 	}

@@ -1,8 +1,13 @@
-// Helpers for promtool scenarios in alert definitions.
+// Helpers for promtool scenarios in alert definitions and cases of catalog records.
 {
-  // One input series of a scenario: a metric on the scenario's GPU, promtool value notation,
-  // extra labels.
-  series(metric, values, labels={}):: { metric: metric, values: values, labels: labels },
+  // One input series of a scenario: a metric on the scenario's GPUs, promtool value notation,
+  // extra labels; entities selects which GPUs (or MIG instances), by index, carry it.
+  series(metric, values, labels={}, entities=null):: {
+    metric: metric,
+    values: values,
+    labels: labels,
+    [if entities != null then 'entities']: entities,
+  },
 
   // A counter growing by perMinute every minute (tests sample once a minute).
   risingPerMinute(perMinute):: '0+' + perMinute + 'x60',
@@ -14,25 +19,57 @@
   // the sample at 0, each value then repeats for its minutes.
   steps(parts):: std.join(' ', [std.toString(p[0]) + 'x' + p[1] for p in parts]),
 
-  // One scenario on its own synthetic GPU.
+  // One scenario on its own cluster and host.
   //   fires      whether the alert fires at the test's evaluation time
   //   value      the alert's value when it fires (rendered in the description)
-  //   pod        a pod holds the GPU
-  //   mig        the GPU is split into two MIG instances
+  //   pod        a pod holds each GPU (each MIG instance)
+  //   mig        the GPUs are split into two MIG instances
+  //   gpus       how many GPUs the host has
+  //   drivers    driver version of GPU i
+  //   owner      the Job that owns the scenario's pods (kube_pod_owner)
   //   health     values of the exporter's health field, or false for none
-  //   extraHealth  a second health series for the same GPU without pod labels (pod churn)
+  //   extraHealth  a second health series per GPU without pod labels (pod churn)
   //   up         values of the exporter's up series
-  //   alsoFires  other alerts ({alert, value}) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, health='65x60', extraHealth=null, up='1x60', alsoFires=[]):: {
+  //   extra      series not on a GPU (kube-state-metrics, vLLM) with explicit labels
+  //   target     labels of the thing at fault when it is not a GPU (an SLO, a cluster)
+  //   firing     which GPU identities (one per GPU or MIG instance, by index) fire; all if null
+  //   alsoFires  other alerts (see also) this scenario makes fire at the same time
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
     [if value != null then 'value']: value,
     pod: pod,
     mig: mig,
+    gpus: gpus,
+    drivers: drivers,
+    owner: owner,
     health: if health == false then '' else health,
     [if extraHealth != null then 'extraHealth']: extraHealth,
     up: up,
+    extra: extra,
+    [if target != null then 'target']: target,
+    [if firing != null then 'firing']: firing,
     alsoFires: alsoFires,
   },
+
+  // Another alert a scenario makes fire, with its value, on the selected GPU identities or the
+  // target.
+  also(alert, value, firing=null, target=null):: {
+    alert: alert,
+    value: value,
+    [if firing != null then 'firing']: firing,
+    [if target != null then 'target']: target,
+  },
+
+  // A case of a catalog record: input series with explicit labels, the expression queried
+  // (the record by default) and the exact samples expected at the evaluation time.
+  recordCase(name, series, expect, expr):: { name: name, expr: expr, series: series, expect: expect },
+
+  // x rounded to three decimals exactly as PromQL's round(x, 0.001) does, for values that
+  // floating point cannot reproduce to the last bit.
+  round3(x):: std.floor(x * 1000 + 0.5) / 1000,
+
+  // An expected sample.
+  sample(labels, value):: { labels: labels, value: value },
 }

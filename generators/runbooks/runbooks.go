@@ -1,0 +1,186 @@
+// Package runbooks generates one Markdown runbook per alert: what it means, its impact,
+// first-look PromQL, a diagnosis flowchart, mitigation, escalation and dashboard links.
+package runbooks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Dir is the output directory, relative to the output root.
+const Dir = "runbooks"
+
+// Path is the runbook page of an alert.
+func Path(alert string) string { return Dir + "/" + alert + ".md" }
+
+// Generate renders every alert's runbook page.
+func Generate(m *model.Model) ([]emit.File, error) {
+	var files []emit.File
+	for _, name := range model.SortedKeys(m.Alerts) {
+		body, err := page(m, name)
+		if err != nil {
+			return nil, fmt.Errorf("runbook of %s: %w", name, err)
+		}
+		files = append(files, emit.Markdown(Path(name), body))
+	}
+	return files, nil
+}
+
+// tiers explains what each severity does.
+var tiers = map[string]string{
+	model.SeverityCritical: "critical: pages the on-call",
+	model.SeverityWarning:  "warning: opens a ticket",
+	model.SeverityInfo:     "info: shown on dashboards, no notification",
+}
+
+func page(m *model.Model, name string) ([]byte, error) {
+	a := m.Alerts[name]
+	rb := a.Runbook
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+
+	line("# %s", name)
+	line("")
+	line("%s", a.Summary)
+	line("")
+	line("| | |")
+	line("|---|---|")
+	line("| Tier | %s |", tiers[a.Severity])
+	line("| Team | %s |", a.Team)
+	line("| Fires after | %s |", orDefault(a.For, "the first evaluation"))
+	line("| Labels | %s |", code(identityLabels(a)))
+	line("")
+	section(&b, "What it means", rb.Meaning)
+	section(&b, "Impact", rb.Impact)
+	if len(rb.Notes) > 0 {
+		line("## Details")
+		line("")
+		for _, n := range rb.Notes {
+			line("- %s", n)
+		}
+		line("")
+	}
+	line("## First look")
+	line("")
+	line("Copy into Prometheus or Grafana Explore; replace each `$label` with the value of that label on the alert.")
+	line("")
+	for _, q := range rb.Queries {
+		line("%s:", q.Title)
+		line("")
+		line("```promql")
+		line("%s", q.Expr)
+		line("```")
+		line("")
+	}
+	if len(rb.Diagnosis) > 0 {
+		line("## Diagnosis")
+		line("")
+		line("```mermaid")
+		b.WriteString(flowchart(rb.Diagnosis, rb.Escalation))
+		line("```")
+		line("")
+	}
+	line("## Mitigation")
+	line("")
+	for i, step := range rb.Mitigation {
+		line("%d. %s", i+1, step)
+	}
+	line("")
+	section(&b, "Escalation", rb.Escalation)
+	if len(rb.Dashboards) > 0 {
+		line("## Dashboards")
+		line("")
+		for _, level := range rb.Dashboards {
+			d := m.Dashboards[level]
+			line("- [%s %s](%s)", level, d.Title, dashboardLink(m, d))
+		}
+		line("")
+	}
+	expr, err := promql.Pretty(a.Expr)
+	if err != nil {
+		return nil, err
+	}
+	line("## The rule")
+	line("")
+	line("```promql")
+	line("%s", expr)
+	line("```")
+	line("")
+	line("Generated from the gpuobs catalog: change the alert or this page there, not here.")
+	return []byte(b.String()), nil
+}
+
+func section(b *strings.Builder, title, text string) {
+	if text != "" {
+		fmt.Fprintf(b, "## %s\n\n%s\n\n", title, text)
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func code(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "`" + s + "`"
+	}
+	return strings.Join(out, ", ")
+}
+
+// identityLabels are the labels an alert carries: its identity, then its static labels.
+func identityLabels(a model.Alert) []string {
+	out := append([]string{}, a.Identity...)
+	for _, k := range model.SortedKeys(rules.AlertLabels(a)) {
+		out = append(out, k)
+	}
+	return out
+}
+
+// dashboardLink opens a dashboard with its variables set from the alert's labels.
+func dashboardLink(m *model.Model, d model.Dashboard) string {
+	var params []string
+	for _, v := range model.SortedKeys(d.Vars) {
+		params = append(params, "var-"+v+"=$"+d.Vars[v])
+	}
+	link := strings.TrimSuffix(m.Runbooks.GrafanaURL, "/") + "/d/" + d.UID
+	if len(params) > 0 {
+		link += "?" + strings.Join(params, "&")
+	}
+	return link
+}
+
+// flowchart draws the diagnosis steps as a Mermaid decision chain: each check's yes ends in
+// its action, its no goes on to the next check or ends in its own answer; the last no
+// escalates.
+func flowchart(steps []model.Step, escalation string) string {
+	var b strings.Builder
+	b.WriteString("flowchart TD\n")
+	b.WriteString("  start([Alert fires]) --> s0\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "  s%d{\"%s\"}\n", i, label(s.Check))
+		if s.Yes != "" {
+			fmt.Fprintf(&b, "  s%d -- yes --> y%d[\"%s\"]\n", i, i, label(s.Yes))
+		}
+		switch {
+		case s.No != "":
+			fmt.Fprintf(&b, "  s%d -- no --> n%d[\"%s\"]\n", i, i, label(s.No))
+		case i+1 < len(steps):
+			fmt.Fprintf(&b, "  s%d -- no --> s%d\n", i, i+1)
+		default:
+			fmt.Fprintf(&b, "  s%d -- no --> escalate[\"%s\"]\n", i, label("Escalate: "+escalation))
+		}
+	}
+	return b.String()
+}
+
+// label escapes text for a quoted Mermaid node label.
+var label = strings.NewReplacer(`"`, "#quot;", "`", "", "<", "#lt;", ">", "#gt;").Replace

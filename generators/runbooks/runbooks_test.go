@@ -1,0 +1,137 @@
+package runbooks
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// root is the repository root, where the generated output is checked in.
+const root = "../.."
+
+type alertRule struct {
+	Alert       string            `yaml:"alert"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+// checkedInAlerts reads the alerts of the checked-in rule file.
+func checkedInAlerts(t *testing.T) []alertRule {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "rules/alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Groups []struct {
+			Rules []alertRule `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var out []alertRule
+	for _, g := range f.Groups {
+		out = append(out, g.Rules...)
+	}
+	if len(out) == 0 {
+		t.Fatal("rules/alerts.yaml holds no alerts")
+	}
+	return out
+}
+
+// TestEveryAlertIsComplete holds the generated files to the contract: every alert has a tier,
+// an owner, the three annotations, and a runbook page at its runbook_url.
+func TestEveryAlertIsComplete(t *testing.T) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]bool{}
+	for _, a := range checkedInAlerts(t) {
+		switch a.Labels["severity"] {
+		case "critical", "warning", "info":
+		default:
+			t.Errorf("%s: severity %q is not critical, warning or info", a.Alert, a.Labels["severity"])
+		}
+		if a.Labels["team"] == "" {
+			t.Errorf("%s: no team label", a.Alert)
+		}
+		for _, key := range []string{"summary", "description", "runbook_url"} {
+			if strings.TrimSpace(a.Annotations[key]) == "" {
+				t.Errorf("%s: annotation %s is empty", a.Alert, key)
+			}
+		}
+		if want := m.Runbooks.BaseURL + a.Alert + ".md"; a.Annotations["runbook_url"] != want {
+			t.Errorf("%s: runbook_url %q, want %q", a.Alert, a.Annotations["runbook_url"], want)
+		}
+		page, err := os.ReadFile(filepath.Join(root, Path(a.Alert)))
+		if err != nil {
+			t.Errorf("%s: no runbook page: %v", a.Alert, err)
+			continue
+		}
+		pages[Path(a.Alert)] = true
+		for _, heading := range []string{"# " + a.Alert + "\n", "## What it means", "## First look", "## Mitigation", "## Escalation"} {
+			if !strings.Contains(string(page), heading) {
+				t.Errorf("%s: runbook page lacks %q", a.Alert, strings.TrimSpace(heading))
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		if !pages[filepath.ToSlash(rel)] {
+			t.Errorf("%s has no alert", rel)
+		}
+	}
+}
+
+var (
+	promqlBlock = regexp.MustCompile("(?s)```promql\n(.*?)\n```")
+	variable    = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*`)
+)
+
+// TestFirstLookQueriesParse checks that every query on every page is PromQL once the alert's
+// label values are filled in.
+func TestFirstLookQueriesParse(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	if len(files) == 0 {
+		t.Fatal("no runbook pages")
+	}
+	for _, f := range files {
+		page, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(page), "<!-- "+emit.Header) {
+			t.Errorf("%s lacks the generated-file header", f)
+		}
+		blocks := promqlBlock.FindAllStringSubmatch(string(page), -1)
+		if len(blocks) < 2 {
+			t.Errorf("%s: %d PromQL blocks, want first-look queries and the rule", f, len(blocks))
+		}
+		for _, b := range blocks {
+			if _, err := promql.Canonical(variable.ReplaceAllString(b[1], "value")); err != nil {
+				t.Errorf("%s: %v\n%s", f, err, b[1])
+			}
+		}
+	}
+}
+
+func TestFlowchartEscapesLabels(t *testing.T) {
+	got := flowchart([]model.Step{{Check: `Is "x" > 1 in ` + "`nvidia-smi`?", Yes: "drain"}}, "infra")
+	for _, want := range []string{`s0{"Is #quot;x#quot; #gt; 1 in nvidia-smi?"}`, `s0 -- yes --> y0["drain"]`, `s0 -- no --> escalate["Escalate: infra"]`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("flowchart lacks %s:\n%s", want, got)
+		}
+	}
+}

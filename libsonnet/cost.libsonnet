@@ -1,0 +1,126 @@
+// Cost: GPU time allocated and used by namespace and team, priced per SKU.
+//
+// GPUs count by share: a whole GPU is 1, a MIG instance 1/n of its GPU (n the instances the
+// exporter reports on it, sizes not weighted). "Used" weighs each share by its graphics-engine
+// activity (reported per MIG instance). Rates are per hour: namespace:gpu_allocated:sum is
+// GPU-hours allocated per hour, and *_dollars_per_hour are dollars per hour; the :sum1d
+// records are GPU-hours over the last day. SKUs missing from the price table cost nothing.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  cost: {
+    currency: 'USD',
+    // $/GPU-hour by modelName as the exporter reports it: list prices of on-demand cloud
+    // GPUs as a starting point; put your own (amortised or contracted) prices here.
+    gpuHourly: {
+      'NVIDIA A100-SXM4-40GB': 1.8,
+      'NVIDIA A100-SXM4-80GB': 2.2,
+      'NVIDIA H100 80GB HBM3': 3.5,
+      'NVIDIA H200': 4.5,
+      'NVIDIA L4': 0.8,
+      'NVIDIA L40S': 1.6,
+    },
+    // kube_namespace_labels label that names the team owning a namespace (kube-state-metrics
+    // must allow-list it: --metric-labels-allowlist=namespaces=[team]).
+    teamLabel: 'label_team',
+  },
+
+  local l = $.labels,
+  local ns = l.namespace,
+  local id = $.identity.alert,
+  local perNamespace = [l.cluster, ns, l.modelName],
+  local h = $.exporter.healthField,
+  local price(sku) = $.cost.gpuHourly[sku],
+  local skus = std.objectFields($.cost.gpuHourly),
+
+  // Inputs of the cases: an H100 held by namespace research (engine 50 % active), an A100 of
+  // team-b's namespace serving (25 % active), and an H100 split in two MIG instances, one
+  // held by research (50 % active), one idle and unallocated.
+  local h100 = 'NVIDIA H100 80GB HBM3',
+  local a100 = 'NVIDIA A100-SXM4-80GB',
+  local gpu(host, index, sku, pod, mig=null) =
+    { [l.cluster]: 'prod', [l.host]: host, [l.gpu]: std.toString(index), [l.uuid]: 'GPU-' + host + '-' + index, [l.pciBusId]: '00000000:18:00.0', [l.device]: 'nvidia' + index, [l.modelName]: sku, [l.driverVersion]: '550.90.07', job: $.exporter.job, instance: host + ':9400' }
+    + (if pod == null then {} else { [ns]: pod[0], [l.pod]: pod[1], [l.container]: 'main' })
+    + (if mig == null then {} else { [l.migInstance]: std.toString(mig), [l.migProfile]: '3g.40gb' }),
+  local entities = [
+    [gpu('node-a', 0, h100, ['research', 'train-0']), 0.5],
+    [gpu('node-a', 1, a100, ['serving', 'llm-0']), 0.25],
+    [gpu('node-b', 0, h100, ['research', 'train-1'], 1), 0.5],
+    [gpu('node-b', 0, h100, null, 2), 0],
+  ],
+  local input = std.flattenArrays([
+    [t.series(h, '65x60', x[0]), t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', x[1] + 'x60', x[0])]
+    for x in entities
+  ]) + [
+    t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'research', [$.cost.teamLabel]: 'team-a' })),
+    t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'serving', [$.cost.teamLabel]: 'team-b' })),
+  ],
+  // Expected: research holds 1.5 H100 (1 + half of node-b's), 0.75 of it used; serving holds
+  // 1 A100, 0.25 used.
+  local research = { [l.cluster]: 'prod', [ns]: 'research' },
+  local serving = { [l.cluster]: 'prod', [ns]: 'serving' },
+  local check(name, expect) = [t.recordCase('two namespaces on whole and MIG GPUs', input, expect, name)],
+
+  records+: {
+    'sku:gpu_hourly_cost:dollars': {
+      family: 'cost',
+      expr: std.join(' or ', ['label_replace(vector(' + price(s) + '), "' + l.modelName + '", "' + s + '", "", "")' for s in skus]),
+      tests: check('sku:gpu_hourly_cost:dollars', [t.sample({ [l.modelName]: s }, price(s)) for s in skus]),
+    },
+    // The share of a GPU each (GPU or MIG instance, pod) stands for.
+    'gpu_pod:gpu_allocated:share': {
+      family: 'cost',
+      expr: 'count ' + e.by(id) + ' (group ' + e.by(id + [l.migInstance]) + ' (' + h + '))'
+            + ' / ' + e.on($.identity.gpuJoin) + ' group_left () '
+            + 'count ' + e.by($.identity.gpuJoin) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + h + '))',
+    },
+    'namespace:gpu_allocated:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by(perNamespace) + ' (gpu_pod:gpu_allocated:share{' + ns + '!=""})',
+      tests: check('namespace:gpu_allocated:sum', [t.sample(research { [l.modelName]: h100 }, 1.5), t.sample(serving { [l.modelName]: a100 }, 1)]),
+    },
+    'namespace:gpu_used:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by(perNamespace) + ' (gpu_pod:gpu_allocated:share{' + ns + '!=""} * ' + e.on(id) + ' group_left () '
+            + 'max ' + e.by(id) + ' (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])))',
+      tests: check('namespace:gpu_used:sum', [t.sample(research { [l.modelName]: h100 }, 0.75), t.sample(serving { [l.modelName]: a100 }, 0.25)]),
+    },
+    'namespace:gpu_hours_allocated:sum1d': {
+      family: 'cost',
+      expr: 'avg_over_time(namespace:gpu_allocated:sum[1d]) * 24',
+      tests: check('namespace:gpu_hours_allocated:sum1d', [t.sample(research { [l.modelName]: h100 }, 1.5 * 24), t.sample(serving { [l.modelName]: a100 }, 24)]),
+    },
+    'namespace:gpu_hours_used:sum1d': {
+      family: 'cost',
+      expr: 'avg_over_time(namespace:gpu_used:sum[1d]) * 24',
+      tests: check('namespace:gpu_hours_used:sum1d', [t.sample(research { [l.modelName]: h100 }, 0.75 * 24), t.sample(serving { [l.modelName]: a100 }, 0.25 * 24)]),
+    },
+    local priced(rec) = rec + ' * ' + e.on([l.modelName]) + ' group_left () sku:gpu_hourly_cost:dollars',
+    'namespace:gpu_cost_dollars_per_hour:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('namespace:gpu_allocated:sum') + ')',
+      tests: check('namespace:gpu_cost_dollars_per_hour:sum', [t.sample(research, 1.5 * price(h100)), t.sample(serving, price(a100))]),
+    },
+    'namespace:gpu_idle_cost_dollars_per_hour:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('(namespace:gpu_allocated:sum - namespace:gpu_used:sum)') + ')',
+      tests: check('namespace:gpu_idle_cost_dollars_per_hour:sum', [t.sample(research, 0.75 * price(h100)), t.sample(serving, 0.75 * price(a100))]),
+    },
+    'team:gpu_cost_dollars_per_hour:sum': {
+      family: 'cost',
+      expr: 'sum by (' + l.cluster + ', team) (namespace:gpu_cost_dollars_per_hour:sum * ' + e.on([l.cluster, ns]) + ' group_left (team) '
+            + e.asExporterNamespace(l, 'label_replace(kube_namespace_labels{job="' + $.kubeStateMetrics.job + '", ' + $.cost.teamLabel + '!=""}, "team", "$1", "' + $.cost.teamLabel + '", "(.+)")') + ')',
+      tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', team: 'team-a' }, 1.5 * price(h100)), t.sample({ [l.cluster]: 'prod', team: 'team-b' }, price(a100))]),
+    },
+    'cluster:gpu_cost_dollars_per_hour:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_cost_dollars_per_hour:sum)',
+      tests: check('cluster:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, 1.5 * price(h100) + price(a100))]),
+    },
+    'cluster:gpu_idle_cost_dollars_per_hour:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_idle_cost_dollars_per_hour:sum)',
+      tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, 0.75 * price(h100) + 0.75 * price(a100))]),
+    },
+  },
+}

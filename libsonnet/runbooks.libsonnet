@@ -1,0 +1,368 @@
+// Runbooks: one page per alert (runbooks/<Alert>.md), generated from these entries.
+//
+// runbook: meaning, impact, notes (specifics such as XID codes), queries (first-look PromQL;
+// $label stands for the value of the alert's label of that name), diagnosis (a flowchart:
+// each step a check, what a yes means, and what a no means or '' to go on), mitigation,
+// escalation, dashboards (levels L1..L5, most specific last).
+{
+  // The dashboard hierarchy runbooks link to; vars maps each Grafana template variable to the
+  // alert label that fills it.
+  dashboards: {
+    local l = $.labels,
+    L1: { uid: 'gpuobs-l1-fleet', title: 'GPU fleet', vars: {} },
+    L2: { uid: 'gpuobs-l2-cluster', title: 'GPU cluster', vars: { cluster: l.cluster } },
+    L3: { uid: 'gpuobs-l3-node', title: 'GPU node', vars: { cluster: l.cluster, node: l.host } },
+    L4: { uid: 'gpuobs-l4-workload', title: 'GPU workload', vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod } },
+    L5: { uid: 'gpuobs-l5-gpu', title: 'Single GPU', vars: { cluster: l.cluster, node: l.host, gpu: l.uuid } },
+  },
+
+  // What each XID code means and what to do about it.
+  xidMeanings:: {
+    '13': 'Graphics engine exception: almost always the application (illegal memory access, bad kernel). Check the job logs; act on the GPU only if it repeats across jobs.',
+    '31': 'GPU memory page fault: usually an application bug (out-of-bounds access). Treat like 13.',
+    '43': 'GPU stopped processing: the application hit a fatal error and its context was torn down; the GPU is usually fine.',
+    '45': 'Preemptive cleanup: the driver cleaned up after other errors or a killed job. Look for the XID that came before it.',
+    '48': 'Double-bit (uncorrectable) ECC error: data in GPU memory was corrupted. The running job is lost; the GPU needs a reset and, if it repeats, an RMA.',
+    '62': 'Internal micro-controller halt: the GPU firmware stopped. Reset the GPU; replace it if it recurs.',
+    '63': 'ECC page retirement or row-remap recording event: a bad memory row was recorded for remapping. It takes effect at the next reset; watch the rate.',
+    '64': 'ECC page retirement or row-remap recording failure: the GPU could not record a bad row. Drain it and open an RMA.',
+    '74': 'NVLink error: a link between GPUs failed. Check the NVLink error counters, reseat or replace the board or bridge.',
+    '79': 'GPU has fallen off the bus: the host lost the GPU on PCIe. Everything on it is lost; the node needs a reboot and usually hardware service.',
+    '92': 'High single-bit ECC error rate: memory is degrading. Plan an RMA.',
+    '94': 'Contained ECC error: an uncorrectable error was contained to the application that hit it. Reset the GPU when it is free.',
+    '95': 'Uncontained ECC error: an uncorrectable error could not be contained; every application on the GPU is affected. Drain and reset; RMA if it repeats.',
+    '119': 'GSP RPC timeout: the GPU System Processor stopped answering the driver. Reset the GPU; update the driver if it recurs fleet-wide.',
+    '120': 'GSP error: the GPU System Processor reported an error. Reset the GPU; update the driver if it recurs.',
+  },
+
+  local l = $.labels,
+  local is(label) = label + '="$' + label + '"',
+  local sel(labels) = '{' + std.join(', ', [is(x) for x in labels]) + '}',
+  local gpu = sel([l.cluster, l.host, l.uuid]),
+  local node = sel([l.cluster, l.host]),
+  local pod = sel([l.cluster, l.namespace, l.pod]),
+  local q(title, expr) = { title: title, expr: expr },
+  local step(check, yes, no='') = { check: check, yes: yes, no: no },
+
+  local cordon = 'Cordon the node so nothing new lands on it: `kubectl cordon $' + l.host + '`.',
+  local drain = 'Drain it once the owners of running jobs know: `kubectl drain $' + l.host + ' --ignore-daemonsets --delete-emptydir-data`.',
+  local reset = 'With no process on the GPU, reset it: `nvidia-smi --gpu-reset -i $' + l.gpu + '` (or reboot the node), then uncordon when the health checks pass.',
+  local rma = 'If it fails again after the reset, keep the node cordoned and open an RMA with the GPU serial (`nvidia-smi -q -i $' + l.gpu + '`) and the XID/ECC history below.',
+  local infraEscalation = 'Infrastructure on-call; hardware vendor support for RMAs.',
+  local mlEscalation = 'ML platform team; the owning team of the namespace for workload changes.',
+
+  local xidRunbook(class, meaning, impact) = {
+    meaning: meaning,
+    impact: impact,
+    notes: ['XID ' + c + ': ' + $.xidMeanings[std.toString(c)] for c in $.xid[class]],
+    queries: [
+      q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpu),
+      q('XIDs on every GPU of the node', 'DCGM_FI_DEV_XID_ERRORS' + node + ' > 0'),
+      q('Other XIDs in the fleet in the last hour (a fleet-wide pattern points at a driver)', 'count by (err_code) (changes(DCGM_FI_DEV_XID_ERRORS[1h]) > 0)'),
+    ],
+    diagnosis: [
+      step('Does `nvidia-smi -q -i $' + l.gpu + '` on the node still see the GPU?', '', 'The GPU is gone from the bus: drain and reboot the node.'),
+      step('Did other GPUs of the node report XIDs at the same time?', 'Suspect the node (PSU, baseboard, driver): drain the whole node.'),
+      step('Did the same XID fire across many nodes at once?', 'Suspect a driver or firmware change: stop the rollout and escalate.'),
+      step('Has this GPU had the same XID before (L5 dashboard)?', 'Repeat offender: drain, reset and open an RMA.', 'Reset the GPU when its job is done and watch it.'),
+    ],
+    mitigation: [cordon, drain, reset, rma],
+    escalation: infraEscalation,
+    dashboards: ['L3', 'L5'],
+  },
+
+  local hardware(meaning, impact, queries, diagnosis, mitigation) = {
+    meaning: meaning,
+    impact: impact,
+    queries: queries,
+    diagnosis: diagnosis,
+    mitigation: mitigation,
+    escalation: infraEscalation,
+    dashboards: ['L3', 'L5'],
+  },
+
+  alerts+: {
+    GPUFellOffBus+: { runbook: xidRunbook('fellOffBus', 'The GPU reported XID 79: the host lost it on the PCIe bus.', 'Every job on the GPU (often on the node) is dead; the GPU stops reporting until the node reboots.') },
+    GPUXidFatal+: { runbook: xidRunbook('fatal', 'The GPU reported an XID that leaves it unusable until a reset (uncorrectable memory error, firmware halt, GSP failure).', 'Jobs on the GPU crashed or will; new work scheduled there fails.') },
+    GPUXidHardware+: { runbook: xidRunbook('hardware', 'The GPU reported an XID that points at degrading hardware (memory rows, NVLink, ECC rate), not yet fatal.', 'Jobs keep running for now; the GPU may turn fatal. Plan the repair in working hours.') },
+    GPUXidApplication+: { runbook: xidRunbook('application', 'The GPU reported an XID that is almost always caused by the application running on it.', 'Usually one job crashed; the GPU is fine. Repeats on one GPU across different jobs point at hardware.') { mitigation: ['Tell the job owner (namespace and pod are on the alert); check the job logs for the kernel or memory access that failed.', 'If the same GPU reports application XIDs for different jobs, treat it as hardware: ' + cordon] } },
+
+    GPUEccDoubleBit+: { runbook: hardware(
+      'The GPU logged uncorrectable (double-bit) ECC errors: data in its memory was corrupted.',
+      'The running job computed on corrupted data or crashed; the GPU needs a reset before it can be trusted.',
+      [
+        q('Double-bit errors in the last hour', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpu + '[1h])'),
+        q('Lifetime double-bit errors (persistent)', 'DCGM_FI_DEV_ECC_DBE_AGG_TOTAL' + gpu),
+        q('Pending retirements and remaps', 'DCGM_FI_DEV_RETIRED_PENDING' + gpu + ' or DCGM_FI_DEV_ROW_REMAP_PENDING' + gpu),
+        q('Row-remap failure (no spare rows left)', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpu),
+      ],
+      [
+        step('Is DCGM_FI_DEV_ROW_REMAP_FAILURE 1?', 'The GPU is out of spare rows: RMA.'),
+        step('Is a row remap or page retirement pending?', 'Reset the GPU to apply it, then watch for new errors.'),
+        step('Has the lifetime counter grown over previous weeks?', 'Degrading memory: RMA.', 'A one-off: reset and watch.'),
+      ],
+      [cordon, drain, reset, rma],
+    ) },
+
+    GPUEccSingleBitRate+: { runbook: hardware(
+      'The GPU corrects single-bit ECC errors at a high rate: its memory is degrading.',
+      'No job is affected yet; a rising rate often precedes double-bit errors and row-remap exhaustion.',
+      [
+        q('Single-bit errors per hour', 'increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL' + gpu + '[1h])'),
+        q('Lifetime single-bit errors', 'DCGM_FI_DEV_ECC_SBE_AGG_TOTAL' + gpu),
+        q('Pending remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpu),
+      ],
+      [
+        step('Is the rate still rising over the last day?', 'Plan an RMA before it turns uncorrectable.'),
+        step('Are row remaps pending?', 'Reset the GPU in the next maintenance window to apply them.', 'Watch it for a week.'),
+      ],
+      ['Schedule a reset in the next maintenance window to apply pending remaps.', 'If the rate keeps rising after the reset, drain the node and open an RMA.'],
+    ) },
+
+    GPURowRemapFailure+: { runbook: hardware(
+      'The GPU failed to remap a bad memory row: it has no spare rows left.',
+      'New uncorrectable memory errors can no longer be contained; the GPU will corrupt data or crash jobs.',
+      [q('Row-remap failure flag', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpu), q('Uncorrectable errors in the last day', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpu + '[1d])')],
+      [step('Is the flag still 1 after a GPU reset?', 'The GPU must be replaced: RMA.', 'Watch it: a transient flag after a reset is rare, so check the DCGM diagnostics (`dcgmi diag -r 3`).')],
+      [cordon, drain, rma],
+    ) },
+
+    GPURetiredPagesPending+: { runbook: hardware(
+      'Memory pages or rows were marked bad and wait for a GPU reset to be retired or remapped.',
+      'Until the reset, the bad memory may still be used; errors there can crash jobs.',
+      [q('Pending page retirements', 'DCGM_FI_DEV_RETIRED_PENDING' + gpu), q('Pending row remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpu)],
+      [step('Is a job running on the GPU?', 'Reset when it ends: coordinate with the owner.', 'Reset now.')],
+      [cordon, drain, reset],
+    ) },
+
+    local nvlinkRunbook(what) = hardware(
+      "The GPU's NVLinks see " + what + ': the link between GPUs is noisy.',
+      'Collective operations (AllReduce) slow down for every GPU of the job, not only this one: a multi-GPU job runs at the pace of its worst link.',
+      [
+        q('CRC errors per minute', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpu + '[5m])'),
+        q('Replays and recoveries per minute', '60 * rate(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL' + gpu + '[5m]) or 60 * rate(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL' + gpu + '[5m])'),
+        q('NVLink errors on every GPU of the node (one bad bridge shows on two GPUs)', 'sum by (' + l.gpu + ') (rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + node + '[5m]))'),
+        q('Is the job slowed down (straggler)?', 'ALERTS{alertname="GPUTrainingStraggler", ' + is(l.host) + '}'),
+      ],
+      [
+        step('Do two GPUs of the node show errors on the links between them?', 'Suspect the NVSwitch tray or bridge: drain the node for hardware service.'),
+        step('Did the errors start after a driver or firmware change?', 'Roll back and escalate to the vendor.'),
+        step('Does `nvidia-smi nvlink -e -i $' + l.gpu + '` show the error counters still rising?', 'Drain and run `dcgmi diag -r 3`; open an RMA on failure.', 'A burst: watch it.'),
+      ],
+      [cordon, drain, 'Run the DCGM level-3 diagnostics (`dcgmi diag -r 3`) and reseat or replace the board or bridge.', rma],
+    ),
+    GPUNvlinkCrcErrors+: { runbook: nvlinkRunbook('CRC errors') },
+    GPUNvlinkReplayErrors+: { runbook: nvlinkRunbook('many replayed transfers') },
+    GPUNvlinkRecoveryErrors+: { runbook: nvlinkRunbook('link recoveries (retraining)') },
+
+    GPUPcieReplayRate+: { runbook: hardware(
+      'The GPU replays PCIe transfers often: the link to the host is noisy.',
+      'Host-to-GPU transfers slow down (data loading, checkpoints); a failing link can end with the GPU falling off the bus.',
+      [
+        q('PCIe replays per minute', '60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER' + gpu + '[5m])'),
+        q('PCIe throughput', 'DCGM_FI_PROF_PCIE_RX_BYTES' + gpu + ' or DCGM_FI_PROF_PCIE_TX_BYTES' + gpu),
+      ],
+      [
+        step('Does `nvidia-smi -q -i $' + l.gpu + ' -d PCIE` show a lower link width or generation than the slot supports?', 'Reseat the GPU or the riser.'),
+        step('Do several GPUs behind the same PCIe switch replay?', 'Suspect the switch or the baseboard: hardware service.', 'Reseat this GPU; RMA if it continues.'),
+      ],
+      [cordon, drain, "Reseat the GPU and riser; check the slot's link width and generation.", rma],
+    ) },
+
+    local thermal(what, field, limit) = hardware(
+      "The GPU's " + what + ' has stayed above ' + limit + ' °C for 15 minutes.',
+      'The GPU throttles its clocks to protect itself: jobs slow down; sustained heat shortens its life.',
+      [
+        q(what + ' on every GPU of the node', field + node),
+        q('Thermal throttling on the node', 'gpu:dcgm_clock_throttle_thermal:max' + node),
+        q('Power draw against the limit', 'DCGM_FI_DEV_POWER_USAGE' + gpu),
+      ],
+      [
+        step('Are all GPUs of the node hot?', 'Cooling problem on the node or rack (fans, airflow, inlet temperature): facilities.'),
+        step('Is this GPU hot while its neighbours at the same load are not?', 'Suspect the heatsink or thermal paste: drain and service.', 'Heavy load within spec: keep watching.'),
+      ],
+      ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone, drain it for hardware service.'],
+    ),
+    GPUTemperatureHigh+: { runbook: thermal('core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius) },
+    GPUMemoryTemperatureHigh+: { runbook: thermal('memory (HBM) temperature', 'DCGM_FI_DEV_MEMORY_TEMP', $.thresholds.memoryTemperatureCelsius) },
+
+    local throttling(reason, cause, fix) = hardware(
+      'The GPU has had its clocks lowered by ' + $.throttleReasons[reason].help + ' for most of the last 15 minutes.',
+      'The job on the GPU runs slower than it should; in a multi-GPU job every rank waits for this one.',
+      [
+        q('The clock-event bitmask (decode it: 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake)', $.exporter.throttleReasonsField + gpu),
+        q('Share of the last 15 minutes throttled', 'avg_over_time(gpu:dcgm_clock_throttle_' + reason + ':max' + gpu + '[15m])'),
+        q('SM clock', 'DCGM_FI_DEV_SM_CLOCK' + gpu),
+        q('Power and temperature', 'DCGM_FI_DEV_POWER_USAGE' + gpu + ' or DCGM_FI_DEV_GPU_TEMP' + gpu),
+      ],
+      [
+        step('Is the whole node throttled the same way?', 'Node-level cause (' + cause + '): fix the node.'),
+        step('Did the throttling start with a new job?', 'The workload is at the limit: expected for power-heavy kernels; tell the owner.', fix),
+      ],
+      [fix, 'If the GPU throttles alone under normal load, ' + cordon + ' and have it serviced.'],
+    ),
+    GPUThermalThrottling+: { runbook: throttling('thermal', 'cooling, inlet temperature', 'Check cooling (fans, airflow); drain the node if one GPU throttles alone.') },
+    GPUPowerThrottling+: { runbook: throttling('power', 'power capping, PSU, rack power budget', "Check the power limit (`nvidia-smi -q -d POWER`) against the SKU default and the rack's power budget.") },
+    GPUHwSlowdown+: { runbook: throttling('hw_slowdown', 'external power brake, PSU or overheating board', 'HW slowdown is signalled by the board (power brake, overtemperature): have the node serviced.') },
+
+    DCGMExporterDown+: { runbook: {
+      meaning: 'Prometheus cannot scrape a dcgm-exporter target.',
+      impact: 'Every GPU alert for the GPUs of that node is blind: nothing fires, whatever happens.',
+      queries: [
+        q("The target's up series", 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + ', instance="$instance"}'),
+        q('Scrape duration against the timeout', 'scrape_duration_seconds{job="' + $.exporter.job + '", instance="$instance"}'),
+      ],
+      diagnosis: [
+        step('Is the exporter pod running (`kubectl -n gpu-operator get pods -o wide | grep $instance`)?', '', 'Restart it; check why it crashed (`kubectl logs --previous`).'),
+        step('Is the node itself NotReady?', 'Node problem: follow the node runbook.'),
+        step('Does the scrape time out (DCGM hangs, often after an XID)?', 'Restart the exporter; if DCGM hangs again, drain the node.', 'Check network policies and the ServiceMonitor.'),
+      ],
+      mitigation: ['Restart the dcgm-exporter pod on the node.', 'If DCGM itself hangs, drain the node and restart the NVIDIA host engine or reboot.'],
+      escalation: infraEscalation,
+      dashboards: ['L2', 'L3'],
+    } },
+
+    DCGMExporterScrapesFailing+: { runbook: $.alerts.DCGMExporterDown.runbook {
+      meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
+      impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
+      mitigation: ['Raise the scrape timeout or trim the counter file if scrapes are slow.', 'Restart the exporter if DCGM answers slowly; drain the node if DCGM keeps hanging.'],
+    } },
+
+    GPUSeriesMissing+: { runbook: hardware(
+      'A GPU stopped reporting its health field although its exporter is up.',
+      'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert.',
+      [
+        q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + $.exporter.healthField + node + ')'),
+        q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + node + '[1h])'),
+      ],
+      [
+        step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', 'The GPU is gone: drain and reboot the node.'),
+      ],
+      [cordon, drain, 'Reboot the node; if the GPU does not come back, open an RMA.'],
+    ) },
+
+    GPUAllocatedIdle+: { runbook: {
+      meaning: 'A pod has held this GPU (or MIG instance) for 30 minutes without using it.',
+      impact: 'The GPU costs money and blocks other jobs while doing nothing.',
+      queries: [
+        q("Engine activity of the pod's GPUs", 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' + pod),
+        q('Idle cost of the namespace, $/hour', 'namespace:gpu_idle_cost_dollars_per_hour:sum{' + is(l.cluster) + ', ' + is(l.namespace) + '}'),
+        q('How long the pod has existed', 'time() - kube_pod_created{namespace="$' + l.namespace + '", pod="$' + l.pod + '"}'),
+      ],
+      diagnosis: [
+        step('Is the pod a notebook or interactive session?', 'Ask the owner to release the GPU; apply the idle-session policy.'),
+        step('Is the job waiting on data or a checkpoint (CPU, I/O, network busy)?', 'Input pipeline bottleneck: tell the owner.'),
+        step('Did the job finish but the pod stayed (sleep, stuck process)?', "Ask the owner to delete it; fix the job's exit."),
+      ],
+      mitigation: ['Contact the namespace owner with the idle cost.', "For abandoned pods, delete them according to the platform's idle policy."],
+      escalation: mlEscalation,
+      dashboards: ['L4', 'L5'],
+    } },
+
+    GPUClusterAllocationHigh+: { runbook: {
+      meaning: 'Pods request more than ' + std.round($.thresholds.clusterAllocationRatio * 100) + " % of the cluster's allocatable GPUs.",
+      impact: 'New GPU pods stay Pending; autoscaled inference cannot scale out.',
+      queries: [
+        q('Allocation ratio', 'cluster:kube_gpu_allocation:ratio{' + is(l.cluster) + '}'),
+        q('Requests by namespace', 'sort_desc(namespace:kube_gpu_requested:sum{' + is(l.cluster) + '})'),
+        q('Allocated but idle GPUs', 'count(ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', alertstate="firing"})'),
+        q('Pending GPU pods', 'count(kube_pod_status_phase{phase="Pending", ' + is(l.cluster) + '} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource="' + $.kubeStateMetrics.gpuResource + '"}))'),
+      ],
+      diagnosis: [
+        step('Are many allocated GPUs idle?', 'Reclaim them first (GPUAllocatedIdle).'),
+        step('Is one namespace far above its usual share?', 'Talk to that team; enforce quotas.', 'Real demand: add capacity.'),
+      ],
+      mitigation: ['Reclaim idle allocations.', 'Add nodes or shift work to another cluster.', 'Set ResourceQuotas per namespace.'],
+      escalation: mlEscalation + ' Capacity planning for new hardware.',
+      dashboards: ['L1', 'L2'],
+    } },
+
+    GPUTrainingStraggler+: { runbook: {
+      meaning: 'One GPU of a multi-GPU job runs far below the median SM activity of its siblings while they stay busy.',
+      impact: "Synchronous training waits for the slowest rank: the whole job runs at this GPU's pace.",
+      queries: [
+        q('SM activity of every GPU of the job', 'gpu_pod:dcgm_sm_active:avg10m{' + is(l.cluster) + ', ' + is(l.namespace) + ', owner_name="$owner_name"}'),
+        q('NVLink errors on the slow GPU', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpu + '[5m])'),
+        q('Throttling of the slow GPU', 'gpu:dcgm_clock_throttle_thermal:max' + gpu + ' or gpu:dcgm_clock_throttle_power:max' + gpu),
+        q('Other alerts on the slow GPU', 'ALERTS{' + is(l.uuid) + ', alertstate="firing"}'),
+      ],
+      diagnosis: [
+        step('Does the slow GPU have NVLink or PCIe errors (GPUNvlinkCrcErrors, GPUPcieReplayRate)?', 'Hardware: follow that runbook; restart the job without the node.'),
+        step('Is the slow GPU throttled (thermal or power)?', 'Cooling or power: follow the throttling runbook.'),
+        step('Does the slow rank have more data or a different shard (data imbalance)?', 'Workload: rebalance the input pipeline.', 'Profile the rank (Nsight Systems) and escalate to the ML platform team.'),
+      ],
+      mitigation: ['If the GPU is faulty, cordon its node and restart the job from its last checkpoint elsewhere.', 'Otherwise give the owner the per-rank view to fix the imbalance.'],
+      escalation: mlEscalation,
+      dashboards: ['L4', 'L5'],
+    } },
+
+    local inferenceRunbook(meaning, impact, queries, diagnosis, mitigation) = {
+      meaning: meaning,
+      impact: impact,
+      queries: queries,
+      diagnosis: diagnosis,
+      mitigation: mitigation,
+      escalation: mlEscalation,
+      dashboards: ['L4'],
+    },
+    local server = '{' + is(l.cluster) + ', namespace="$namespace", pod="$pod"}',
+    GPUInferenceKVCachePressure+: { runbook: inferenceRunbook(
+      'A vLLM server has kept its KV cache over ' + std.round($.thresholds.kvCacheUsageRatio * 100) + ' % full for 10 minutes and preempts requests.',
+      'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
+      [
+        q('KV-cache usage', $.inference.kvCacheUsage + server),
+        q('Preemptions per minute', '60 * rate(' + $.inference.preemptions + server + '[5m])'),
+        q('Running and waiting requests', $.inference.waiting + server + ' or vllm:num_requests_running' + server),
+      ],
+      [
+        step('Did traffic or prompt length rise?', 'Scale out replicas.'),
+        step('Was max-num-seqs or gpu-memory-utilization changed in a recent release?', 'Roll back the configuration.', 'Give the model more KV cache (larger GPU, tensor parallelism, quantised KV cache).'),
+      ],
+      ['Scale out the deployment.', 'Lower max-num-seqs or raise gpu-memory-utilization, within memory limits.'],
+    ) },
+    GPUInferenceQueueGrowing+: { runbook: inferenceRunbook(
+      "Requests keep piling up in a vLLM server's waiting queue.",
+      'Queued requests wait before their first token: the TTFT SLO burns.',
+      [
+        q('Waiting requests', $.inference.waiting + server),
+        q('Queue time p99', 'histogram_quantile(0.99, sum by (le) (rate(vllm:request_queue_time_seconds_bucket' + server + '[5m])))'),
+        q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
+      ],
+      [
+        step('Did incoming traffic grow?', 'Scale out; check the autoscaler.', 'A slow replica: check its GPU (throttling, errors) on the L4 dashboard.'),
+      ],
+      ['Scale out the deployment.', 'Shed or rate-limit low-priority traffic.'],
+    ) },
+
+    GPUMemoryExhaustionRisk+: { runbook: {
+      meaning: 'The GPU memory a pod uses grows steadily; at this rate it runs out within ' + $.thresholds.memoryForecastHours + ' hours.',
+      impact: 'The job will crash with CUDA out-of-memory, typically hours into a run.',
+      queries: [
+        q('Memory used and free', 'DCGM_FI_DEV_FB_USED' + gpu + ' or DCGM_FI_DEV_FB_FREE' + gpu),
+        q('Growth per hour', 'deriv(DCGM_FI_DEV_FB_USED' + gpu + '[1h]) * 3600'),
+      ],
+      diagnosis: [
+        step("Does the framework's allocated memory grow (torch.cuda.memory_allocated)?", 'A leak in the job: tensors kept alive across steps.'),
+        step('Does reserved memory grow while allocated stays flat?', 'Fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or bucket sizes.', 'Caching by design: watch it.'),
+      ],
+      mitigation: ['Tell the owner before the crash: checkpoint now.', 'Plan a restart from the checkpoint with the leak or allocator setting fixed.'],
+      escalation: mlEscalation,
+      dashboards: ['L4', 'L5'],
+    } },
+
+    GPUDriverVersionSkew+: { runbook: {
+      meaning: 'GPUs of one cluster run more than one NVIDIA driver version.',
+      impact: 'CUDA images built for the newer driver fail on older nodes ("driver insufficient"); results may differ between nodes.',
+      queries: [
+        q('GPUs per driver version', 'count by (' + l.driverVersion + ') (group by (' + std.join(', ', $.identity.gpuJoin) + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
+        q('Nodes per driver version', 'count by (' + l.driverVersion + ') (group by (' + l.host + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
+      ],
+      diagnosis: [
+        step('Is a driver rollout in progress?', 'Check that it progresses; the alert clears when it ends.', 'Find the nodes on the old version: they missed the image or rollout.'),
+      ],
+      mitigation: ['Finish or roll back the driver rollout.', "Reimage the stragglers with the fleet's node image."],
+      escalation: infraEscalation,
+      dashboards: ['L2'],
+    } },
+  },
+}

@@ -1,0 +1,259 @@
+// Service level objectives and their multi-window multi-burn-rate alerts.
+//
+// An SLO: team (owner, routing), objective (share of good events), period, description,
+// `by` (the labels one SLO series is kept per), alerts (by name suffix: severity, for), tiers
+// (burn-rate factor with a long and a short window, each belonging to one alert), and two
+// hidden functions: errorRatio(window), the PromQL share of bad events over a window, and
+// scenario(bad) for the generated promtool cases: series in which a share `bad` of events
+// fail for the whole test (or 'burst': all fail in the last minute only), with the target
+// labels, the GPUs the scenario needs and the error ratio the SLO then sees as value.
+//
+// Each SLO becomes: slo:sli_error:ratio_rate<window> for every window it uses (one rule per
+// window, all SLOs in it, told apart by the `slo` label), slo:objective:ratio,
+// slo:error_budget:remaining over the period, slo:error_budget:burn_rate over the fastest
+// tier's long window, and the alerts SLO<name><suffix>.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  local l = $.labels,
+  local inf = $.inference,
+
+  // The SRE workbook's defaults for a 30-day period: page when 2 % of the budget burns in an
+  // hour or 5 % in six hours, ticket when 10 % burns in a day or in three days.
+  sloDefaults:: {
+    period: '30d',
+    // Runbook parts of the SLO's alerts.
+    diagnosis:: [
+      { check: 'Did a release, config change or driver rollout start shortly before the burn?', yes: 'Roll it back first, investigate after (compare canary and baseline with the model:*canary* rules).', no: '' },
+      { check: 'Do GPU alerts fire for the GPUs behind the SLO (XID, ECC, throttling, NVLink)?', yes: "Follow the GPU alert's runbook; move the traffic or jobs off the bad GPUs.", no: '' },
+      { check: 'Did load rise beyond the capacity (queue growing, KV cache full)?', yes: 'Scale out.', no: 'Escalate to the owning team with the burn-rate graphs.' },
+    ],
+    mitigation:: ['Roll back the latest change.', 'Move load away from failing GPUs or nodes.', 'Scale out if demand outgrew capacity.'],
+    dashboards:: ['L1', 'L2'],
+    alerts: {
+      FastBurn: { severity: 'critical', 'for': '2m' },
+      SlowBurn: { severity: 'warning', 'for': '15m' },
+    },
+    tiers: [
+      { alert: 'FastBurn', factor: 14.4, long: '1h', short: '5m' },
+      { alert: 'FastBurn', factor: 6, long: '6h', short: '30m' },
+      { alert: 'SlowBurn', factor: 3, long: '1d', short: '2h' },
+      { alert: 'SlowBurn', factor: 1, long: '3d', short: '6h' },
+    ],
+  },
+
+  // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
+  local latencySLO(metric, seconds, what) = $.sloDefaults {
+    team: 'inference',
+    objective: 0.99,
+    description: what + ' within ' + seconds + ' s',
+    by: [l.cluster, 'namespace', 'model_name'],
+    // Prometheus 3 normalises le="1.0" to le="1"; match both spellings.
+    local good = metric + '_bucket{le=~"' + seconds + '|' + seconds + '.0"}',
+    local sum(s, w) = 'sum ' + e.by(self.by) + ' (rate(' + s + '[' + w + ']))',
+    errorRatio(w):: '(' + sum(metric + '_count', w) + ' - ' + sum(good, w) + ') / ' + sum(metric + '_count', w),
+    scenario(bad):: {
+      local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
+      local le = seconds + '.0',
+      target: { namespace: 'inference', model_name: 'llama-3-8b' },
+      gpus: 1,
+      value: if bad == 'burst' then null else bad,
+      extra: [
+        t.series(metric + '_count', '0+100x60', server),
+        t.series(metric + '_bucket', '0+100x60', server { le: '+Inf' }),
+        t.series(metric + '_bucket', if bad == 'burst' then '0+100x59 5900' else '0+' + 100 * (1 - bad) + 'x60', server { le: le }),
+      ],
+    },
+  },
+
+  slos: {
+    InferenceTTFT: latencySLO(inf.ttft, 1, '99 % of requests get their first token'),
+    InferenceLatency: latencySLO(inf.e2eLatency, 30, '99 % of requests complete'),
+
+    InferenceErrors: $.sloDefaults {
+      team: 'inference',
+      objective: 0.995,
+      description: '99.5 % of inference requests succeed (no 5xx)',
+      by: [l.cluster, 'namespace'],
+      local requests(w, status) = 'sum ' + e.by(self.by) + ' (rate(' + inf.requests + '{handler=~"' + inf.handlers + '"' + status + '}[' + w + ']))',
+      errorRatio(w):: requests(w, ', status="5xx"') + ' / ' + requests(w, ''),
+      scenario(bad):: {
+        local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
+        target: { namespace: 'inference' },
+        gpus: 1,
+        value: if bad == 'burst' then null else bad,
+        extra: [
+          t.series(inf.requests, if bad == 'burst' then '0+100x59 5900' else '0+' + 100 * (1 - bad) + 'x60', server { status: '2xx' }),
+          t.series(inf.requests, if bad == 'burst' then '0x59 100' else '0+' + 100 * bad + 'x60', server { status: '5xx' }),
+        ],
+      },
+    },
+
+    // The share of GPUs that are not healthy: capacity (kube-state-metrics) minus the GPUs that
+    // report, with no fatal XID held, no uncorrectable ECC error in the event window and spare
+    // rows left. Capacity, not allocatable: the device plugin takes unhealthy GPUs out of
+    // allocatable, which would hide exactly the failures this SLO counts.
+    GPUAvailability: $.sloDefaults {
+      team: 'infra',
+      diagnosis:: [
+        { check: 'Do hardware alerts (GPUFellOffBus, GPUXidFatal, GPUEccDoubleBit, GPUSeriesMissing) fire in the cluster?', yes: 'Follow their runbooks; drain and repair the GPUs.', no: '' },
+        { check: 'Is an exporter down (DCGMExporterDown)?', yes: 'Its GPUs count as unavailable: restore the exporter.', no: "Capacity grew without GPUs reporting: check new nodes' exporters." },
+      ],
+      mitigation:: ['Drain and repair the unhealthy GPUs; RMA the repeat offenders.', 'Restore exporters that are down.'],
+      dashboards:: ['L1', 'L2', 'L3'],
+      objective: 0.99,
+      description: '99 % of GPU capacity is healthy',
+      by: [l.cluster],
+      errorRatio(w):: 'avg_over_time(cluster:gpu_unavailable:ratio[' + w + '])',
+      // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node
+      // whose 15 GPUs the exporter has not reported for the last 3 minutes.
+      scenario(bad)::
+        local capacity = 25;
+        local missing = if bad == 'burst' then 0 else std.round(bad * capacity);
+        {
+          target: {},
+          gpus: capacity - missing,
+          value: if bad == 'burst' then null else missing / capacity,
+          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then '25x57 40x3' else capacity + 'x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-0', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
+        },
+    },
+  },
+
+  local budget(s) = 1 - s.objective,
+  // PromQL for the budget: "(1 - 0.99)" reads better than the float it computes to.
+  local budgetExpr(s) = '(1 - ' + s.objective + ')',
+  local ratioRecord(w) = 'slo:sli_error:ratio_rate' + w,
+  local sloNames = std.objectFields($.slos),
+  local windows(s) = std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers])),
+  local allWindows = std.set(std.flattenArrays([windows($.slos[n]) for n in sloNames])),
+  local withSLO(name, expr) = 'label_replace(' + expr + ', "slo", "' + name + '", "", "")',
+  local selectSLO(name, rec) = rec + '{slo="' + name + '"}',
+  local fastest(s) = s.tiers[0].long,
+
+  records+: {
+    [ratioRecord(w)]: {
+      family: 'slo',
+      expr: std.join(' or ', [withSLO(n, $.slos[n].errorRatio(w)) for n in sloNames if std.member(windows($.slos[n]), w)]),
+    }
+    for w in allWindows
+  } + {
+    local ttft = $.slos.InferenceTTFT,
+    local scenario = ttft.scenario(0.04),
+    local target = { [l.cluster]: 'prod', slo: 'InferenceTTFT' } + scenario.target,
+    local input = [s { labels+: { [l.cluster]: 'prod' } } for s in scenario.extra],
+    'cluster:kube_gpu_capacity:sum': {
+      family: 'slo',
+      expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource="' + $.kubeStateMetrics.gpuResource + '"})',
+    },
+    'cluster:gpu_healthy:count': {
+      family: 'slo',
+      local x = 'DCGM_FI_DEV_XID_ERRORS',
+      local fatal = $.xid.fatal + $.xid.fellOffBus,
+      local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
+      expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin) + ' (' + $.exporter.healthField + ')'
+            + unless(std.join(' or ', [x + ' == ' + c for c in fatal]))
+            + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
+            + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
+    },
+    'cluster:gpu_unavailable:ratio': {
+      family: 'slo',
+      expr: 'clamp_min((cluster:kube_gpu_capacity:sum - (cluster:gpu_healthy:count or cluster:kube_gpu_capacity:sum * 0)) / cluster:kube_gpu_capacity:sum, 0)',
+    },
+    'slo:objective:ratio': {
+      family: 'slo',
+      expr: std.join(' or ', [withSLO(n, 'vector(' + $.slos[n].objective + ')') for n in sloNames]),
+      tests: [t.recordCase('every SLO has its objective', [], [t.sample({ slo: n }, $.slos[n].objective) for n in sloNames], 'slo:objective:ratio')],
+    },
+    'slo:error_budget:remaining': {
+      family: 'slo',
+      expr: std.join(' or ', [
+        '1 - avg_over_time(' + selectSLO(n, ratioRecord($.slos[n].tiers[0].short)) + '[' + $.slos[n].period + ']) / ' + budgetExpr($.slos[n])
+        for n in sloNames
+      ]),
+      tests: [t.recordCase('4 % of requests slow against a 1 % budget: three budgets overspent', input, [t.sample(target, t.round3(1 - 0.04 / budget(ttft)))], 'round(slo:error_budget:remaining{slo="InferenceTTFT"}, 0.001)')],
+    },
+    'slo:error_budget:burn_rate': {
+      family: 'slo',
+      expr: std.join(' or ', [selectSLO(n, ratioRecord(fastest($.slos[n]))) + ' / ' + budgetExpr($.slos[n]) for n in sloNames]),
+      tests: [t.recordCase('4 % of requests slow against a 1 % budget: burning 4x', input, [t.sample(target, t.round3(0.04 / budget(ttft)))], 'round(slo:error_budget:burn_rate{slo="InferenceTTFT"}, 0.001)')],
+    },
+  },
+
+  alerts+: {
+    [alertName(n, suffix)]: sloAlert(n, suffix)
+    for n in sloNames
+    for suffix in std.objectFields($.slos[n].alerts)
+  },
+
+  local alertName(n, suffix) = 'SLO' + n + suffix,
+  local percent(x) = std.toString(std.round(x * 1e6) / 1e4),
+  local factors(s, suffix) = [tier.factor for tier in s.tiers if tier.alert == suffix],
+  local sloAlert(n, suffix) =
+    local s = $.slos[n];
+    local a = s.alerts[suffix];
+    local threshold(tier) = '(' + tier.factor + ' * ' + budgetExpr(s) + ')';
+    local byText = std.join(' ', ['{{ $labels.' + b + ' }}' for b in s.by]);
+    local others = [o for o in std.objectFields(s.alerts) if o != suffix];
+    // Error ratios for the scenarios, from the tiers: above every tier of this alert, and
+    // between this alert's tiers and the next faster alert's.
+    local maxOf(xs) = std.foldl(std.max, xs, 0);
+    local minOf(xs) = std.foldl(std.min, xs, 1e9);
+    local mine = factors(s, suffix);
+    local slower = std.flattenArrays([factors(s, o) for o in others if maxOf(factors(s, o)) < minOf(mine)]);
+    local fires = std.min(0.999, 1.5 * maxOf(mine) * budget(s));
+    local alsoFiring(bad) = [
+      t.also(alertName(n, o), s.scenario(bad).value, target=s.scenario(bad).target)
+      for o in others
+      if std.length([f for f in factors(s, o) if s.scenario(bad).value > f * budget(s)]) > 0
+    ];
+    local case(name, fires, bad) =
+      local sc = s.scenario(bad);
+      t.case(name,
+             fires,
+             [],
+             pod=false,
+             gpus=sc.gpus,
+             extra=sc.extra,
+             value=if fires then sc.value else null,
+             target=if fires then sc.target else null,
+             alsoFires=if bad == 'burst' then [] else alsoFiring(bad));
+    local sloSel = '{slo="' + n + '", ' + std.join(', ', [b + '="$' + b + '"' for b in s.by]) + '}';
+    {
+      family: 'slo',
+      severity: a.severity,
+      runbook: {
+        meaning: 'The SLO ' + n + ' (' + s.description + ') is burning its ' + percent(budget(s)) + ' % error budget at ' + std.join(' or ', [std.toString(f) + 'x' for f in mine]) + ' the rate that would last exactly ' + s.period + ', over both a long and a short window.',
+        impact: if a.severity == 'critical' then 'Users see failures now; at this rate the whole budget for ' + s.period + ' is gone within days.' else 'A slow, steady burn: left alone it exhausts the budget before the period ends.',
+        queries: [
+          { title: "Error ratio over the alert's windows", expr: std.join(' or ', [ratioRecord(w) + sloSel for w in std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers if tier.alert == suffix]))]) },
+          { title: 'Budget left for the period (1 = untouched, below 0 = overspent)', expr: 'slo:error_budget:remaining' + sloSel },
+          { title: 'Current burn rate', expr: 'slo:error_budget:burn_rate' + sloSel },
+          { title: 'GPU alerts firing in the same cluster', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", team="infra"}' },
+        ],
+        diagnosis: s.diagnosis,
+        mitigation: s.mitigation,
+        escalation: 'Team ' + s.team + ' owns the SLO; infrastructure on-call for GPU faults behind it.',
+        dashboards: s.dashboards,
+      },
+      team: s.team,
+      'for': a['for'],
+      labels: { slo: n },
+      identity: s.by,
+      expr: std.join(' or ', [
+        '(' + selectSLO(n, ratioRecord(tier.long)) + ' > ' + threshold(tier) + ' and ' + selectSLO(n, ratioRecord(tier.short)) + ' > ' + threshold(tier) + ')'
+        for tier in s.tiers
+        if tier.alert == suffix
+      ]),
+      summary: 'SLO ' + n + ' is burning its error budget ' + (if a.severity == 'critical' then 'fast.' else 'steadily.'),
+      description: 'SLO ' + n + ' (' + s.description + ') for ' + byText + ': {{ $value | humanizePercentage }} of events failed against a budget of ' + percent(budget(s)) + ' % over ' + s.period + ' (this alert fires at ' + std.join(' and ', [std.toString(f) + 'x' for f in mine]) + ' the sustainable burn rate).',
+      tests: [
+        case('burning faster than every tier', true, fires),
+        case('within budget', false, 0.2 * budget(s)),
+        case('a one-minute burst', false, 'burst'),
+      ] + (
+        if slower == [] then [] else [
+          case('burning only as fast as a slower alert fires', false, (maxOf(slower) + minOf(mine)) / 2 * budget(s)),
+        ]
+      ),
+    },
+}

@@ -1,0 +1,324 @@
+// Workloads: allocated-but-idle GPUs, capacity, training stragglers, inference saturation,
+// memory exhaustion, and fleet hygiene (driver skew, flaky exporters), plus the canary-versus-
+// baseline rules a release gate queries.
+local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  thresholds+: {
+    // An allocated GPU is idle below this graphics-engine activity (0-1).
+    idleActivity: 0.05,
+    // Capacity ticket above this share of allocatable GPUs requested by pods.
+    clusterAllocationRatio: 0.95,
+    // A straggler runs below this share of its workload's median SM activity...
+    stragglerRatio: 0.5,
+    // ...while the median itself stays above this (the workload is busy, not idle).
+    stragglerBusyActivity: 0.4,
+    // KV-cache usage (0-1) above which preemptions mean the cache is too small.
+    kvCacheUsageRatio: 0.9,
+    // Requests waiting in a vLLM queue that count as a backlog when they keep growing.
+    inferenceQueueDepth: 10,
+    // How far ahead memory growth is projected.
+    memoryForecastHours: 4,
+    // Share of failed exporter scrapes that is a problem even while the target is up.
+    scrapeFailureRatio: 0.1,
+  },
+
+  windows+: {
+    idle: '30m',
+    straggler: '10m',
+    memoryTrend: '1h',
+    scrapeFailures: '30m',
+  },
+
+  // vLLM's metric names (label model_name); older releases call the KV-cache gauge
+  // vllm:gpu_cache_usage_perc. `requests` is the HTTP request counter of vLLM's API server
+  // (prometheus-fastapi-instrumentator: handler, method, status as 2xx/4xx/5xx).
+  inference:: {
+    kvCacheUsage: 'vllm:kv_cache_usage_perc',
+    waiting: 'vllm:num_requests_waiting',
+    preemptions: 'vllm:num_preemptions_total',
+    ttft: 'vllm:time_to_first_token_seconds',
+    e2eLatency: 'vllm:e2e_request_latency_seconds',
+    requests: 'http_requests_total',
+    // Handlers that serve inference.
+    handlers: '/v1/completions|/v1/chat/completions',
+    // What an inference alert keeps.
+    identity: [$.labels.cluster, 'namespace', 'pod', 'model_name'],
+  },
+
+  // The deployment label that tells a canary's series from the baseline's, for release gates.
+  release: {
+    label: 'track',
+    canary: 'canary',
+    baseline: 'stable',
+  },
+
+  // The metrics beyond DCGM fields that these rules read, for gpuobs lint.
+  metrics+: {
+    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
+    [$.inference.kvCacheUsage]: { type: 'gauge', labels: server },
+    [$.inference.waiting]: { type: 'gauge', labels: server },
+    [$.inference.preemptions]: { type: 'counter', labels: server },
+    [$.inference.ttft]: { type: 'histogram', labels: server },
+    [$.inference.e2eLatency]: { type: 'histogram', labels: server },
+    [$.inference.requests]: { type: 'counter', labels: server + ['handler', 'method', 'status'] },
+    kube_namespace_labels: { type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
+  },
+
+  local l = $.labels,
+  local th = $.thresholds,
+  local w = $.windows,
+  local inf = $.inference,
+  local owner = ['owner_kind', 'owner_name'],
+  local workload = [l.cluster, l.namespace] + owner,
+  local stragglerRecord = 'gpu_pod:dcgm_sm_active:avg' + w.straggler,
+  local ttftTrack = 'model_track:vllm_time_to_first_token_seconds:p99_rate5m',
+  local errorsTrack = 'model_track:vllm_request_errors:ratio_rate5m',
+  local ksmJob = $.kubeStateMetrics.job,
+  local gpuResource = $.kubeStateMetrics.gpuResource,
+
+  records+: {
+    // Per-GPU SM activity of pods that a controller (Job, StatefulSet, training operator) owns,
+    // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
+    [stragglerRecord]: {
+      family: 'workload',
+      expr: 'max ' + e.by($.identity.alert + owner) + ' ('
+            + 'avg_over_time(DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '!="", ' + l.migInstance + '=""}[' + w.straggler + '])'
+            + ' * ' + e.on([l.cluster, l.namespace, l.pod]) + ' group_left (' + std.join(', ', owner) + ') '
+            + 'max ' + e.by([l.cluster, l.namespace, l.pod] + owner) + ' ('
+            + e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_name!="<none>"}')
+            + '))',
+    },
+  } + {
+    // Canary versus baseline, per model: p99 time to first token and the request error ratio
+    // of each track, and the canary's ratio to the baseline.
+    local r = $.release,
+    local track = [l.cluster, 'namespace', 'model_name', r.label],
+    local tracks = r.label + '=~"' + r.canary + '|' + r.baseline + '"',
+    local compare(rec, op) = rec + '{' + r.label + '="' + r.canary + '"} ' + op + ' ignoring (' + r.label + ') ' + rec + '{' + r.label + '="' + r.baseline + '"}',
+    local perTrack = [l.cluster, 'namespace', 'model_name', r.label],
+    // Inputs: a model served by a canary and a baseline pod.
+    local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, model_name: 'llama-3-8b', [r.label]: trackName } + extra,
+    local cluster = { [l.cluster]: 'prod' },
+    local releaseSeries = [
+      t.series(inf.ttft + '_bucket', '0+90x60', cluster + vllm(r.baseline, { le: '0.5' })),
+      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.baseline, { le: '1.0' })),
+      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.baseline, { le: '+Inf' })),
+      t.series(inf.ttft + '_bucket', '0+50x60', cluster + vllm(r.canary, { le: '0.5' })),
+      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.canary, { le: '1.0' })),
+      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.canary, { le: '+Inf' })),
+      t.series(inf.requests, '0+99x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
+      t.series(inf.requests, '0+1x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
+      t.series(inf.requests, '0+96x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
+      t.series(inf.requests, '0+4x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
+    ],
+    local modelLabels = cluster { namespace: 'inference', model_name: 'llama-3-8b' },
+    [ttftTrack]: {
+      family: 'release',
+      expr: 'histogram_quantile(0.99, sum ' + e.by(perTrack + ['le']) + ' (rate(' + inf.ttft + '_bucket{' + tracks + '}[5m])))',
+    },
+    [errorsTrack]: {
+      family: 'release',
+      expr: 'sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '", status="5xx"}[5m]))'
+            + ' / sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '"}[5m]))',
+    },
+    'model:vllm_time_to_first_token_seconds:canary_p99_ratio': {
+      family: 'release',
+      expr: compare(ttftTrack, '/'),
+      // Baseline p99 lies in (0.5, 1] s, interpolated at 0.99 of the way: 0.995 s; the canary's
+      // p99 in the same bucket at 0.98: 0.99 s.
+      tests: [t.recordCase('canary slower in the tail than the baseline', releaseSeries, [t.sample(modelLabels, t.round3((0.5 + 0.5 * 49 / 50) / (0.5 + 0.5 * 9 / 10)))], 'round(model:vllm_time_to_first_token_seconds:canary_p99_ratio, 0.001)')],
+    },
+    'model:vllm_request_errors:canary_ratio_delta': {
+      family: 'release',
+      expr: compare(errorsTrack, '-'),
+      tests: [t.recordCase('canary fails 4 % of requests, baseline 1 %', releaseSeries, [t.sample(modelLabels, 0.03)], 'model:vllm_request_errors:canary_ratio_delta')],
+    },
+  },
+
+  alerts+: {
+    local id = std.join(', ', $.identity.alert),
+    local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
+    local podText = 'pod {{ $labels.' + l.namespace + ' }}/{{ $labels.' + l.pod + ' }}',
+    local mlp = { team: 'ml-platform' },
+    local activity = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+
+    GPUAllocatedIdle: mlp {
+      family: 'utilization',
+      severity: 'warning',
+      // Graphics-engine activity is reported per MIG instance (GPU_UTIL is not), so an idle
+      // instance is found even when its neighbours are busy.
+      expr: 'max by (' + id + ') (avg_over_time(' + activity + '{' + l.namespace + '!=""}[5m])) < ' + th.idleActivity,
+      'for': w.idle,
+      summary: 'A GPU held by a pod has been idle for 30 minutes.',
+      description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + th.idleActivity + ').',
+      tests:
+        local busy = 0.6, idle = th.idleActivity / 5;
+        [
+          t.case('idle for 40 minutes', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], value=idle),
+          t.case('one idle MIG instance next to a busy one', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]), entities=[0]), t.series(activity, '0.6x60', entities=[1])], mig=true, firing=[0], value=idle),
+          t.case('idle and not allocated', false, [t.series(activity, t.steps([[idle, 60]]))], pod=false),
+          t.case('busy', false, [t.series(activity, '0.6x60')]),
+          t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
+        ],
+    },
+
+    GPUClusterAllocationHigh: mlp {
+      family: 'capacity',
+      severity: 'warning',
+      expr: 'cluster:kube_gpu_allocation:ratio > ' + th.clusterAllocationRatio,
+      'for': '15m',
+      identity: [l.cluster],
+      summary: 'A cluster has almost no allocatable GPUs left.',
+      description: 'Cluster {{ $labels.' + l.cluster + ' }} has {{ $value | humanizePercentage }} of its allocatable GPUs requested by pods (threshold ' + th.clusterAllocationRatio + '): new GPU pods will wait.',
+      tests:
+        local node = e.ksm(ksmJob, { node: 'gpu-node-0', resource: gpuResource, unit: 'integer' });
+        local pod(name, gpus, running) = [
+          t.series('kube_pod_container_resource_requests', gpus + 'x60', e.ksm(ksmJob, { namespace: 'ml-team', pod: name, container: 'worker', node: 'gpu-node-0', resource: gpuResource, unit: 'integer' })),
+          t.series('kube_pod_status_phase', running, e.ksm(ksmJob, { namespace: 'ml-team', pod: name, phase: 'Running', uid: 'uid-' + name })),
+        ];
+        local allocatable = [t.series('kube_node_status_allocatable', '8x60', node)];
+        [
+          t.case('every GPU requested', true, [], extra=allocatable + pod('trainer', 8, '1x60'), target={}, value=1),
+          t.case('half the GPUs requested', false, [], extra=allocatable + pod('trainer', 4, '1x60')),
+          t.case('full for the last 10 minutes', false, [], extra=allocatable + pod('trainer', 4, '1x60') + pod('burst', 4, '0x50 1x10')),
+        ],
+    },
+
+    GPUTrainingStraggler: mlp {
+      family: 'utilization',
+      severity: 'warning',
+      local median = 'quantile ' + e.by(workload) + ' (0.5, ' + stragglerRecord + ')',
+      expr: stragglerRecord + ' < ' + e.on(workload) + ' group_left () (' + th.stragglerRatio + ' * ' + median + ')'
+            + ' and ' + e.on(workload) + ' (' + median + ' > ' + th.stragglerBusyActivity + ')'
+            + ' and ' + e.on(workload) + ' (count ' + e.by(workload) + ' (' + stragglerRecord + ') > 1)',
+      'for': '15m',
+      identity: $.identity.alert + owner,
+      summary: 'One GPU of a multi-GPU workload is far slower than its siblings.',
+      description: gpuText + ' of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} is {{ $value | humanizePercentage }} SM-active while its siblings stay busy: the whole job waits for it.',
+      tests:
+        local busy = 0.8, slow = 0.2, sm = 'DCGM_FI_PROF_SM_ACTIVE';
+        local siblings(slowValues) = [t.series(sm, busy + 'x60', entities=[0, 1, 3]), t.series(sm, slowValues, entities=[2])];
+        [
+          t.case('one rank slows down', true, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llama-7b-finetune', firing=[2], value=slow),
+          // The book's incident walkthrough: NVLink CRC errors on one GPU slow a 7B fine-tune.
+          // The NVLink ticket fires on that GPU, the straggler ticket on the workload, and
+          // nothing pages (every alert's firing set is checked exactly).
+          t.case('incident walkthrough: NVLink CRC errors slow a 7B fine-tune',
+                 true,
+                 siblings(t.steps([[busy, 20], [slow, 40]]))
+                 + [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0x20 0+' + (10 * $.thresholds.nvlinkCrcErrorsPerMinute) + 'x40', entities=[2])],
+                 gpus=4,
+                 owner='llama-7b-finetune',
+                 firing=[2],
+                 value=slow,
+                 alsoFires=[t.also('GPUNvlinkCrcErrors', 10 * $.thresholds.nvlinkCrcErrorsPerMinute, firing=[2])]),
+          t.case('every rank busy', false, [t.series(sm, busy + 'x60')], gpus=4, owner='llama-7b-finetune'),
+          t.case('the whole job idle (checkpointing)', false, [t.series(sm, '0.1x60')], gpus=4, owner='llama-7b-finetune'),
+          t.case('single-GPU job', false, [t.series(sm, slow + 'x60')], owner='llama-7b-finetune'),
+          t.case('no controller owns the pods', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4),
+          t.case('one rank slow for the last 10 minutes', false, siblings(t.steps([[busy, 50], [slow, 10]])), gpus=4, owner='llama-7b-finetune'),
+        ],
+    },
+
+    local vllm(pod, extra={}) = { namespace: 'inference', pod: pod, model_name: 'llama-3-8b', job: 'vllm', instance: pod + ':8000' } + extra,
+    local infId = std.join(', ', inf.identity),
+    local infText = 'vLLM {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.model_name }}',
+    local target = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
+
+    GPUInferenceKVCachePressure: mlp {
+      family: 'inference',
+      severity: 'warning',
+      expr: 'max by (' + infId + ') (avg_over_time(' + inf.kvCacheUsage + '[10m])) > ' + th.kvCacheUsageRatio
+            + ' and on (' + infId + ') max by (' + infId + ') (increase(' + inf.preemptions + '[10m])) > 0',
+      'for': '10m',
+      identity: inf.identity,
+      summary: 'An inference server runs out of KV cache and preempts requests.',
+      description: infText + ' uses {{ $value | humanizePercentage }} of its KV cache and is preempting requests, which recomputes them and raises latency.',
+      tests:
+        local full = (1 + th.kvCacheUsageRatio) / 2;
+        [
+          t.case('full cache, preempting', true, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
+          t.case('full cache, no preemptions', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '3x60', vllm('llm-0'))]),
+          t.case('preempting for the last 10 minutes', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0x50 0+2x10', vllm('llm-0'))]),
+        ],
+    },
+
+    GPUInferenceQueueGrowing: mlp {
+      family: 'inference',
+      severity: 'warning',
+      expr: 'max by (' + infId + ') (' + inf.waiting + ') > ' + th.inferenceQueueDepth
+            + ' and on (' + infId + ') max by (' + infId + ') (deriv(' + inf.waiting + '[10m])) > 0',
+      'for': '10m',
+      identity: inf.identity,
+      summary: 'Requests keep piling up in an inference server queue.',
+      description: infText + ' has {{ $value }} requests waiting and the queue keeps growing: add replicas or shed load.',
+      tests:
+        local depth = th.inferenceQueueDepth;
+        [
+          t.case('queue growing', true, [], extra=[t.series(inf.waiting, '0+' + depth / 10 + 'x60', vllm('llm-0'))], target=target, value=6 * depth),
+          t.case('deep but steady queue', false, [], extra=[t.series(inf.waiting, (3 * depth) + 'x60', vllm('llm-0'))]),
+          t.case('short queue growing', false, [], extra=[t.series(inf.waiting, '0+' + depth / 100 + 'x60', vllm('llm-0'))]),
+          t.case('queue growing for the last 5 minutes', false, [], extra=[t.series(inf.waiting, '0x55 0+' + (3 * depth) + 'x5', vllm('llm-0'))]),
+        ],
+    },
+
+    GPUMemoryExhaustionRisk: mlp {
+      family: 'workload',
+      severity: 'warning',
+      local used = 'DCGM_FI_DEV_FB_USED',
+      local free = 'DCGM_FI_DEV_FB_FREE',
+      expr: 'max by (' + id + ') (predict_linear(' + used + '{' + l.namespace + '!=""}[' + w.memoryTrend + '], ' + th.memoryForecastHours * 3600 + ') > ' + used + ' + ' + free + ')',
+      'for': '15m',
+      summary: "A workload's GPU memory keeps growing and will run out within hours.",
+      description: gpuText + ' held by ' + podText + ' is projected to need {{ $value | printf "%.0f" }} MiB of GPU memory in ' + th.memoryForecastHours + 'h, more than it has: a leak or fragmentation will end in an out-of-memory error.',
+      tests:
+        local total = 81920, start = 10000, perMinute = 500;
+        local atEval = start + 60 * perMinute;
+        [
+          t.case('steady growth', true, [t.series(used, start + '+' + perMinute + 'x60'), t.series(free, (total - start) + '-' + perMinute + 'x60')], value=atEval + th.memoryForecastHours * 60 * perMinute),
+          t.case('memory preallocated and flat (vLLM)', false, [t.series(used, '72000x60'), t.series(free, (total - 72000) + 'x60')]),
+          t.case('slow growth', false, [t.series(used, start + '+10x60'), t.series(free, (total - start) + '-10x60')]),
+          t.case('growing on a GPU no pod holds', false, [t.series(used, start + '+' + perMinute + 'x60'), t.series(free, (total - start) + '-' + perMinute + 'x60')], pod=false),
+          t.case('growth for the last 10 minutes', false, [t.series(used, '10000x50 10000+4000x10'), t.series(free, '71920x50 71920-4000x10')]),
+        ],
+    },
+
+    local hygiene = { family: 'hygiene', team: 'infra' },
+
+    GPUDriverVersionSkew: hygiene {
+      severity: 'warning',
+      local h = $.exporter.healthField,
+      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.driverVersion + ') (' + h + ')) > 1',
+      'for': '30m',
+      identity: [l.cluster],
+      summary: 'GPUs of one cluster run different driver versions.',
+      description: 'Cluster {{ $labels.' + l.cluster + ' }} runs {{ $value }} NVIDIA driver versions: a stalled upgrade, or nodes outside the fleet image. Mixed drivers break CUDA compatibility assumptions.',
+      tests: [
+        t.case('two driver versions', true, [], gpus=2, drivers=['550.90.07', '535.183.01'], target={}, value=2),
+        t.case('one driver version', false, [], gpus=2),
+        t.case('upgraded GPU appeared 10 minutes ago', false, [t.series(h, '65x60', entities=[0]), t.series(h, '_x50 65x10', entities=[1])], gpus=2, drivers=['550.90.07', '535.183.01'], health=false),
+      ],
+    },
+
+    DCGMExporterScrapesFailing: hygiene {
+      severity: 'warning',
+      local up = 'up{job="' + $.exporter.job + '"}',
+      // A target down for good is DCGMExporterDown's.
+      expr: '(1 - avg_over_time(' + up + '[' + w.scrapeFailures + '])) > ' + th.scrapeFailureRatio + ' unless max_over_time(' + up + '[5m]) == 0',
+      'for': '10m',
+      identity: [l.cluster, 'instance', 'job'],
+      summary: 'A dcgm-exporter target keeps failing scrapes while it is up.',
+      description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.' + l.cluster + ' }} failed {{ $value | humanizePercentage }} of its scrapes in the last ' + w.scrapeFailures + ': GPU series have gaps (scrape timeout, DCGM hang, node pressure).',
+      tests:
+        // Every fourth scrape fails; 8 of the 30 samples in the window are failures.
+        local flaky = std.join(' ', [if i % 4 == 3 then '0' else '1' for i in std.range(0, 60)]);
+        [
+          t.case('every fourth scrape fails', true, [], up=flaky, value=8 / 30),
+          t.case('one failed scrape', false, [], up='1x58 0 1'),
+          t.case('target down', false, [], up='1x30 0x30', health='65x30 _x30', alsoFires=[t.also('DCGMExporterDown', 0)]),
+        ],
+    },
+  },
+}
