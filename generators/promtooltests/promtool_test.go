@@ -59,7 +59,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 func TestGeneratedTestsPassForAnotherLabelProfile(t *testing.T) {
 	t.Parallel()
 	dir := generateInto(t, "../../internal/catalog/testdata/override.jsonnet")
-	for _, f := range []string{AlertsFile, RecordingFile} {
+	for _, f := range []string{AlertsFile, RecordingFile, RecordsFile} {
 		if out, err := promtool(t, dir, "test", f); err != nil {
 			t.Errorf("promtool test rules %s: %v\n%s", f, err, out)
 		}
@@ -103,6 +103,24 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "for: 15m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
 			new:         "for: 1m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
 			wantFailure: "alertname: GPUTemperatureHigh",
+		},
+		{
+			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=""}[5m])`,
+			new:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])`,
+			wantFailure: "alertname: GPUAllocatedIdle",
+		},
+		{
+			name: "slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "ratio_rate3d{slo=\"InferenceTTFT\"} > (1 * (1 - 0.99))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTTFT\"} > (1 * (1 - 0.99))",
+			new:         "ratio_rate3d{slo=\"InferenceTTFT\"} > (1 * (1 - 0.999))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTTFT\"} > (1 * (1 - 0.999))",
+			wantFailure: "alertname: SLOInferenceTTFTSlowBurn",
+		},
+		{
+			name: "MIG instance priced as a whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
+			new:         "group by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)",
+			wantFailure: `expr: "namespace:gpu_allocated:sum"`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

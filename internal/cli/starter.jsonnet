@@ -26,11 +26,34 @@ gpuobs {
   runbooks+: {
     // runbook_url = baseURL + AlertName + '.md'
     // baseURL: 'https://runbooks.example.com/gpu/',
+    // Where the gpuobs dashboards are served; runbooks link into it.
+    // grafanaURL: 'https://grafana.example.com',
   },
 
   thresholds+: {
     // gpuTemperatureCelsius: 87,
     // eccSingleBitPerHour: 50,
+    // idleActivity: 0.1,
+  },
+
+  slos+: {
+    // Tighten an objective, or hand an SLO to another team:
+    // InferenceTTFT+: { objective: 0.995, team: 'llm-serving' },
+    // Different windows for one SLO (each tier: alert suffix, factor, long and short window):
+    // GPUAvailability+: { tiers: [{ alert: 'FastBurn', factor: 14.4, long: '1h', short: '5m' }] },
+  },
+
+  // The vLLM metric names, for older releases:
+  // inference+:: { kvCacheUsage: 'vllm:gpu_cache_usage_perc' },
+
+  cost+: {
+    // Your price per GPU-hour, by the exporter's modelName:
+    // gpuHourly+: { 'NVIDIA H100 80GB HBM3': 2.1 },
+  },
+
+  release+: {
+    // The label that tells canary from baseline series:
+    // label: 'rollout_track', canary: 'canary', baseline: 'stable',
   },
 
   alerts+: {

@@ -5,7 +5,13 @@ gpuobs {
     GPUEccDoubleBit+: { 'for': '5x', severity: 'page' },
     GPUTemperatureHigh+: { forr: '10m' },
     GPUXidFatal+: { expr: 'max by (gpu) (DCGM_FI_DEV_XID_ERRORS > ' },
+    GPUAllocatedIdle+: { runbook+: { dashboards: ['L9'] } },
   },
   fields+: { DCGM_FI_DEV_GPU_TEMP+: { rollup: 'rate' } },
   throttleReasons+: { idle: { bits: [1], help: 'idle' } },
+  slos+: {
+    InferenceErrors+: { tiers+: [{ alert: 'FastBurn', factor: 200, long: '1h', short: '5m' }] },
+    InferenceTTFT+: { objective: 99 },
+  },
+  cost+: { gpuHourly+: { 'NVIDIA L4': 0 } },
 }
