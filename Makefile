@@ -2,12 +2,13 @@
 GO        ?= go
 PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
 PINT      := $(GO) tool -modfile=tools/pint/go.mod pint
+AMTOOL    := $(GO) tool -modfile=tools/amtool/go.mod amtool
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool lint-generated promtool bench
+.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench
 
 all: test
 
@@ -36,8 +37,16 @@ check-generated:
 promtool:
 	$(PROMTOOL) --version >/dev/null
 
+## amtool: build the pinned amtool once
+amtool:
+	$(AMTOOL) --version >/dev/null 2>&1
+
 ## test: everything CI runs
-test: check-fmt check-generated test-go test-promtool lint-generated
+test: check-fmt check-generated test-go test-promtool test-alertmanager lint-generated
+
+## test-alertmanager: the generated Alertmanager configuration passes amtool check-config
+test-alertmanager: amtool
+	$(AMTOOL) check-config alertmanager/alertmanager.yml
 
 ## lint-generated: the generated output lints clean, warnings included
 lint-generated:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/gpuobs/gpuobs/generators/alertmanager"
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
@@ -25,6 +26,7 @@ func All() []Generator {
 		{Name: "rules", Dir: rules.Dir, Generate: rules.Generate},
 		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
 		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
+		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
 	}
 }
 

@@ -38,10 +38,7 @@ local t = import 'lib/test.libsonnet';
   // held by research (50 % active), one idle and unallocated.
   local h100 = 'NVIDIA H100 80GB HBM3',
   local a100 = 'NVIDIA A100-SXM4-80GB',
-  local gpu(host, index, sku, pod, mig=null) =
-    { [l.cluster]: 'prod', [l.host]: host, [l.gpu]: std.toString(index), [l.uuid]: 'GPU-' + host + '-' + index, [l.pciBusId]: '00000000:18:00.0', [l.device]: 'nvidia' + index, [l.modelName]: sku, [l.driverVersion]: '550.90.07', job: $.exporter.job, instance: host + ':9400' }
-    + (if pod == null then {} else { [ns]: pod[0], [l.pod]: pod[1], [l.container]: 'main' })
-    + (if mig == null then {} else { [l.migInstance]: std.toString(mig), [l.migProfile]: '3g.40gb' }),
+  local gpu(host, index, sku, pod, mig=null) = t.gpu(l, host, index, sku, pod, mig),
   local entities = [
     [gpu('node-a', 0, h100, ['research', 'train-0']), 0.5],
     [gpu('node-a', 1, a100, ['serving', 'llm-0']), 0.25],

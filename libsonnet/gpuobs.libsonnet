@@ -10,6 +10,7 @@
 + (import 'slos.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'runbooks.libsonnet')
++ (import 'alertmanager.libsonnet')
 + (import 'lint.libsonnet')
 + {
   apiVersion: 'gpuobs/v1',

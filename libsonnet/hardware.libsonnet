@@ -45,7 +45,13 @@ local t = import 'lib/test.libsonnet';
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.
   local xidRecord = 'gpu_pod:dcgm_xid_errors:new' + $.windows.event,
+  local exporterHost = 'instance:dcgm_exporter_host:group',
   records+: {
+    // Which host each exporter target serves, for alerts on the target (up has no host label).
+    [exporterHost]: {
+      family: 'exporter',
+      expr: 'group by (' + $.labels.cluster + ', instance, ' + $.labels.host + ') (' + $.exporter.healthField + ')',
+    },
     // The gauge holds the last XID forever, so an event is a changed value in the same series,
     // or a new series (err_code label changed); an old value never counts again.
     [xidRecord]: {
@@ -66,7 +72,9 @@ local t = import 'lib/test.libsonnet';
     local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
     local th = $.thresholds,
     local w = $.windows,
-    local hw = { family: 'hardware', team: 'infra' },
+    // Families group alerts for rule groups and inhibition (a page inhibits the tickets of its
+    // family on the same GPU); every hardware alert goes to infra.
+    local hw = { team: 'infra' },
     // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
     // GPU-to-pod map.
     local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + names.gpuInfo,
@@ -78,6 +86,7 @@ local t = import 'lib/test.libsonnet';
       t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: other }]),
     ],
     local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
+      family: 'xid',
       severity: severity,
       expr: std.join(' or ', [xidRecord + ' == ' + c for c in codes]),
       summary: summary,
@@ -91,6 +100,7 @@ local t = import 'lib/test.libsonnet';
     GPUXidApplication: xidAlert('info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
 
     GPUEccDoubleBit: hw {
+      family: 'memory',
       severity: 'critical',
       expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + w.event + '])) > 0',
       summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
@@ -104,6 +114,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUEccSingleBitRate: hw {
+      family: 'memory',
       severity: 'warning',
       expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[' + w.eccRate + '])) > ' + th.eccSingleBitPerHour,
       'for': '5m',
@@ -117,6 +128,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPURowRemapFailure: hw {
+      family: 'memory',
       severity: 'critical',
       expr: 'max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0',
       summary: 'A GPU failed to remap a memory row and has no spare rows left.',
@@ -128,6 +140,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPURetiredPagesPending: hw {
+      family: 'memory',
       severity: 'warning',
       expr: 'max by (' + id + ') (DCGM_FI_DEV_RETIRED_PENDING) > 0 or max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0',
       'for': '5m',
@@ -144,6 +157,7 @@ local t = import 'lib/test.libsonnet';
     local perMinute(field, threshold) = names.gpuRate(field, $.recording.rateWindow) + ' * 60 > ' + threshold,
 
     GPUNvlinkCrcErrors: hw {
+      family: 'nvlink',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)
                        + ' or ' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)),
@@ -158,6 +172,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUNvlinkReplayErrors: hw {
+      family: 'nvlink',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute)),
       'for': '10m',
@@ -170,6 +185,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUNvlinkRecoveryErrors: hw {
+      family: 'nvlink',
       severity: 'warning',
       expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[' + w.throttle + '])) > 0',
       summary: 'An NVLink of a GPU had to be recovered (retrained).',
@@ -181,6 +197,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUPcieReplayRate: hw {
+      family: 'pcie',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute)),
       'for': '10m',
@@ -195,6 +212,7 @@ local t = import 'lib/test.libsonnet';
     local gaugeAbove(field, threshold) = 'max by (' + id + ') (' + field + ') > ' + threshold,
 
     GPUTemperatureHigh: hw {
+      family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
       'for': '15m',
@@ -211,6 +229,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUMemoryTemperatureHigh: hw {
+      family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
       'for': '15m',
@@ -231,6 +250,7 @@ local t = import 'lib/test.libsonnet';
       local bits = $.throttleReasons[reason].bits;
       local mask = std.foldl(function(a, b) a + b, bits, 0);
       hw {
+        family: if reason == 'thermal' then 'thermal' else 'power',
         severity: 'warning',
         expr: attributed('avg_over_time(' + rec + '[' + w.throttle + ']) > ' + th.throttleRatio),
         'for': '5m',
@@ -248,13 +268,19 @@ local t = import 'lib/test.libsonnet';
     GPUPowerThrottling: throttle('power', 'A GPU has been power-capped for most of the last 15 minutes.'),
     GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last 15 minutes.'),
 
+    // The exporter's host comes from the instance-to-host map of the last hour, so that the
+    // alert can inhibit the alerts of that node; an exporter unseen for longer alerts without it.
     DCGMExporterDown: hw {
+      family: 'exporter',
       severity: 'warning',
-      expr: 'up{job="' + $.exporter.job + '"} == 0',
+      local down = 'up{job="' + $.exporter.job + '"} == 0',
+      expr: '(' + down + ') * on (' + l.cluster + ', instance) group_left (' + l.host + ') '
+            + 'topk by (' + l.cluster + ', instance) (1, last_over_time(' + exporterHost + '[' + w.missing + ']))'
+            + ' or on (' + l.cluster + ', instance) (' + down + ')',
       'for': '5m',
-      identity: [l.cluster, 'instance', 'job'],
+      identity: [l.cluster, 'instance', 'job', l.host],
       summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
-      description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.' + l.cluster + ' }} has been down for 5 minutes; none of its GPU alerts can fire.',
+      description: 'dcgm-exporter {{ $labels.instance }} on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has been down for 5 minutes; none of its GPU alerts can fire.',
       tests: [
         t.case('exporter down', true, [], up='1x30 0x30', health='65x30 _x30', value=0),
         t.case('one failed scrape', false, [], up='1x58 0 1'),
@@ -262,6 +288,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUSeriesMissing: hw {
+      family: 'exporter',
       severity: 'warning',
       local h = $.exporter.healthField,
       expr: 'max by (' + id + ') ('

@@ -145,15 +145,31 @@ local t = import 'lib/test.libsonnet';
       family: 'slo',
       expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource="' + $.kubeStateMetrics.gpuResource + '"})',
     },
+    // One read of the XID gauge: count_values turns each GPU's last XID into a label that
+    // joins the (constant) set of fatal codes; seven comparisons would read it seven times.
     'cluster:gpu_healthy:count': {
       family: 'slo',
-      local x = 'DCGM_FI_DEV_XID_ERRORS',
       local fatal = $.xid.fatal + $.xid.fellOffBus,
+      local codes = std.join(' or ', ['label_replace(vector(1), "xid", "' + c + '", "", "")' for c in fatal]),
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
       expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin) + ' (' + $.exporter.healthField + ')'
-            + unless(std.join(' or ', [x + ' == ' + c for c in fatal]))
+            + unless('count_values ' + e.by($.identity.gpuJoin) + ' ("xid", DCGM_FI_DEV_XID_ERRORS) and on (xid) (' + codes + ')')
             + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
             + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
+      // Six GPUs, three healthy: one holds fatal XID 48 (since before the test), one an
+      // application XID 13 (healthy), one logged a double-bit ECC error, one ran out of spare
+      // rows, one is fine, and a MIG GPU with two instances counts once.
+      local g(i, mig=null) = t.gpu(l, 'node-a', i, mig=mig),
+      local healthy = [t.series($.exporter.healthField, '60x60', g(i)) for i in [0, 1, 2, 3, 4]]
+                      + [t.series($.exporter.healthField, '60x60', g(5, mig=m)) for m in [1, 2]],
+      tests: [t.recordCase('fatal XID, double-bit ECC and remap failure are unhealthy', healthy + [
+        t.series('DCGM_FI_DEV_XID_ERRORS', '48x60', g(0)),
+        t.series('DCGM_FI_DEV_XID_ERRORS', '13x60', g(1)),
+        t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x55 1x5', g(2)),
+        t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
+        t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=1)),
+        t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
+      ], [t.sample({ [l.cluster]: 'prod' }, 3)], 'cluster:gpu_healthy:count')],
     },
     'cluster:gpu_unavailable:ratio': {
       family: 'slo',

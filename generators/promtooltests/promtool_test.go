@@ -100,8 +100,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: AlertsFile,
-			old:         "for: 15m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
-			new:         "for: 1m\n        labels:\n          severity: warning\n          team: infra\n        annotations:\n          description: GPU {{ $labels.gpu }} ({{ $labels.UUID }}) on {{ $labels.Hostname }} is at",
+			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
+			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",
 			wantFailure: "alertname: GPUTemperatureHigh",
 		},
 		{

@@ -195,9 +195,10 @@ func alertGroups(m *model.Model) ruleFile {
 	return f
 }
 
-// AlertLabels are the static labels of an alert: severity, team and the catalog's extras.
+// AlertLabels are the static labels of an alert: severity, team, family and the catalog's
+// extras. Alertmanager routes on team and severity and inhibits within a family.
 func AlertLabels(a model.Alert) map[string]string {
-	out := map[string]string{"severity": a.Severity, "team": a.Team}
+	out := map[string]string{"severity": a.Severity, "team": a.Team, "family": a.Family}
 	for k, v := range a.Labels {
 		out[k] = v
 	}

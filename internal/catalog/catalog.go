@@ -154,6 +154,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"cost":             func(r json.RawMessage) { d.strict("cost", r, &m.Cost) },
 		"release":          func(r json.RawMessage) { d.strict("release", r, &m.Release) },
 		"dashboards":       func(r json.RawMessage) { m.Dashboards = entries[model.Dashboard](d, "dashboards", r) },
+		"alertmanager":     func(r json.RawMessage) { d.strict("alertmanager", r, &m.Alertmanager) },
 	}
 	for _, key := range model.SortedKeys(top) {
 		decodeSection, ok := sections[key]

@@ -52,6 +52,7 @@ func validate(m *model.Model) Problems {
 	v.slos(m)
 	v.cost(m)
 	v.runbooks(m)
+	v.alertmanager(m)
 	v.lint(m)
 	return v.problems
 }
@@ -253,7 +254,7 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 		a.Expr = canonical
 	}
 	for k := range a.Labels {
-		if k == "severity" || k == "team" {
+		if k == "severity" || k == "team" || k == "family" {
 			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", k)
 		}
 	}
@@ -347,6 +348,53 @@ func (v *validator) runbooks(m *model.Model) {
 			if _, ok := m.Dashboards[level]; !ok {
 				v.add(p+".dashboards", "names dashboard level %q, which dashboards does not define", level)
 			}
+		}
+	}
+}
+
+// alertmanager checks that every notifying alert has a receiver, timings parse, and the
+// inhibition roles name alerts that exist.
+func (v *validator) alertmanager(m *model.Model) {
+	am, p := m.Alertmanager, "alertmanager"
+	if am.SilentReceiver == "" {
+		v.add(p+".silentReceiver", "is empty; name the receiver that gets info alerts")
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		a := m.Alerts[name]
+		if a.Severity != model.SeverityCritical && a.Severity != model.SeverityWarning {
+			continue // info never notifies; other values are reported with the alert
+		}
+		if am.Receivers[a.Team][a.Severity] == "" {
+			v.add("alerts."+name+".team", "team %q has no %s receiver; add alertmanager.receivers[%q].%s", a.Team, a.Severity, a.Team, a.Severity)
+		}
+	}
+	for _, team := range model.SortedKeys(am.Receivers) {
+		for _, sev := range model.SortedKeys(am.Receivers[team]) {
+			v.oneOf(fmt.Sprintf("%s.receivers[%q]", p, team), sev, model.SeverityCritical, model.SeverityWarning)
+			if am.Receivers[team][sev] == am.SilentReceiver {
+				v.add(fmt.Sprintf("%s.receivers[%q].%s", p, team, sev), "is the silent receiver; notifying alerts need a receiver that notifies")
+			}
+		}
+	}
+	if _, ok := am.GroupBy["default"]; !ok {
+		v.add(p+".groupBy.default", "is missing; it groups the families without their own")
+	}
+	for _, family := range model.SortedKeys(am.GroupBy) {
+		for _, label := range am.GroupBy[family] {
+			if !promql.IsValidLabelName(label) {
+				v.add(p+".groupBy."+family, "%q is not a label name", label)
+			}
+		}
+	}
+	for _, sev := range []string{model.SeverityCritical, model.SeverityWarning} {
+		t, tp := am.Timing[sev], p+".timing."+sev
+		v.duration(tp+".groupWait", t.GroupWait, true)
+		v.duration(tp+".groupInterval", t.GroupInterval, true)
+		v.duration(tp+".repeatInterval", t.RepeatInterval, true)
+	}
+	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable} {
+		if _, ok := m.Alerts[alert]; alert != "" && !ok {
+			v.add(p+".inhibit."+path, "names unknown alert %q", alert)
 		}
 	}
 }

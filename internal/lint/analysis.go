@@ -352,3 +352,20 @@ func level(record string) string {
 	}
 	return ""
 }
+
+// Labeler reports which labels the results of expressions carry, reasoning as the checks do
+// over the catalog's fields and metrics and the recording rules gpuobs generates.
+type Labeler struct{ in *Inputs }
+
+// NewLabeler prepares a Labeler for a catalog.
+func NewLabeler(m *model.Model) *Labeler { return &Labeler{in: NewInputs(m, nil)} }
+
+// Labels are the label names of expr's result, and whether others may appear (open).
+func (l *Labeler) Labels(expr string) (names []string, open bool, err error) {
+	n, err := promql.Parse(expr)
+	if err != nil {
+		return nil, false, err
+	}
+	s := l.in.outputLabels(n)
+	return s.sorted(), s.open, nil
+}

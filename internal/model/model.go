@@ -27,6 +27,39 @@ type Model struct {
 	Cost             Cost                      `json:"cost"`
 	Release          Release                   `json:"release"`
 	Dashboards       map[string]Dashboard      `json:"dashboards"`
+	Alertmanager     Alertmanager              `json:"alertmanager"`
+}
+
+// Alertmanager configures routing, grouping and inhibition.
+type Alertmanager struct {
+	// Receivers names the receiver of each team by severity (critical, warning).
+	Receivers map[string]map[string]string `json:"receivers"`
+	// SilentReceiver gets info alerts and whatever no route matches.
+	SilentReceiver string `json:"silentReceiver"`
+	// GroupBy lists the labels that make one notification, by alert family ("default").
+	GroupBy map[string][]string `json:"groupBy"`
+	// Timing is the notification timing by severity.
+	Timing map[string]Timing `json:"timing"`
+	// Inhibit names the alerts that silence others.
+	Inhibit Inhibit `json:"inhibit"`
+}
+
+// Timing is when Alertmanager sends a group's notifications.
+type Timing struct {
+	GroupWait      string `json:"groupWait"`
+	GroupInterval  string `json:"groupInterval"`
+	RepeatInterval string `json:"repeatInterval"`
+}
+
+// Inhibit names the alerts that silence others.
+type Inhibit struct {
+	// GPUGone silences every other alert on its GPU.
+	GPUGone string `json:"gpuGone"`
+	// ExporterDown silences the alerts that read the exporter's series, on its node.
+	ExporterDown string `json:"exporterDown"`
+	// NodeUnschedulable silences the alerts of NodeUnschedulableFamilies on its node.
+	NodeUnschedulable         string   `json:"nodeUnschedulable"`
+	NodeUnschedulableFamilies []string `json:"nodeUnschedulableFamilies"`
 }
 
 // SLO is a service level objective. The catalog expands it into the recording rules of its

@@ -6,6 +6,7 @@ gpuobs {
     GPUTemperatureHigh+: { forr: '10m' },
     GPUXidFatal+: { expr: 'max by (gpu) (DCGM_FI_DEV_XID_ERRORS > ' },
     GPUAllocatedIdle+: { runbook+: { dashboards: ['L9'] } },
+    GPUPowerThrottling+: { team: 'nobody' },
   },
   fields+: { DCGM_FI_DEV_GPU_TEMP+: { rollup: 'rate' } },
   throttleReasons+: { idle: { bits: [1], help: 'idle' } },

@@ -1,0 +1,204 @@
+// Package alertmanager generates the Alertmanager side of the catalog: a routing tree that
+// sends each alert to its team's receiver for its severity, grouped so that one broken node is
+// one notification, and inhibition rules derived from the alerts' roles, families and tiers.
+package alertmanager
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/amconfig"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// Output paths, relative to the output directory.
+const (
+	Dir = "alertmanager"
+	// ConfigFile is a complete configuration that amtool check-config accepts.
+	ConfigFile = Dir + "/alertmanager.yml"
+	// FragmentFile holds the route subtree, receivers and inhibit rules to merge into an
+	// existing configuration.
+	FragmentFile = Dir + "/gpuobs-fragment.yml"
+)
+
+// defaultGroup is the groupBy entry for families without their own.
+const defaultGroup = "default"
+
+type config struct {
+	Route        *route        `yaml:"route"`
+	Receivers    []receiver    `yaml:"receivers"`
+	InhibitRules []inhibitRule `yaml:"inhibit_rules,omitempty"`
+}
+
+type route struct {
+	Receiver       string   `yaml:"receiver,omitempty"`
+	Matchers       []string `yaml:"matchers,omitempty"`
+	GroupBy        []string `yaml:"group_by,omitempty"`
+	GroupWait      string   `yaml:"group_wait,omitempty"`
+	GroupInterval  string   `yaml:"group_interval,omitempty"`
+	RepeatInterval string   `yaml:"repeat_interval,omitempty"`
+	Routes         []*route `yaml:"routes,omitempty"`
+}
+
+type receiver struct {
+	Name string `yaml:"name"`
+}
+
+type inhibitRule struct {
+	Name           string   `yaml:"name"`
+	SourceMatchers []string `yaml:"source_matchers"`
+	TargetMatchers []string `yaml:"target_matchers"`
+	Equal          []string `yaml:"equal"`
+}
+
+// Generate renders the complete configuration and the fragment, and loads both with
+// Alertmanager's own config package.
+func Generate(m *model.Model) ([]emit.File, error) {
+	inhibitions, err := Inhibitions(m)
+	if err != nil {
+		return nil, err
+	}
+	var rulesOut []inhibitRule
+	for _, in := range inhibitions {
+		rulesOut = append(rulesOut, in.rule())
+	}
+	tree := routes(m)
+	full := config{Route: tree, Receivers: receivers(m), InhibitRules: rulesOut}
+	// The fragment's subtree catches only gpuobs' alerts (they all carry a known family).
+	sub := *tree
+	sub.Matchers = []string{fmt.Sprintf("family=~%q", strings.Join(families(m), "|"))}
+	fragment := config{Route: &sub, Receivers: full.Receivers, InhibitRules: rulesOut}
+	files := []emit.File{
+		emit.YAML(ConfigFile, mustYAML(full)),
+		emit.YAML(FragmentFile, mustYAML(fragment)),
+	}
+	if _, err := amconfig.Load(files[0].Content); err != nil {
+		return nil, fmt.Errorf("%s does not load in Alertmanager: %w", ConfigFile, err)
+	}
+	// Merged under a root route, as users merge it.
+	merged := config{Route: &route{Receiver: m.Alertmanager.SilentReceiver, Routes: []*route{&sub}}, Receivers: full.Receivers, InhibitRules: rulesOut}
+	if _, err := amconfig.Load(mustYAML(merged)); err != nil {
+		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", FragmentFile, err)
+	}
+	return files, nil
+}
+
+// families lists the alert families, sorted.
+func families(m *model.Model) []string {
+	seen := map[string]bool{}
+	for _, a := range m.Alerts {
+		seen[a.Family] = true
+	}
+	return model.SortedKeys(seen)
+}
+
+// GroupBy is the grouping of an alert family.
+func GroupBy(m *model.Model, family string) []string {
+	if g, ok := m.Alertmanager.GroupBy[family]; ok {
+		return g
+	}
+	return m.Alertmanager.GroupBy[defaultGroup]
+}
+
+// Receiver is where an alert goes: its team's receiver for its severity; info alerts go to
+// the silent receiver.
+func Receiver(m *model.Model, a model.Alert) string {
+	if a.Severity == model.SeverityInfo {
+		return m.Alertmanager.SilentReceiver
+	}
+	return m.Alertmanager.Receivers[a.Team][a.Severity]
+}
+
+// routes builds the tree: info first (silent), then one route per family grouping of its
+// own, then the default grouping; under each, one leaf per team and severity that occurs.
+func routes(m *model.Model) *route {
+	am := m.Alertmanager
+	byGroup := map[string][]string{}
+	for _, f := range families(m) {
+		key := defaultGroup
+		if _, ok := am.GroupBy[f]; ok {
+			key = f
+		}
+		byGroup[key] = append(byGroup[key], f)
+	}
+	def := am.GroupBy[defaultGroup]
+	root := &route{Receiver: am.SilentReceiver, GroupBy: def}
+	root.Routes = append(root.Routes, &route{Receiver: am.SilentReceiver, Matchers: []string{`severity="info"`}})
+	for _, key := range model.SortedKeys(byGroup) {
+		if key == defaultGroup {
+			continue
+		}
+		fams := byGroup[key]
+		root.Routes = append(root.Routes, &route{
+			Receiver: am.SilentReceiver,
+			Matchers: []string{familyMatcher(fams)},
+			GroupBy:  am.GroupBy[key],
+			Routes:   leaves(m, fams),
+		})
+	}
+	root.Routes = append(root.Routes, leaves(m, byGroup[defaultGroup])...)
+	return root
+}
+
+func familyMatcher(fams []string) string {
+	if len(fams) == 1 {
+		return fmt.Sprintf("family=%q", fams[0])
+	}
+	return fmt.Sprintf("family=~%q", strings.Join(fams, "|"))
+}
+
+// leaves are the team and severity routes for the alerts of some families.
+func leaves(m *model.Model, fams []string) []*route {
+	pairs := map[string]model.Alert{}
+	for _, a := range m.Alerts {
+		if a.Severity != model.SeverityInfo && slices.Contains(fams, a.Family) {
+			pairs[a.Team+"\x00"+a.Severity] = a
+		}
+	}
+	var out []*route
+	for _, key := range model.SortedKeys(pairs) {
+		a := pairs[key]
+		t := m.Alertmanager.Timing[a.Severity]
+		out = append(out, &route{
+			Receiver:       Receiver(m, a),
+			Matchers:       []string{fmt.Sprintf("team=%q", a.Team), fmt.Sprintf("severity=%q", a.Severity)},
+			GroupWait:      t.GroupWait,
+			GroupInterval:  t.GroupInterval,
+			RepeatInterval: t.RepeatInterval,
+		})
+	}
+	return out
+}
+
+// receivers are the silent receiver and every team receiver, by name, without integrations.
+func receivers(m *model.Model) []receiver {
+	names := map[string]bool{m.Alertmanager.SilentReceiver: true}
+	for _, bySeverity := range m.Alertmanager.Receivers {
+		for _, r := range bySeverity {
+			names[r] = true
+		}
+	}
+	var out []receiver
+	for _, n := range model.SortedKeys(names) {
+		out = append(out, receiver{Name: n})
+	}
+	return out
+}
+
+func mustYAML(v any) []byte {
+	out, err := emit.MarshalYAML(v)
+	if err != nil {
+		panic(fmt.Sprintf("config types always marshal: %v", err))
+	}
+	return out
+}
+
+// staticLabels are an alert's labels that do not come from its expression.
+func staticLabels(name string, a model.Alert) map[string]string {
+	out := rules.AlertLabels(a)
+	out["alertname"] = name
+	return out
+}

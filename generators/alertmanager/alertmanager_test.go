@@ -1,0 +1,196 @@
+package alertmanager
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/internal/amconfig"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// root is the repository root, where the generated output is checked in.
+const root = "../.."
+
+func loadModel(t *testing.T) *model.Model {
+	t.Helper()
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func loadConfig(t *testing.T, path string) *amconfig.Config {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := amconfig.Load(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
+}
+
+// alertLabels is the label set an alert fires with: its static labels and a value for each
+// label of its identity (value names the label, so two alerts of the same thing agree).
+func alertLabels(name string, a model.Alert, values func(label string) string) map[string]string {
+	out := staticLabels(name, a)
+	for _, l := range a.Identity {
+		out[l] = values(l)
+	}
+	return out
+}
+
+func same(label string) string { return "value-of-" + label }
+
+func mustDuration(t *testing.T, d string) time.Duration {
+	t.Helper()
+	v, err := promql.ParseDuration(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(v)
+}
+
+// TestEveryAlertRoutesToItsReceiver routes every catalog alert through the checked-in
+// configuration with Alertmanager's dispatcher: exactly one route, the team's receiver for the
+// alert's severity (info: the silent receiver), the family's grouping and the tier's timing.
+func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
+	m := loadModel(t)
+	c := loadConfig(t, ConfigFile)
+	for _, name := range model.SortedKeys(m.Alerts) {
+		a := m.Alerts[name]
+		got := c.Routes(alertLabels(name, a, same))
+		if len(got) != 1 {
+			t.Errorf("%s: routed to %d routes, want 1: %+v", name, len(got), got)
+			continue
+		}
+		r := got[0]
+		want := m.Alertmanager.SilentReceiver
+		if a.Severity != model.SeverityInfo {
+			want = m.Alertmanager.Receivers[a.Team][a.Severity]
+		}
+		if r.Receiver != want {
+			t.Errorf("%s (team %s, %s): receiver %s, want %s", name, a.Team, a.Severity, r.Receiver, want)
+		}
+		if wantGroup := slices.Sorted(slices.Values(GroupBy(m, a.Family))); !slices.Equal(r.GroupBy, wantGroup) {
+			t.Errorf("%s: group_by %v, want %v", name, r.GroupBy, wantGroup)
+		}
+		if a.Severity == model.SeverityInfo {
+			continue
+		}
+		timing := m.Alertmanager.Timing[a.Severity]
+		if r.GroupWait != mustDuration(t, timing.GroupWait) || r.RepeatInterval != mustDuration(t, timing.RepeatInterval) {
+			t.Errorf("%s: group_wait %v, repeat_interval %v, want %s and %s", name, r.GroupWait, r.RepeatInterval, timing.GroupWait, timing.RepeatInterval)
+		}
+	}
+}
+
+// TestOneBrokenNodeIsOneNotification: the hardware alerts of one node share a group key.
+func TestOneBrokenNodeIsOneNotification(t *testing.T) {
+	m := loadModel(t)
+	c := loadConfig(t, ConfigFile)
+	for _, name := range []string{"GPUEccDoubleBit", "GPUXidFatal", "GPUTemperatureHigh", "DCGMExporterDown"} {
+		r := c.Routes(alertLabels(name, m.Alerts[name], same))
+		if len(r) != 1 || !slices.Contains(r[0].GroupBy, m.Labels.Host) || slices.Contains(r[0].GroupBy, "alertname") {
+			t.Errorf("%s: grouped by %v, want the node's labels without alertname", name, r)
+		}
+	}
+}
+
+// TestInhibitRules plays, for every inhibit rule, a source alert with a target alert on the
+// same thing (inhibited) and on another (not inhibited), through Alertmanager's inhibitor.
+func TestInhibitRules(t *testing.T) {
+	m := loadModel(t)
+	c := loadConfig(t, ConfigFile)
+	inhibitions, err := Inhibitions(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inhibitions) < 5 {
+		t.Fatalf("%d inhibit rules, want gpu-gone, exporter-down, node-unschedulable, page-over-ticket and SLO rules", len(inhibitions))
+	}
+	for _, in := range inhibitions {
+		t.Run(in.Name, func(t *testing.T) {
+			for _, target := range in.Targets {
+				source := alertLabels(in.Sources[0], m.Alerts[in.Sources[0]], same)
+				sameThing := alertLabels(target, m.Alerts[target], same)
+				if muted, err := c.Inhibited([]map[string]string{source}, sameThing); err != nil || !muted {
+					t.Errorf("%s with %s firing on the same %v: inhibited %v (%v), want true", target, in.Sources[0], in.Equal, muted, err)
+				}
+				last := in.Equal[len(in.Equal)-1]
+				other := alertLabels(target, m.Alerts[target], func(l string) string {
+					if l == last {
+						return "another-" + l
+					}
+					return same(l)
+				})
+				if muted, err := c.Inhibited([]map[string]string{source}, other); err != nil || muted {
+					t.Errorf("%s on another %s than %s: inhibited %v (%v), want false", target, last, in.Sources[0], muted, err)
+				}
+			}
+			// A source never silences itself.
+			self := alertLabels(in.Sources[0], m.Alerts[in.Sources[0]], same)
+			if muted, _ := c.Inhibited([]map[string]string{self}, self); muted {
+				t.Errorf("%s inhibits itself", in.Sources[0])
+			}
+		})
+	}
+}
+
+// TestEqualLabelsMustSurviveTheExpressions: an alert whose expression aggregates away a label
+// an inhibit rule compares fails generation.
+func TestEqualLabelsMustSurviveTheExpressions(t *testing.T) {
+	m := loadModel(t)
+	a := m.Alerts["DCGMExporterDown"]
+	a.Expr = `max by (cluster, instance, job) (up{job="dcgm-exporter"} == 0)`
+	m.Alerts["DCGMExporterDown"] = a
+	_, err := Generate(m)
+	if err == nil || !strings.Contains(err.Error(), `equal label "Hostname" does not survive the expression of alert DCGMExporterDown`) {
+		t.Fatalf("Generate: %v, want the Hostname of exporter-down reported", err)
+	}
+}
+
+// TestFragmentMergesIntoAnExistingConfig puts the fragment under another root route, as a
+// user merges it: gpuobs' alerts reach their receivers, other alerts stay with the user's.
+func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
+	m := loadModel(t)
+	data, err := os.ReadFile(filepath.Join(root, FragmentFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fragment map[string]any
+	if err := yaml.Unmarshal(data, &fragment); err != nil {
+		t.Fatal(err)
+	}
+	receivers := append(fragment["receivers"].([]any), map[string]any{"name": "theirs"})
+	merged, err := yaml.Marshal(map[string]any{
+		"route":         map[string]any{"receiver": "theirs", "routes": []any{fragment["route"]}},
+		"receivers":     receivers,
+		"inhibit_rules": fragment["inhibit_rules"],
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := amconfig.Load(merged)
+	if err != nil {
+		t.Fatalf("merged config: %v", err)
+	}
+	if r := c.Routes(map[string]string{"alertname": "NodeDown", "severity": "critical", "team": "infra"}); len(r) != 1 || r[0].Receiver != "theirs" {
+		t.Errorf("a foreign alert routes to %+v, want theirs", r)
+	}
+	a := m.Alerts["GPUEccDoubleBit"]
+	if r := c.Routes(alertLabels("GPUEccDoubleBit", a, same)); len(r) != 1 || r[0].Receiver != m.Alertmanager.Receivers[a.Team][a.Severity] {
+		t.Errorf("GPUEccDoubleBit routes to %+v", r)
+	}
+}

@@ -1,0 +1,175 @@
+package alertmanager
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Inhibition is one inhibit rule: while a source alert fires, target alerts with the same
+// values of the equal labels are silenced.
+type Inhibition struct {
+	Name    string
+	Sources []string
+	Targets []string
+	Equal   []string
+}
+
+func (in Inhibition) rule() inhibitRule {
+	return inhibitRule{Name: in.Name, SourceMatchers: []string{alertnames(in.Sources)}, TargetMatchers: []string{alertnames(in.Targets)}, Equal: in.Equal}
+}
+
+func alertnames(names []string) string {
+	if len(names) == 1 {
+		return fmt.Sprintf("alertname=%q", names[0])
+	}
+	return fmt.Sprintf("alertname=~%q", strings.Join(names, "|"))
+}
+
+// Inhibitions derives the inhibit rules from the catalog, and fails when an equal label does
+// not survive the expression of a source or target alert: the rule would never match.
+//
+//   - gpu-gone: the GPU-gone alert silences every other alert on the GPU;
+//   - exporter-down: the exporter-down alert silences, on its node, the alerts that read the
+//     exporter's series (directly or through recording rules);
+//   - node-unschedulable: a cordoned or draining node silences its utilization alerts;
+//   - <family>-page-over-ticket: a page silences the tickets of its family on the same GPU;
+//   - <slo>-fast-over-slow: an SLO's page silences its tickets for the same SLO series.
+func Inhibitions(m *model.Model) ([]Inhibition, error) {
+	l, ib := m.Labels, m.Alertmanager.Inhibit
+	gpu := []string{l.Cluster, l.Host, l.UUID}
+	node := []string{l.Cluster, l.Host}
+	readsExporter, err := exporterReaders(m)
+	if err != nil {
+		return nil, err
+	}
+	var out []Inhibition
+	add := func(name string, sources []string, equal []string, target func(string, model.Alert) bool) {
+		var targets []string
+		for _, t := range model.SortedKeys(m.Alerts) {
+			if !slices.Contains(sources, t) && hasAll(m.Alerts[t].Identity, equal) && target(t, m.Alerts[t]) {
+				targets = append(targets, t)
+			}
+		}
+		if len(sources) > 0 && len(targets) > 0 {
+			out = append(out, Inhibition{Name: name, Sources: sources, Targets: targets, Equal: equal})
+		}
+	}
+	all := func(string, model.Alert) bool { return true }
+	if ib.GPUGone != "" {
+		add("gpu-gone", []string{ib.GPUGone}, gpu, all)
+	}
+	if ib.ExporterDown != "" {
+		add("exporter-down", []string{ib.ExporterDown}, node, func(t string, _ model.Alert) bool { return readsExporter[t] })
+	}
+	if ib.NodeUnschedulable != "" {
+		add("node-unschedulable", []string{ib.NodeUnschedulable}, node, func(_ string, a model.Alert) bool {
+			return slices.Contains(ib.NodeUnschedulableFamilies, a.Family)
+		})
+	}
+	for _, family := range families(m) {
+		var pages []string
+		for _, name := range model.SortedKeys(m.Alerts) {
+			if a := m.Alerts[name]; a.Family == family && a.Severity == model.SeverityCritical && hasAll(a.Identity, gpu) {
+				pages = append(pages, name)
+			}
+		}
+		add(family+"-page-over-ticket", pages, gpu, func(_ string, a model.Alert) bool {
+			return a.Family == family && a.Severity == model.SeverityWarning
+		})
+	}
+	for _, slo := range model.SortedKeys(m.SLOs) {
+		s := m.SLOs[slo]
+		var pages []string
+		for _, suffix := range model.SortedKeys(s.Alerts) {
+			if s.Alerts[suffix].Severity == model.SeverityCritical {
+				pages = append(pages, "SLO"+slo+suffix)
+			}
+		}
+		add(slo+"-fast-over-slow", pages, s.By, func(t string, a model.Alert) bool {
+			return a.Labels["slo"] == slo && a.Severity != model.SeverityCritical
+		})
+	}
+	labeler := lint.NewLabeler(m)
+	for _, in := range out {
+		for _, name := range append(slices.Clone(in.Sources), in.Targets...) {
+			if err := equalSurvives(m, labeler, in, name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalSurvives checks that the alert's expression (or its static labels) yields every equal
+// label of the rule.
+func equalSurvives(m *model.Model, labeler *lint.Labeler, in Inhibition, alert string) error {
+	a := m.Alerts[alert]
+	names, _, err := labeler.Labels(a.Expr)
+	if err != nil {
+		return fmt.Errorf("alert %s: %w", alert, err)
+	}
+	static := staticLabels(alert, a)
+	for _, e := range in.Equal {
+		if _, ok := static[e]; !ok && !slices.Contains(names, e) {
+			return fmt.Errorf("inhibit rule %s: equal label %q does not survive the expression of alert %s (it yields %s): the rule could never match; keep %s in the alert's aggregation or change the rule",
+				in.Name, e, alert, strings.Join(names, ", "), e)
+		}
+	}
+	return nil
+}
+
+// exporterReaders marks the alerts that read a DCGM field, directly or through recording
+// rules.
+func exporterReaders(m *model.Model) (map[string]bool, error) {
+	set, err := rules.Build(m)
+	if err != nil {
+		return nil, err
+	}
+	exprs := map[string]string{}
+	for _, r := range set.Recorded {
+		exprs[r.Name] = r.Expr
+	}
+	memo := map[string]bool{}
+	var reads func(expr string, depth int) bool
+	reads = func(expr string, depth int) bool {
+		names, _ := promql.MetricNames(expr)
+		for _, n := range names {
+			if _, ok := m.Fields[n]; ok {
+				return true
+			}
+			if r, ok := exprs[n]; ok && depth < len(exprs) {
+				if v, seen := memo[n]; seen {
+					if v {
+						return true
+					}
+					continue
+				}
+				memo[n] = reads(r, depth+1)
+				if memo[n] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	out := map[string]bool{}
+	for name, a := range m.Alerts {
+		out[name] = reads(a.Expr, 0)
+	}
+	return out, nil
+}

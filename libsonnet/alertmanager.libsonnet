@@ -1,0 +1,77 @@
+// Alertmanager: who receives which alert, how alerts group into notifications, and which
+// alerts silence others. gpuobs writes receiver names only: add their integrations
+// (pagerduty_configs, webhook_configs, ...) in your Alertmanager config; it never writes secrets.
+{
+  local l = $.labels,
+
+  alertmanager: {
+    // Receivers by team and severity; info alerts never notify.
+    receivers: {
+      infra: { critical: 'infra-pager', warning: 'infra-ticket' },
+      'ml-platform': { critical: 'ml-platform-pager', warning: 'ml-platform-ticket' },
+      inference: { critical: 'inference-pager', warning: 'inference-ticket' },
+    },
+    // Gets info alerts and anything no route matches: no integrations, no notification.
+    silentReceiver: 'silent',
+    // Labels that make one notification, by alert family; `default` for the others: one
+    // broken node is one notification.
+    groupBy: {
+      default: [l.cluster, l.host],
+      capacity: [l.cluster],
+      hygiene: [l.cluster],
+      inference: [l.cluster, 'namespace', 'pod'],
+      slo: ['alertname', 'slo', l.cluster, 'namespace', 'model_name'],
+    },
+    // Notification timing by severity.
+    timing: {
+      critical: { groupWait: '30s', groupInterval: '5m', repeatInterval: '4h' },
+      warning: { groupWait: '2m', groupInterval: '30m', repeatInterval: '24h' },
+    },
+    // The alerts that silence others (the rules are derived; see README):
+    inhibit: {
+      // ...every other alert on the same GPU.
+      gpuGone: 'GPUFellOffBus',
+      // ...every alert that reads the exporter's series, on the same node.
+      exporterDown: 'DCGMExporterDown',
+      // ...alerts of these families on the same node.
+      nodeUnschedulable: 'GPUNodeCordoned',
+      nodeUnschedulableFamilies: ['utilization', 'workload'],
+    },
+  },
+
+  alerts+: {
+    local t = import 'lib/test.libsonnet',
+    local e = import 'lib/expr.libsonnet',
+    // Source of the cordon inhibition: it shows on dashboards and silences utilization alerts
+    // of a node that is being drained. kube-state-metrics names the node as dcgm-exporter
+    // names the host (the Kubernetes node name).
+    GPUNodeCordoned: {
+      family: 'node',
+      team: 'infra',
+      severity: 'info',
+      expr: 'max by (' + l.cluster + ', ' + l.host + ') (label_replace(kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1, "' + l.host + '", "$1", "node", "(.+)"))',
+      identity: [l.cluster, l.host],
+      summary: 'A GPU node is cordoned or draining.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} is unschedulable (cordoned or draining): its utilization alerts are inhibited.',
+      tests: [
+        t.case('cordoned', true, [], extra=[t.series('kube_node_spec_unschedulable', '0x30 1x30', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-7' }))], target={ [l.host]: 'gpu-node-7' }, value=1),
+        t.case('schedulable', false, [], extra=[t.series('kube_node_spec_unschedulable', '0x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-7' }))]),
+      ],
+      runbook: {
+        meaning: 'kube-state-metrics reports the node unschedulable: someone cordoned it, or a drain is in progress.',
+        impact: 'None by itself. While it fires, utilization and workload alerts of the node are inhibited: an emptied node is idle on purpose.',
+        queries: [
+          { title: 'Unschedulable GPU nodes of the cluster', expr: 'kube_node_spec_unschedulable{' + l.cluster + '="$' + l.cluster + '"} == 1' },
+          { title: 'Other alerts on the node', expr: 'ALERTS{alertstate="firing", ' + l.host + '="$' + l.host + '"}' },
+        ],
+        diagnosis: [
+          { check: 'Is a hardware alert firing on the node?', yes: 'The cordon is part of its repair: follow that runbook.', no: '' },
+          { check: 'Is maintenance scheduled for the node?', yes: 'Nothing to do; uncordon afterwards.', no: 'Ask who cordoned it (`kubectl describe node`); uncordon if forgotten.' },
+        ],
+        mitigation: ['Uncordon when the work is done: `kubectl uncordon $' + l.host + '`.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L2', 'L3'],
+      },
+    },
+  },
+}
