@@ -48,9 +48,9 @@ test: check-fmt check-generated test-go test-promtool test-alertmanager lint-gen
 test-alertmanager: amtool
 	$(AMTOOL) check-config alertmanager/alertmanager.yml
 
-## lint-generated: the generated output lints clean, warnings included
+## lint-generated: the generated rules and dashboards lint clean, warnings included
 lint-generated:
-	$(GO) run ./cmd/gpuobs lint --fail-on info rules/
+	$(GO) run ./cmd/gpuobs lint --fail-on info rules/ dashboards/
 
 test-go: promtool
 	$(GO) vet ./...

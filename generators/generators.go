@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
+	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
@@ -27,6 +28,7 @@ func All() []Generator {
 		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
 		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
 		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
+		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
 	}
 }
 

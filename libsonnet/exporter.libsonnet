@@ -27,6 +27,10 @@
       'DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL',
       'DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL',
       'DCGM_FI_PROF_SM_ACTIVE',
+      // Dashboards: power against the limit, NVLink traffic.
+      'DCGM_FI_DEV_POWER_MGMT_LIMIT',
+      'DCGM_FI_PROF_NVLINK_TX_BYTES',
+      'DCGM_FI_PROF_NVLINK_RX_BYTES',
     ],
   },
 

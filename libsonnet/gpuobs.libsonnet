@@ -9,6 +9,7 @@
 + (import 'workloads.libsonnet')
 + (import 'slos.libsonnet')
 + (import 'cost.libsonnet')
++ (import 'dashboards.libsonnet')
 + (import 'runbooks.libsonnet')
 + (import 'alertmanager.libsonnet')
 + (import 'lint.libsonnet')

@@ -3,19 +3,8 @@
 // runbook: meaning, impact, notes (specifics such as XID codes), queries (first-look PromQL;
 // $label stands for the value of the alert's label of that name), diagnosis (a flowchart:
 // each step a check, what a yes means, and what a no means or '' to go on), mitigation,
-// escalation, dashboards (levels L1..L5, most specific last).
+// escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
 {
-  // The dashboard hierarchy runbooks link to; vars maps each Grafana template variable to the
-  // alert label that fills it.
-  dashboards: {
-    local l = $.labels,
-    L1: { uid: 'gpuobs-l1-fleet', title: 'GPU fleet', vars: {} },
-    L2: { uid: 'gpuobs-l2-cluster', title: 'GPU cluster', vars: { cluster: l.cluster } },
-    L3: { uid: 'gpuobs-l3-node', title: 'GPU node', vars: { cluster: l.cluster, node: l.host } },
-    L4: { uid: 'gpuobs-l4-workload', title: 'GPU workload', vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod } },
-    L5: { uid: 'gpuobs-l5-gpu', title: 'Single GPU', vars: { cluster: l.cluster, node: l.host, gpu: l.uuid } },
-  },
-
   // What each XID code means and what to do about it.
   xidMeanings:: {
     '13': 'Graphics engine exception: almost always the application (illegal memory access, bad kernel). Check the job logs; act on the GPU only if it repeats across jobs.',

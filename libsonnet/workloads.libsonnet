@@ -37,6 +37,7 @@ local t = import 'lib/test.libsonnet';
   inference:: {
     kvCacheUsage: 'vllm:kv_cache_usage_perc',
     waiting: 'vllm:num_requests_waiting',
+    running: 'vllm:num_requests_running',
     preemptions: 'vllm:num_preemptions_total',
     ttft: 'vllm:time_to_first_token_seconds',
     e2eLatency: 'vllm:e2e_request_latency_seconds',
@@ -59,6 +60,7 @@ local t = import 'lib/test.libsonnet';
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
     [$.inference.kvCacheUsage]: { type: 'gauge', labels: server },
     [$.inference.waiting]: { type: 'gauge', labels: server },
+    [$.inference.running]: { type: 'gauge', labels: server },
     [$.inference.preemptions]: { type: 'counter', labels: server },
     [$.inference.ttft]: { type: 'histogram', labels: server },
     [$.inference.e2eLatency]: { type: 'histogram', labels: server },

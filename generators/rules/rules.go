@@ -33,15 +33,16 @@ func Build(m *model.Model) (Set, error) {
 		return Set{}, err
 	}
 	var recorded []Recorded
-	for _, name := range dependencyOrder(m.Records) {
-		r := m.Records[name]
-		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
-	}
 	for _, s := range Signals(m) {
 		_, perGPU := read[conventions.RecordName(conventions.LevelGPU, s.Name, s.operation(s.gpuAggregation(), m.Recording.RateWindow))]
 		recorded = append(recorded, signalRules(m, s, perGPU)...)
 	}
 	recorded = append(recorded, allocationRules(m)...)
+	// Catalog records last: they build on the derived rules of their group.
+	for _, name := range dependencyOrder(m.Records) {
+		r := m.Records[name]
+		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
+	}
 	names := map[string]bool{}
 	for i, r := range recorded {
 		if names[r.Name] {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -214,15 +215,30 @@ func generatedFiles(dir string, managed []string) ([]string, error) {
 	return out, nil
 }
 
+// isGenerated reports whether a file on disk carries the header.
 func isGenerated(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	head := make([]byte, 256)
-	n, _ := f.Read(head)
-	firstLine, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	content, err := io.ReadAll(io.LimitReader(f, maxHeaderScan))
+	return err == nil && HasHeader(path, content)
+}
+
+// maxHeaderScan bounds how much of a file is read to find its header.
+const maxHeaderScan = 64 << 20
+
+// HasHeader reports whether content carries the header: on its first line, or for JSON
+// (which has no comments) at the start of its top-level "description".
+func HasHeader(path string, content []byte) bool {
+	if strings.HasSuffix(path, ".json") {
+		var doc struct {
+			Description string `json:"description"`
+		}
+		return json.Unmarshal(content, &doc) == nil && strings.HasPrefix(doc.Description, Header)
+	}
+	firstLine, _, _ := bytes.Cut(content, []byte("\n"))
 	return bytes.Contains(firstLine, []byte(Header))
 }
 

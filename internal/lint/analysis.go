@@ -277,6 +277,15 @@ type projection struct {
 // device and index identify it; pods sit on GPUs), counting a label pinned by an equality
 // matcher (a template variable in a dashboard) as one value.
 func (in *Inputs) project(n *promql.Node) projection {
+	// topk(k, x) without grouping returns at most k series.
+	if n.Kind == promql.Aggregate && (n.Name == "topk" || n.Name == "bottomk" || n.Name == "limitk") &&
+		len(n.Grouping) == 0 && !n.Without && len(n.Args) == 2 && n.Args[0].Kind == promql.Number {
+		p := in.project(n.Args[1])
+		if k := int(n.Args[0].Value); k >= 0 && k < p.series {
+			p.series = k
+		}
+		return p
+	}
 	out := in.outputLabels(n)
 	pinned := map[string]bool{}
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
@@ -308,7 +317,22 @@ func (in *Inputs) project(n *promql.Node) projection {
 	mig := present(l.MIGInstance)
 	pod := present(l.Pod, "pod", l.Container, "container")
 	ns := present(l.Namespace, "namespace")
+	namespacePinned := pinned[l.Namespace] || pinned["namespace"]
+	podPinned := pinned[l.Pod] || pinned["pod"]
 	switch {
+	case (gpu != "" || mig != "" || pod != "") && (namespacePinned || podPinned) && host != "":
+		// The GPUs of one namespace (spread over hosts), or of one pod (one host).
+		if !pinned[l.Cluster] {
+			mul(firstNonEmpty(cluster, host), f.Clusters)
+		}
+		perNamespace := max(1, f.NodesPerCluster*f.GPUsPerNode/max(1, f.NamespacesPerCluster))
+		if podPinned {
+			perNamespace = f.GPUsPerNode
+		}
+		mul(firstNonEmpty(gpu, pod, mig), perNamespace)
+		if mig != "" {
+			mul(mig, f.MIGInstancesPerGPU)
+		}
 	case gpu != "" || mig != "" || host != "" || pod != "":
 		// Host-scoped series exist per host of every cluster.
 		if !pinned[l.Cluster] {

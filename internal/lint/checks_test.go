@@ -63,7 +63,10 @@ func cases() []checkCase {
 			map[string]string{"d.json": dashboard("L3", "DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_GPU_UTIL < 5")}},
 		{cardinalityBudget{},
 			map[string]string{"d.json": dashboard("L1", "avg by (UUID) (DCGM_FI_PROF_SM_ACTIVE)")},
-			map[string]string{"d.json": dashboard("L1", "cluster:dcgm_sm_active:avg"), "r.yaml": rules("      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)\n")}},
+			map[string]string{"d.json": dashboard("L1", "cluster:dcgm_sm_active:avg"), "r.yaml": rules("      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)\n"),
+				// topk bounds the series; a pinned namespace holds a share of a cluster's GPUs.
+				"top.json": dashboard("L1", "topk(10, avg by (UUID) (DCGM_FI_PROF_SM_ACTIVE))"),
+				"ns.json":  dashboard("L4", `DCGM_FI_PROF_SM_ACTIVE{cluster="$cluster", namespace="$namespace", pod=~"$pod"}`)}},
 		{cardinalityLabel{},
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n")},
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n")}},

@@ -1,0 +1,243 @@
+// Package dashboards generates the Grafana dashboards L1 (fleet) to L5 (one GPU) from the
+// catalog with the Grafana foundation SDK's builders, at run time.
+package dashboards
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/heatmap"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// Dir is the output directory, relative to the output root.
+const Dir = "dashboards"
+
+// Path is the file of a dashboard level.
+func Path(level string) string { return Dir + "/" + strings.ToLower(level) + ".json" }
+
+// Tag marks every gpuobs dashboard; each also carries its level (L1..L5) as a tag, which
+// dashboard links and gpuobs lint's budgets use.
+const Tag = "gpuobs"
+
+// panelHeight is the height of every panel, in grid units.
+const panelHeight = 8
+
+// Generate renders one JSON file per dashboard level.
+func Generate(m *model.Model) ([]emit.File, error) {
+	var files []emit.File
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		d, err := Build(m, level)
+		if err != nil {
+			return nil, fmt.Errorf("dashboard %s: %w", level, err)
+		}
+		body, err := canonicalJSON(d)
+		if err != nil {
+			return nil, fmt.Errorf("dashboard %s: %w", level, err)
+		}
+		files = append(files, emit.File{Path: Path(level), Content: body})
+	}
+	return files, nil
+}
+
+// canonicalJSON renders a dashboard with sorted keys and two-space indentation.
+func canonicalJSON(d dashboard.Dashboard) ([]byte, error) {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(generic); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// datasource is the data source every query uses: the dashboard's datasource variable.
+var datasource = common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${datasource}")}
+
+// Build assembles one dashboard level with the SDK's builders.
+func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
+	d := m.Dashboards[level]
+	b := dashboard.NewDashboardBuilder(d.Title).
+		Uid(d.UID).
+		Description(emit.Header+" "+d.Description).
+		Tags([]string{Tag, level}).
+		Refresh("1m").
+		Time("now-6h", "now").
+		Timezone(common.TimeZoneUtc).
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Readonly().
+		WithVariable(dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus"))
+	for _, v := range d.Variables {
+		b.WithVariable(dashboard.NewQueryVariableBuilder(v.Name).
+			Label(v.Label).
+			Query(dashboard.StringOrMap{String: cog.ToPtr(v.Query)}).
+			Datasource(datasource).
+			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
+			Sort(dashboard.VariableSortAlphabeticalAsc).
+			Multi(v.Multi).
+			IncludeAll(v.Multi))
+	}
+	for _, target := range d.Links {
+		b.Link(dashboard.NewDashboardLinkBuilder(m.Dashboards[target].Title).
+			Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{Tag, target}).
+			IncludeVars(true).
+			KeepTime(true))
+	}
+	for _, a := range d.Annotations {
+		b.Annotation(dashboard.NewAnnotationQueryBuilder().
+			Name(a.Name).
+			Datasource(datasource).
+			Enable(true).
+			IconColor(a.Color).
+			Expr(a.Expr).
+			TitleFormat(a.Title).
+			Step("1m"))
+	}
+	id := uint32(0)
+	for _, r := range d.Rows {
+		id++
+		b.WithRow(dashboard.NewRowBuilder(r.Title).Id(id))
+		for _, p := range r.Panels {
+			id++
+			built, err := panel(m, p, id)
+			if err != nil {
+				return dashboard.Dashboard{}, fmt.Errorf("panel %q: %w", p.Title, err)
+			}
+			b.WithPanel(built)
+		}
+	}
+	return b.Build()
+}
+
+// options are the settings every panel type shares. The SDK has one builder type per panel
+// type; each method returns its own builder, hence the type parameter.
+type options[T any] interface {
+	cog.Builder[dashboard.Panel]
+	Id(uint32) T
+	Title(string) T
+	Description(string) T
+	Datasource(common.DataSourceRef) T
+	Span(uint32) T
+	Height(uint32) T
+	Unit(string) T
+	Min(float64) T
+	Max(float64) T
+	Thresholds(cog.Builder[dashboard.ThresholdsConfig]) T
+	WithTarget(cog.Builder[variants.Dataquery]) T
+	DataLinks([]cog.Builder[dashboard.DashboardLink]) T
+}
+
+func configure[T options[T]](m *model.Model, b T, p model.Panel, id uint32, instant bool, format prometheus.PromQueryFormat) (cog.Builder[dashboard.Panel], error) {
+	b.Id(id).Title(p.Title).Description(p.Description).Datasource(datasource).Span(uint32(p.Width)).Height(panelHeight).Unit(p.Unit)
+	if p.Min != nil {
+		b.Min(*p.Min)
+	}
+	if p.Max != nil {
+		b.Max(*p.Max)
+	}
+	if len(p.Thresholds) > 0 {
+		steps, err := thresholds(p.Thresholds)
+		if err != nil {
+			return nil, err
+		}
+		b.Thresholds(dashboard.NewThresholdsConfigBuilder().Mode(dashboard.ThresholdsModeAbsolute).Steps(steps))
+	}
+	for i, q := range p.Queries {
+		t := prometheus.NewDataqueryBuilder().RefId(string(rune('A' + i))).Expr(q.Expr).LegendFormat(q.Legend).Datasource(datasource)
+		if instant {
+			t.Instant()
+		}
+		if format != "" {
+			t.Format(format)
+		}
+		b.WithTarget(t)
+	}
+	if p.Drill != "" {
+		b.DataLinks([]cog.Builder[dashboard.DashboardLink]{drillLink(m, p)})
+	}
+	return b, nil
+}
+
+// panel builds a panel of the catalog's type.
+func panel(m *model.Model, p model.Panel, id uint32) (cog.Builder[dashboard.Panel], error) {
+	switch p.Type {
+	case "timeseries":
+		b := timeseries.NewPanelBuilder()
+		if p.Stack {
+			b.Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))
+		}
+		return configure(m, b, p, id, false, "")
+	case "stat":
+		return configure(m, stat.NewPanelBuilder(), p, id, true, "")
+	case "bargauge":
+		return configure(m, bargauge.NewPanelBuilder(), p, id, true, "")
+	case "table":
+		footer := common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})
+		return configure(m, table.NewPanelBuilder().Footer(footer), p, id, true, prometheus.PromQueryFormatTable)
+	case "heatmap":
+		return configure(m, heatmap.NewPanelBuilder().Calculate(false), p, id, false, prometheus.PromQueryFormatHeatmap)
+	}
+	return nil, fmt.Errorf("unknown panel type %q (timeseries, stat, bargauge, table, heatmap)", p.Type)
+}
+
+// thresholds converts the catalog's [value, color] steps; the first value is null.
+func thresholds(steps [][2]any) ([]dashboard.Threshold, error) {
+	out := make([]dashboard.Threshold, len(steps))
+	for i, s := range steps {
+		color, ok := s[1].(string)
+		if !ok {
+			return nil, fmt.Errorf("threshold %d: color %v is not a string", i, s[1])
+		}
+		out[i].Color = color
+		switch v := s[0].(type) {
+		case nil:
+			if i > 0 {
+				return nil, fmt.Errorf("threshold %d: only the first step has no value", i)
+			}
+		case float64:
+			out[i].Value = cog.ToPtr(v)
+		default:
+			return nil, fmt.Errorf("threshold %d: value %v is not a number", i, s[0])
+		}
+	}
+	return out, nil
+}
+
+// drillLink opens a level with its variables taken from the clicked series' labels, the data
+// source and the time range kept.
+func drillLink(m *model.Model, p model.Panel) cog.Builder[dashboard.DashboardLink] {
+	target := m.Dashboards[p.Drill]
+	params := []string{"${datasource:queryparam}", "${__url_time_range}"}
+	for _, v := range model.SortedKeys(target.Vars) {
+		label := target.Vars[v]
+		if l, ok := p.DrillVars[v]; ok {
+			label = l
+		}
+		params = append(params, fmt.Sprintf("var-%s=${__field.labels.%s}", v, label))
+	}
+	return dashboard.NewDashboardLinkBuilder(target.Title).
+		Url("/d/" + target.UID + "?" + strings.Join(params, "&"))
+}

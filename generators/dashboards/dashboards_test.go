@@ -1,0 +1,251 @@
+package dashboards
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/plugins"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
+)
+
+// root is the repository root, where the generated output is checked in.
+const root = "../.."
+
+func loadModel(t *testing.T, config string) *model.Model {
+	t.Helper()
+	m, err := catalog.Load(catalog.Options{ConfigPath: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// checkedIn reads the checked-in dashboards by level.
+func checkedIn(t *testing.T, m *model.Model) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		data, err := os.ReadFile(filepath.Join(root, Path(level)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[level] = data
+	}
+	return out
+}
+
+func TestDashboardsUnmarshalStrictlyAndValidate(t *testing.T) {
+	plugins.RegisterDefaultPlugins()
+	m := loadModel(t, "")
+	for level, data := range checkedIn(t, m) {
+		var d dashboard.Dashboard
+		if err := sdkError(d.UnmarshalJSONStrict(data)); err != nil {
+			t.Errorf("%s: strict unmarshal: %v", level, err)
+			continue
+		}
+		if err := sdkError(d.Validate()); err != nil {
+			t.Errorf("%s: %v", level, err)
+		}
+		if d.Uid == nil || *d.Uid != m.Dashboards[level].UID {
+			t.Errorf("%s: uid %v, want the catalog's %s", level, d.Uid, m.Dashboards[level].UID)
+		}
+		if len(d.Panels) < 5 {
+			t.Errorf("%s: %d panels", level, len(d.Panels))
+		}
+	}
+}
+
+// sdkError is err, or nil for the SDK's empty error list (a typed nil inside an error).
+func sdkError(err error) error {
+	if errs, ok := err.(cog.BuildErrors); ok && len(errs) == 0 {
+		return nil
+	}
+	return err
+}
+
+// TestStrictUnmarshalRejectsUnknownFields proves the check above can fail.
+func TestStrictUnmarshalRejectsUnknownFields(t *testing.T) {
+	plugins.RegisterDefaultPlugins()
+	m := loadModel(t, "")
+	data := checkedIn(t, m)["L1"]
+	broken := strings.Replace(string(data), `"refresh": "1m"`, `"refresh": "1m", "refreshh": "5m"`, 1)
+	var d dashboard.Dashboard
+	if err := sdkError(d.UnmarshalJSONStrict([]byte(broken))); err == nil {
+		t.Fatal("an unknown field passed the strict unmarshal")
+	}
+}
+
+// query is one PromQL expression of a dashboard and where it is.
+type query struct{ where, expr string }
+
+// queries collects every expression of a dashboard: panel targets, annotations, and the
+// metric selectors of label_values() variables.
+func queries(t *testing.T, data []byte) []query {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []query
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				if s, ok := c.(string); ok && k == "expr" {
+					out = append(out, query{path, s})
+				}
+				if s, ok := c.(string); ok && k == "query" && strings.HasPrefix(s, "label_values(") {
+					inner := strings.TrimSuffix(strings.TrimPrefix(s, "label_values("), ")")
+					out = append(out, query{path + ".query", inner[:strings.LastIndex(inner, ",")]})
+				}
+				walk(path+"."+k, c)
+			}
+		case []any:
+			for i, c := range v {
+				walk(path+"["+string(rune('0'+i%10))+"]", c)
+			}
+		}
+	}
+	walk("", doc)
+	return out
+}
+
+// rateInterval stands for $__rate_interval when queries are parsed.
+const rateInterval = 4321 * time.Second
+
+var templateVariable = regexp.MustCompile(`\$\{?[A-Za-z_][A-Za-z0-9_]*(:[a-z]+)?\}?`)
+
+// substitute fills Grafana's variables as Grafana would before sending a query.
+func substitute(expr string) string {
+	expr = strings.ReplaceAll(expr, "$__rate_interval", "4321s")
+	return templateVariable.ReplaceAllString(expr, "value")
+}
+
+// TestQueriesReadOnlyWhatGpuobsKnows: every query parses once its variables are filled, reads
+// only catalog fields and metrics or recording rules gpuobs generates, L1 and L2 read only
+// recording rules, and every range over a counter is $__rate_interval.
+func TestQueriesReadOnlyWhatGpuobsKnows(t *testing.T) {
+	m := loadModel(t, "")
+	set, err := rules.Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{"ALERTS": true}
+	for _, r := range set.Recorded {
+		recorded[r.Name] = true
+	}
+	counter := func(name string) bool {
+		if f, ok := m.Fields[name]; ok {
+			return f.Kind == model.KindCounter
+		}
+		if mt, ok := m.Metrics[name]; ok {
+			return mt.Type == "counter"
+		}
+		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+			if base, ok := strings.CutSuffix(name, suffix); ok && m.Metrics[base].Type == "histogram" {
+				return true
+			}
+		}
+		return false
+	}
+	for level, data := range checkedIn(t, m) {
+		qs := queries(t, data)
+		if len(qs) < 10 {
+			t.Fatalf("%s: only %d queries found", level, len(qs))
+		}
+		for _, q := range qs {
+			expr := substitute(q.expr)
+			n, err := promql.Parse(expr)
+			if err != nil {
+				t.Errorf("%s %s: %q does not parse: %v", level, q.where, expr, err)
+				continue
+			}
+			promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+				if c.Kind != promql.Selector {
+					return
+				}
+				_, field := m.Fields[c.Name]
+				_, metric := m.Metrics[c.Name]
+				histogram := counter(c.Name) && !field && !metric
+				if !field && !metric && !histogram && !recorded[c.Name] {
+					t.Errorf("%s %s: reads %s, which is neither a catalog metric nor a gpuobs recording rule", level, q.where, c.Name)
+				}
+				if (level == "L1" || level == "L2") && !recorded[c.Name] {
+					t.Errorf("%s %s: reads raw series %s; fleet and cluster dashboards read recording rules only", level, q.where, c.Name)
+				}
+				if c.Range > 0 && counter(c.Name) && c.Range != rateInterval {
+					t.Errorf("%s %s: range [%v] over counter %s; use $__rate_interval", level, q.where, c.Range, c.Name)
+				}
+			})
+		}
+	}
+}
+
+// TestDrillDownLinks: each level links to levels that exist, carrying its variables, and
+// every data link opens an existing dashboard.
+func TestDrillDownLinks(t *testing.T) {
+	m := loadModel(t, "")
+	uids := map[string]bool{}
+	for _, d := range m.Dashboards {
+		uids[d.UID] = true
+	}
+	dataLink := regexp.MustCompile(`/d/([a-z0-9-]+)\?`)
+	for level, data := range checkedIn(t, m) {
+		d := m.Dashboards[level]
+		if len(d.Links) == 0 {
+			t.Errorf("%s links nowhere", level)
+		}
+		var doc struct {
+			Links []struct {
+				Tags        []string `json:"tags"`
+				IncludeVars bool     `json:"includeVars"`
+			} `json:"links"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range doc.Links {
+			if !l.IncludeVars || len(l.Tags) != 2 || l.Tags[0] != Tag || m.Dashboards[l.Tags[1]].UID == "" {
+				t.Errorf("%s link %d: %+v does not open a gpuobs level with the variables", level, i, l)
+			}
+		}
+		for _, match := range dataLink.FindAllStringSubmatch(string(data), -1) {
+			if !uids[match[1]] {
+				t.Errorf("%s: data link to unknown dashboard %s", level, match[1])
+			}
+		}
+	}
+}
+
+// TestDashboardsFollowTheCatalog renders the dashboards of a catalog with dcgm-exporter
+// 4.8.3's host label, honorLabels: false and another temperature threshold, against golden
+// files: labels and thresholds come from the catalog (go test -update rewrites them).
+func TestDashboardsFollowTheCatalog(t *testing.T) {
+	m := loadModel(t, "../../internal/catalog/testdata/override.jsonnet")
+	files, err := Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		testutil.Golden(t, filepath.Join("testdata", filepath.Base(f.Path)+".golden"), f.Content)
+	}
+	l3 := string(files[2].Content)
+	for _, want := range []string{`hostname=\"$node\"`, `exported_namespace`, `"value": 90`} {
+		if !strings.Contains(l3+string(files[3].Content), want) {
+			t.Errorf("L3/L4 lack %s", want)
+		}
+	}
+}

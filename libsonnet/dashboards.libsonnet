@@ -1,0 +1,269 @@
+// Grafana dashboards L1 (fleet) to L5 (one GPU), generated with the Grafana foundation SDK.
+//
+// A dashboard: uid, title, description, vars (template variable -> the alert label that fills
+// it, for links from runbooks and from other dashboards), variables (name, label, query),
+// links (levels to drill down to), rows of panels, annotations. A panel: title, type
+// (timeseries, stat, table, heatmap, bargauge), unit (Grafana's), min, max, thresholds
+// ([value, color], the first value null), queries ([expr, legend]), width (of 24), drill
+// (a level its series link to, with the variables taken from the series' labels), stack.
+//
+// L1 and L2 read recording rules only, so they stay cheap at fleet size; L3-L5 read the raw
+// series of one node, workload or GPU. Thresholds are the alerts' thresholds.
+local names = import 'lib/names.libsonnet';
+{
+  local l = $.labels,
+  local th = $.thresholds,
+  local inf = $.inference,
+  local q(expr, legend='') = { expr: expr, legend: legend },
+  local panel(title, type, queries, unit='short', description='', min=null, max=null, thresholds=[], width=8, drill=null, drillVars=null, stack=false) = {
+    title: title,
+    type: type,
+    queries: queries,
+    unit: unit,
+    description: description,
+    [if min != null then 'min']: min,
+    [if max != null then 'max']: max,
+    thresholds: thresholds,
+    width: width,
+    [if drill != null then 'drill']: drill,
+    [if drillVars != null then 'drillVars']: drillVars,
+    stack: stack,
+  },
+  // Green below the alert threshold, red above it.
+  local alertAt(v) = [[null, 'green'], [v, 'red']],
+  local ratio = { unit: 'percentunit', min: 0, max: 1 },
+  local row(title, panels) = { title: title, panels: panels },
+  local v(name, label, query, multi=false) = { name: name, label: label, query: query, multi: multi },
+
+  local is(label, var) = label + '="$' + var + '"',
+  local cluster = is(l.cluster, 'cluster'),
+  local node = cluster + ', ' + is(l.host, 'node'),
+  local gpu = node + ', ' + is(l.uuid, 'gpu'),
+  local workload = cluster + ', ' + is(l.namespace, 'namespace') + ', ' + l.pod + '=~"$pod"',
+  local server = cluster + ', namespace="$namespace", pod=~"$pod"',
+
+  local clusterVar = v('cluster', 'Cluster', 'label_values(cluster:kube_gpu_allocatable:sum, ' + l.cluster + ')'),
+  local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + $.exporter.healthField + ', ' + l.cluster + ')'),
+  local nodeVar = v('node', 'Node', 'label_values(' + $.exporter.healthField + '{' + cluster + '}, ' + l.host + ')'),
+
+  // How a catalog unit shows in Grafana: the unit, and the factor that converts the value
+  // into it (Grafana has no MHz or mJ). Counters are shown as rates.
+  grafanaUnits:: {
+    celsius: { unit: 'celsius', scale: 1 },
+    watts: { unit: 'watt', scale: 1 },
+    MHz: { unit: 'hertz', scale: 1e6 },
+    MiB: { unit: 'mbytes', scale: 1 },
+    percent: { unit: 'percent', scale: 1 },
+    ratio: { unit: 'percentunit', scale: 1 },
+    bytes_per_second: { unit: 'Bps', scale: 1 },
+    bool: { unit: 'bool', scale: 1 },
+    xid: { unit: 'none', scale: 1 },
+    bitmask: { unit: 'none', scale: 1 },
+    // Counters, per second of their rate:
+    millijoules: { unit: 'watt', scale: 0.001 },
+    kilobytes: { unit: 'Bps', scale: 1024 },
+    microseconds: { unit: 'percentunit', scale: 1e-6 },
+    count: { unit: 'cpm', scale: 60 },
+  },
+
+  // The alert threshold a field's L5 panel shows, in the panel's unit.
+  local fieldThresholds = {
+    DCGM_FI_DEV_GPU_TEMP: th.gpuTemperatureCelsius,
+    DCGM_FI_DEV_MEMORY_TEMP: th.memoryTemperatureCelsius,
+    DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+    DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+    DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: th.nvlinkReplayErrorsPerMinute,
+    DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute,
+    DCGM_FI_PROF_GR_ENGINE_ACTIVE: th.idleActivity,
+  },
+  local collected(name) = $.fields[name].default || std.member($.exporter.extraCounters, name),
+  // Per MIG instance where the field is; whole GPUs otherwise.
+  local perInstance(f) = f.entity == 'mig-native',
+  local fieldPanel(name) =
+    local f = $.fields[name];
+    local u = $.grafanaUnits[f.unit];
+    local sel = name + '{' + gpu + '}';
+    local value = if f.kind == 'counter' then 'rate(' + sel + '[$__rate_interval])' else sel;
+    local scaled = if u.scale == 1 then value else value + ' * ' + u.scale;
+    // Device-level values repeat on every MIG instance: show them once.
+    local expr = if perInstance(f) then scaled else 'max by (' + l.gpu + ', ' + l.uuid + ') (' + scaled + ')';
+    panel(std.rstripChars(f.help, '.'),
+          'timeseries',
+          [q(expr, if perInstance(f) then 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}' else 'GPU {{' + l.gpu + '}}')],
+          unit=u.unit,
+          description=name + (if f.kind == 'counter' then ', as a rate' else '') + '.',
+          thresholds=if std.objectHas(fieldThresholds, name) then alertAt(fieldThresholds[name]) else [],
+          width=6),
+
+  dashboards: {
+    L1: {
+      uid: 'gpuobs-l1-fleet',
+      title: 'GPU fleet',
+      description: 'Every cluster at once, from recording rules only.',
+      vars: {},
+      variables: [],
+      links: ['L2'],
+      rows: [
+        row('Capacity', [
+          panel('GPUs allocatable', 'stat', [q('fleet:kube_gpu_allocatable:sum')], width=4),
+          panel('GPUs requested by pods', 'stat', [q('fleet:kube_gpu_requested:sum')], width=4),
+          panel('GPUs reporting', 'stat', [q('fleet:dcgm_gpus_reporting:count')], width=4),
+          panel('GPUs healthy', 'stat', [q('sum(cluster:gpu_healthy:count)')], width=4),
+          panel('Allocation', 'stat', [q('fleet:kube_gpu_allocation:ratio')], thresholds=alertAt(th.clusterAllocationRatio), width=4) + ratio,
+          panel('Open alerts by tier', 'stat', [q('count by (severity) (ALERTS{alertstate="firing", family!=""})', '{{severity}}')], width=4),
+        ]),
+        row('Utilization', [
+          panel('SM activity by cluster', 'timeseries', [q('cluster:dcgm_sm_active:avg', '{{' + l.cluster + '}}'), q('fleet:dcgm_sm_active:avg', 'fleet')], description='Share of cycles with work on the SMs: the honest utilization.', drill='L2') + ratio,
+          panel('Engine activity and GPU_UTIL', 'timeseries', [q('fleet:dcgm_gr_engine_active:avg', 'graphics engine active'), q('fleet:dcgm_gpu_util:avg / 100', 'GPU_UTIL (any kernel running)')], description='GPU_UTIL counts time with any kernel running; a GPU can show 100 % while its SMs are mostly idle.') + ratio,
+          panel('Nodes by SM activity', 'heatmap', [q('fleet:dcgm_sm_active_nodes:histogram', '{{le}}')], description='How many nodes run at each SM activity (cumulative buckets).'),
+        ]),
+        row('Cost', [
+          panel('Top idle allocated GPU cost by namespace', 'table', [q('topk(10, namespace:gpu_idle_cost_dollars_per_hour:sum)')], unit='currencyUSD', description='Dollars per hour of allocated GPU time not used.', drill='L2'),
+          panel('GPU cost and idle cost by cluster', 'timeseries', [q('cluster:gpu_cost_dollars_per_hour:sum', '{{' + l.cluster + '}} total'), q('cluster:gpu_idle_cost_dollars_per_hour:sum', '{{' + l.cluster + '}} idle')], unit='currencyUSD', stack=false),
+          panel('SLO error budget left (worst series of each SLO)', 'bargauge', [q('min by (slo) (slo:error_budget:remaining)', '{{slo}}')], thresholds=[[null, 'red'], [0, 'orange'], [0.5, 'green']], description='1 is untouched, 0 spent, below 0 overspent.', min=-1, max=1, unit='percentunit'),
+        ]),
+      ],
+    },
+
+    L2: {
+      uid: 'gpuobs-l2-cluster',
+      title: 'GPU cluster',
+      description: 'One cluster: allocation, fragmentation, health, SLOs; recording rules only.',
+      vars: { cluster: l.cluster },
+      variables: [clusterVar],
+      links: ['L1', 'L3', 'L4'],
+      local freePerNode = 'node:kube_gpu_allocatable:sum{' + cluster + '} - (node:kube_gpu_requested:sum{' + cluster + '} or node:kube_gpu_allocatable:sum{' + cluster + '} * 0)',
+      rows: [
+        row('Allocation', [
+          panel('Allocation', 'stat', [q('cluster:kube_gpu_allocation:ratio{' + cluster + '}')], thresholds=alertAt(th.clusterAllocationRatio), width=4) + ratio,
+          panel('GPUs allocatable / requested / healthy', 'stat', [q('cluster:kube_gpu_allocatable:sum{' + cluster + '}', 'allocatable'), q('cluster:kube_gpu_requested:sum{' + cluster + '}', 'requested'), q('cluster:gpu_healthy:count{' + cluster + '}', 'healthy')], width=8),
+          panel('GPUs requested by namespace', 'bargauge', [q('sort_desc(namespace:kube_gpu_requested:sum{' + cluster + '})', '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
+          panel('SM activity of allocated GPUs by namespace', 'bargauge', [q('sort(namespace:dcgm_sm_active:avg{' + cluster + '})', '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
+          panel('Idle cost by namespace', 'table', [q('sort_desc(namespace:gpu_idle_cost_dollars_per_hour:sum{' + cluster + '})')], unit='currencyUSD', width=8, drill='L4'),
+          panel('Cost by team', 'table', [q('sort_desc(team:gpu_cost_dollars_per_hour:sum{' + cluster + '})')], unit='currencyUSD', width=8),
+          panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q('count((' + freePerNode + ') > 0 < scalar(max(node:kube_gpu_allocatable:sum{' + cluster + '})))')], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),
+          // kube-state-metrics names the node `node`; the exporter's host label is the same name.
+          panel('Free GPUs by node', 'table', [q('(' + freePerNode + ') > 0')], width=4, drill='L3', drillVars={ node: l.node }),
+        ]),
+        row('Health', [
+          panel('GPUs throttled by reason', 'timeseries', [q('cluster:dcgm_clock_throttle_' + r + ':sum{' + cluster + '}', r) for r in std.objectFields($.throttleReasons)], stack=true),
+          panel('ECC error rate', 'timeseries', [q('cluster:dcgm_ecc_sbe_vol_total:rate5m{' + cluster + '} * 3600', 'single-bit'), q('cluster:dcgm_ecc_dbe_vol_total:rate5m{' + cluster + '} * 3600', 'double-bit')], unit='short', description='Errors per hour.'),
+          panel('XID events', 'timeseries', [q('count by (xid) (count_values("xid", gpu_pod:dcgm_xid_errors:new10m{' + cluster + '}))', 'XID {{xid}}')], description='GPUs with a new XID in the last ' + $.windows.event + ', by code.'),
+          panel('Hottest GPU', 'timeseries', [q('cluster:dcgm_gpu_temp:max{' + cluster + '}', 'max')], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius)),
+          panel('GPUs reporting against capacity', 'timeseries', [q('cluster:dcgm_gpus_reporting:count{' + cluster + '}', 'reporting'), q('cluster:kube_gpu_capacity:sum{' + cluster + '}', 'capacity')]),
+          panel('Cordoned nodes', 'stat', [q('count(ALERTS{alertname="GPUNodeCordoned", alertstate="firing", ' + cluster + '})')], width=4),
+        ]),
+        row('SLOs', [
+          panel('Burn rate', 'timeseries', [q('slo:error_budget:burn_rate{' + cluster + '}', '{{slo}} {{namespace}} {{model_name}}')], description='1 spends the budget exactly over the period; the fast-burn page starts at ' + $.sloDefaults.tiers[0].factor + '.', thresholds=[[null, 'green'], [1, 'orange'], [$.sloDefaults.tiers[0].factor, 'red']], width=12),
+          panel('Error budget left', 'bargauge', [q('slo:error_budget:remaining{' + cluster + '}', '{{slo}} {{namespace}} {{model_name}}')], thresholds=[[null, 'red'], [0, 'orange'], [0.5, 'green']], min=-1, max=1, unit='percentunit', width=12),
+        ]),
+      ],
+    },
+
+    L3: {
+      uid: 'gpuobs-l3-node',
+      title: 'GPU node',
+      description: 'The GPUs of one node side by side (MIG instances where a metric is per instance).',
+      vars: { cluster: l.cluster, node: l.host },
+      variables: [clusterVarRaw, nodeVar],
+      links: ['L2', 'L5'],
+      local dev(field, scale='') = 'max by (' + l.gpu + ', ' + l.uuid + ') (' + field + '{' + node + '}' + scale + ')',
+      local byGPU = 'GPU {{' + l.gpu + '}}',
+      local byInstance = 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}',
+      rows: [
+        row('Utilization and memory', [
+          panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + node + '}', byInstance)], drill='L5') + ratio,
+          panel('GPU utilization (whole GPUs)', 'timeseries', [q('DCGM_FI_DEV_GPU_UTIL{' + node + '}', byGPU)], unit='percent', min=0, max=100, drill='L5'),
+          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + node + '}', byInstance)], unit='mbytes', drill='L5'),
+        ]),
+        row('Thermals, power, clocks', [
+          panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius), width=6, drill='L5'),
+          panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
+          panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
+          panel('SM clock', 'timeseries', [q(dev('DCGM_FI_DEV_SM_CLOCK', ' * 1e6'), byGPU)], unit='hertz', width=6),
+          panel('Throttled (share of the last 15m)', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[15m])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
+          panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake.', width=12),
+        ]),
+        row('Interconnect and errors', [
+          panel('NVLink transmit', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_TX_BYTES'), byGPU)], unit='Bps', width=6),
+          panel('NVLink receive', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_RX_BYTES'), byGPU)], unit='Bps', width=6),
+          panel('PCIe transmit and receive', 'timeseries', [q(dev('DCGM_FI_PROF_PCIE_TX_BYTES'), byGPU + ' tx'), q(dev('DCGM_FI_PROF_PCIE_RX_BYTES'), byGPU + ' rx')], unit='Bps', width=12),
+          panel('NVLink CRC errors per minute', 'timeseries', [q(names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', $.recording.rateWindow) + '{' + node + '} * 60', byGPU + ' flit'), q(names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', $.recording.rateWindow) + '{' + node + '} * 60', byGPU + ' data')], thresholds=alertAt(th.nvlinkCrcErrorsPerMinute), width=6),
+          panel('PCIe replays per minute', 'timeseries', [q(names.gpuRate('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', $.recording.rateWindow) + '{' + node + '} * 60', byGPU)], thresholds=alertAt(th.pcieReplaysPerMinute), width=6),
+          panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=alertAt(th.eccSingleBitPerHour), width=6),
+          panel('Last XID', 'timeseries', [q(dev('DCGM_FI_DEV_XID_ERRORS'), byGPU)], unit='none', width=6),
+        ]),
+      ],
+    },
+
+    L4: {
+      uid: 'gpuobs-l4-workload',
+      title: 'GPU workload',
+      description: 'The GPUs of one workload (pods of a namespace), and its inference metrics when it serves with vLLM.',
+      vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod },
+      variables: [
+        clusterVarRaw,
+        v('namespace', 'Namespace', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.namespace + ')'),
+        v('pod', 'Pod', 'label_values(' + names.gpuInfo + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '}, ' + l.pod + ')', multi=true),
+      ],
+      links: ['L2', 'L5'],
+      local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
+      local quantiles(metric) = [
+        q('histogram_quantile(' + p + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + std.toString(p * 100))
+        for p in [0.5, 0.95, 0.99]
+      ],
+      rows: [
+        row('GPUs', [
+          panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + workload + '}', byPod)], drill='L5') + ratio,
+          panel('Tensor pipe activity', 'timeseries', [q('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{' + workload + '}', byPod)]) + ratio,
+          panel('DRAM activity', 'timeseries', [q('DCGM_FI_PROF_DRAM_ACTIVE{' + workload + '}', byPod)]) + ratio,
+          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + workload + '}', byPod)], unit='mbytes'),
+          panel("Stragglers: each GPU against its workload's median", 'timeseries', [
+            q('gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + workload + '}', byPod),
+            q('quantile by (owner_name) (0.5, gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
+          ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
+        ]),
+        row('Inference (vLLM)', [
+          panel('Time to first token', 'timeseries', quantiles(inf.ttft), unit='s', thresholds=alertAt(1)),
+          panel('End-to-end latency', 'timeseries', quantiles(inf.e2eLatency), unit='s'),
+          panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
+          panel('KV-cache usage', 'timeseries', [q(inf.kvCacheUsage + '{' + server + '}', '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
+          panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
+        ]),
+      ],
+    },
+
+    L5: {
+      uid: 'gpuobs-l5-gpu',
+      title: 'Single GPU',
+      description: 'One GPU: every field the exporter collects over time, error events as annotations.',
+      vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },
+      variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + $.exporter.healthField + '{' + node + '}, ' + l.uuid + ')')],
+      links: ['L3'],
+      annotations: [
+        { name: 'XID events', expr: 'gpu_pod:dcgm_xid_errors:new' + $.windows.event + '{' + gpu + '}', color: 'red', title: 'New XID' },
+        { name: 'Alerts', expr: 'ALERTS{alertstate="firing", ' + is(l.uuid, 'gpu') + '}', color: 'orange', title: '{{alertname}}' },
+      ],
+      local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),
+      rows: [
+        row(family, [fieldPanel(n) for n in std.objectFields($.fields) if collected(n) && $.fields[n].family == family && $.fields[n].entity != 'nvlink'])
+        for family in byFamily
+      ],
+    },
+  },
+
+  // Node SM activity as cumulative buckets, for the fleet heatmap (a dozen series at any size).
+  records+: {
+    'fleet:dcgm_sm_active_nodes:histogram': {
+      local t = import 'lib/test.libsonnet',
+      local buckets = ['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8', '0.9', '1'],
+      family: 'utilization',
+      expr: std.join(' or ', ['label_replace(count(node:dcgm_sm_active:avg <= ' + b + ') or vector(0), "le", "' + b + '", "", "")' for b in buckets] + ['label_replace(count(node:dcgm_sm_active:avg) or vector(0), "le", "+Inf", "", "")']),
+      local node(host, value) = t.series('DCGM_FI_PROF_SM_ACTIVE', value + 'x60', t.gpu(l, host, 0)),
+      tests: [t.recordCase('three nodes at 15 %, 45 % and 95 %', [node('a', 0.15), node('b', 0.45), node('c', 0.95)], [
+        t.sample({ le: b }, if b == '0.1' then 0 else if std.parseJson(b) < 0.45 then 1 else if std.parseJson(b) < 0.95 then 2 else 3)
+        for b in buckets
+      ] + [t.sample({ le: '+Inf' }, 3)], 'fleet:dcgm_sm_active_nodes:histogram')],
+    },
+  },
+}
