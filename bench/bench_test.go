@@ -24,7 +24,7 @@ func BenchmarkGenerate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := generators.Run(m); err != nil {
+		if _, _, err := generators.Run(m, generators.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		if rulesEmitted == 0 {

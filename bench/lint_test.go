@@ -21,7 +21,7 @@ import (
 // catalog generates, each copy with its own group, recorded and alert names (and the
 // references between them renamed alike).
 func ruleCorpus(b *testing.B, m *model.Model, n int) (path string, count int) {
-	files, _, err := generators.Run(m)
+	files, _, err := generators.Run(m, generators.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func BenchmarkPartDecode(b *testing.B) {
 func BenchmarkPartGenerators(b *testing.B) {
 	m, _ := catalog.Load(catalog.Options{})
 	for b.Loop() {
-		if _, _, err := generators.Run(m); err != nil {
+		if _, _, err := generators.Run(m, generators.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,8 +6,11 @@ import (
 	"sync"
 
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
+	"github.com/gpuobs/gpuobs/generators/catalogdoc"
 	"github.com/gpuobs/gpuobs/generators/dashboards"
+	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
+	"github.com/gpuobs/gpuobs/generators/ruleformats"
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
 	"github.com/gpuobs/gpuobs/internal/emit"
@@ -21,21 +24,32 @@ type Generator struct {
 	Generate func(*model.Model) ([]emit.File, error)
 }
 
+// Options choose optional outputs.
+type Options struct {
+	// RulesFormats are the rule file formats written besides plain files (operator, mimir).
+	RulesFormats []string
+}
+
 // All is every generator, in output order.
-func All() []Generator {
+func All(opts Options) []Generator {
 	return []Generator{
 		{Name: "rules", Dir: rules.Dir, Generate: rules.Generate},
 		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
 		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
 		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
 		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
+		{Name: "catalog reference", Dir: catalogdoc.Dir, Generate: catalogdoc.Generate},
+		{Name: "exporter configuration", Dir: exporter.Dir, Generate: exporter.Generate},
+		{Name: "rule formats", Dir: rules.Dir, Generate: func(m *model.Model) ([]emit.File, error) {
+			return ruleformats.Generate(m, opts.RulesFormats)
+		}},
 	}
 }
 
 // Run runs every generator, concurrently (each is pure), and returns their files, in
 // generator order, and the directories they own.
-func Run(m *model.Model) (files []emit.File, managed []string, err error) {
-	all := All()
+func Run(m *model.Model, opts Options) (files []emit.File, managed []string, err error) {
+	all := All(opts)
 	outs := make([][]emit.File, len(all))
 	errs := make([]error, len(all))
 	var wg sync.WaitGroup

@@ -42,6 +42,15 @@
     rateWindow: '5m',
   },
 
+  // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).
+  deploy: {
+    // A Prometheus Operator PrometheusRule; the labels must match your Prometheus'
+    // ruleSelector (kube-prometheus-stack selects release: <its release name>).
+    operator: { name: 'gpuobs', namespace: 'monitoring', labels: { 'app.kubernetes.io/managed-by': 'gpuobs' } },
+    // The Mimir/Cortex ruler namespace (mimirtool rules load).
+    mimir: { namespace: 'gpuobs' },
+  },
+
   // promtool scenarios: every case runs in one test group and is checked at evalTime.
   tests: {
     interval: '1m',

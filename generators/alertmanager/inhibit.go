@@ -8,7 +8,6 @@ import (
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // Inhibition is one inhibit rule: while a source alert fires, target alerts with the same
@@ -140,36 +139,13 @@ func exporterReaders(m *model.Model) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	exprs := map[string]string{}
-	for _, r := range set.Recorded {
-		exprs[r.Name] = r.Expr
-	}
-	memo := map[string]bool{}
-	var reads func(expr string, depth int) bool
-	reads = func(expr string, depth int) bool {
-		names, _ := promql.MetricNames(expr)
-		for _, n := range names {
-			if _, ok := m.Fields[n]; ok {
-				return true
-			}
-			if r, ok := exprs[n]; ok && depth < len(exprs) {
-				if v, seen := memo[n]; seen {
-					if v {
-						return true
-					}
-					continue
-				}
-				memo[n] = reads(r, depth+1)
-				if memo[n] {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	out := map[string]bool{}
 	for name, a := range m.Alerts {
-		out[name] = reads(a.Expr, 0)
+		reads, err := set.Reads(a.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s: %w", name, err)
+		}
+		out[name] = slices.ContainsFunc(reads, func(n string) bool { _, ok := m.Fields[n]; return ok })
 	}
 	return out, nil
 }

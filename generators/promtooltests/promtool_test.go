@@ -29,7 +29,7 @@ func generateInto(t *testing.T, config string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, managed, err := generators.Run(m)
+	files, managed, err := generators.Run(m, generators.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,10 @@ import (
 // case, so that each case's series are all the rules see.
 func recordTests(m *model.Model) testFile {
 	f := testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{}}
-	for _, name := range model.SortedKeys(m.Records) {
-		for _, c := range m.Records[name].Tests {
-			group := testGroup{Name: name + ": " + c.Name, Interval: m.Tests.Interval}
+	for _, key := range model.SortedKeys(m.Records) {
+		name := m.Records[key].Record
+		for _, c := range m.Records[key].Tests {
+			group := testGroup{Name: key + ": " + c.Name, Interval: m.Tests.Interval}
 			for _, s := range c.Series {
 				group.InputSeries = append(group.InputSeries, series{Series: synth.Series(s.Metric, s.Labels), Values: s.Values})
 			}

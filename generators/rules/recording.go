@@ -10,7 +10,9 @@ import (
 
 // Recorded is one generated recording rule, with what it means.
 type Recorded struct {
-	Name   string
+	Name string
+	// Labels are static labels the rule adds.
+	Labels map[string]string
 	Expr   string
 	Family string
 	Level  string

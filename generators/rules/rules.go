@@ -2,6 +2,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,14 +40,16 @@ func Build(m *model.Model) (Set, error) {
 	}
 	recorded = append(recorded, allocationRules(m)...)
 	// Catalog records last: they build on the derived rules of their group.
-	for _, name := range dependencyOrder(m.Records) {
-		r := m.Records[name]
-		recorded = append(recorded, Recorded{Name: name, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(name, ":", 2)[0], FromCatalog: true})
+	for _, key := range dependencyOrder(m.Records) {
+		r := m.Records[key]
+		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true})
 	}
-	names := map[string]bool{}
+	names, seen := map[string]bool{}, map[string]bool{}
 	for i, r := range recorded {
-		if names[r.Name] {
-			return Set{}, fmt.Errorf("recording rule %s is generated twice", r.Name)
+		if id := r.Name + fmt.Sprint(r.Labels); seen[id] {
+			return Set{}, fmt.Errorf("recording rule %s%v is generated twice", r.Name, r.Labels)
+		} else {
+			seen[id] = true
 		}
 		names[r.Name] = true
 		canonical, err := promql.Canonical(r.Expr)
@@ -63,29 +66,33 @@ func Build(m *model.Model) (Set, error) {
 	return Set{Recorded: recorded, Alerts: model.SortedKeys(m.Alerts)}, nil
 }
 
-// dependencyOrder lists catalog records by name, except that every record comes after the
+// dependencyOrder lists catalog records by key, except that every record comes after the
 // records it reads: a rule group evaluates in order, so a rule reading a later rule would see
 // its previous evaluation.
 func dependencyOrder(records map[string]model.Record) []string {
+	byMetric := map[string][]string{}
+	for _, key := range model.SortedKeys(records) {
+		byMetric[records[key].Record] = append(byMetric[records[key].Record], key)
+	}
 	var out []string
 	placed := map[string]bool{}
-	var place func(name string)
-	place = func(name string) {
-		if placed[name] {
+	var place func(key string)
+	place = func(key string) {
+		if placed[key] {
 			return
 		}
-		placed[name] = true
-		reads, _ := promql.MetricNames(records[name].Expr)
+		placed[key] = true
+		reads, _ := promql.MetricNames(records[key].Expr)
 		sort.Strings(reads)
-		for _, r := range reads {
-			if _, ok := records[r]; ok {
-				place(r)
+		for _, metric := range reads {
+			for _, k := range byMetric[metric] {
+				place(k)
 			}
 		}
-		out = append(out, name)
+		out = append(out, key)
 	}
-	for _, name := range model.SortedKeys(records) {
-		place(name)
+	for _, key := range model.SortedKeys(records) {
+		place(key)
 	}
 	return out
 }
@@ -111,8 +118,8 @@ func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
 			return nil, err
 		}
 	}
-	for _, name := range model.SortedKeys(m.Records) {
-		if err := note("records."+name+".expr", m.Records[name].Expr); err != nil {
+	for _, key := range model.SortedKeys(m.Records) {
+		if err := note("records."+key+".expr", m.Records[key].Expr); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +173,7 @@ func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + k
 func recordingGroups(m *model.Model, recorded []Recorded) ruleFile {
 	byFamily := map[string][]rule{}
 	for _, r := range recorded {
-		byFamily[r.Family] = append(byFamily[r.Family], rule{Record: r.Name, Expr: pretty(r.Expr)})
+		byFamily[r.Family] = append(byFamily[r.Family], rule{Record: r.Name, Expr: pretty(r.Expr), Labels: r.Labels})
 	}
 	var f ruleFile
 	for _, family := range model.SortedKeys(byFamily) {
@@ -226,4 +233,53 @@ func mustYAML(v any) []byte {
 		panic(fmt.Sprintf("rule file types always marshal: %v", err))
 	}
 	return out
+}
+
+// Reads lists every metric expr reads, directly or through the set's recording rules, sorted.
+// A selector reaches only the rules of its name whose static labels its equality matchers
+// allow: slo:sli_error:ratio_rate1h{slo="A"} reads SLO A's rule, not SLO B's.
+func (s Set) Reads(expr string) ([]string, error) {
+	byName := map[string][]Recorded{}
+	for _, r := range s.Recorded {
+		byName[r.Name] = append(byName[r.Name], r)
+	}
+	seen := map[string]bool{}
+	visited := map[string]bool{}
+	var visit func(expr string) error
+	visit = func(expr string) error {
+		n, err := promql.Parse(expr)
+		if err != nil {
+			return err
+		}
+		var errs []error
+		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+			if c.Kind != promql.Selector || c.Name == "" {
+				return
+			}
+			seen[c.Name] = true
+			for _, r := range byName[c.Name] {
+				if key := r.Name + fmt.Sprint(r.Labels); allows(c.Matchers, r.Labels) && !visited[key] {
+					visited[key] = true
+					if err := visit(r.Expr); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+		})
+		return errors.Join(errs...)
+	}
+	if err := visit(expr); err != nil {
+		return nil, err
+	}
+	return model.SortedKeys(seen), nil
+}
+
+// allows reports whether a rule's static labels can satisfy a selector's equality matchers.
+func allows(matchers []promql.Matcher, labels map[string]string) bool {
+	for _, m := range matchers {
+		if v, ok := labels[m.Name]; ok && m.Type == "=" && v != m.Value {
+			return false
+		}
+	}
+	return true
 }

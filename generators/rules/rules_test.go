@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,5 +188,27 @@ func TestAlertReadingAnUnknownRecordingRuleFails(t *testing.T) {
 	m.Alerts["GPUThermalThrottling"] = a
 	if _, err := Generate(m); err == nil || !strings.Contains(err.Error(), "gpu:dcgm_no_such_signal:max") {
 		t.Fatalf("want an error naming the missing recording rule, got %v", err)
+	}
+}
+
+// TestReadsFollowsOnlyTheRulesASelectorAllows: an SLO alert reads its own SLO's inputs through
+// the shared SLO metrics, not the other SLOs'.
+func TestReadsFollowsOnlyTheRulesASelectorAllows(t *testing.T) {
+	m := load(t, "")
+	set, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads, err := set.Reads(m.Alerts["SLOGPUAvailabilityFastBurn"].Expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cluster:gpu_unavailable:ratio", "DCGM_FI_DEV_XID_ERRORS", "kube_node_status_capacity"} {
+		if !slices.Contains(reads, want) {
+			t.Errorf("availability burn reads %v, want %s among them", reads, want)
+		}
+	}
+	if slices.Contains(reads, "vllm:time_to_first_token_seconds_count") {
+		t.Errorf("availability burn reads another SLO's inputs: %v", reads)
 	}
 }

@@ -155,6 +155,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"release":          func(r json.RawMessage) { d.strict("release", r, &m.Release) },
 		"dashboards":       func(r json.RawMessage) { m.Dashboards = entries[model.Dashboard](d, "dashboards", r) },
 		"alertmanager":     func(r json.RawMessage) { d.strict("alertmanager", r, &m.Alertmanager) },
+		"deploy":           func(r json.RawMessage) { d.strict("deploy", r, &m.Deploy) },
 	}
 	for _, key := range model.SortedKeys(top) {
 		decodeSection, ok := sections[key]

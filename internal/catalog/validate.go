@@ -181,14 +181,25 @@ func (v *validator) lint(m *model.Model) {
 // records checks catalog recording rules. Each must be tested: by its own cases, or by the
 // scenarios of an alert that reads it, directly or through other records.
 func (v *validator) records(m *model.Model) {
+	byMetric := map[string][]string{}
+	for _, key := range model.SortedKeys(m.Records) {
+		r := m.Records[key]
+		if r.Record == "" {
+			r.Record = key
+			m.Records[key] = r
+		}
+		byMetric[r.Record] = append(byMetric[r.Record], key)
+	}
 	read := map[string]bool{}
 	var visit func(expr string)
 	visit = func(expr string) {
 		names, _ := promql.MetricNames(expr)
 		for _, n := range names {
-			if r, ok := m.Records[n]; ok && !read[n] {
-				read[n] = true
-				visit(r.Expr)
+			for _, key := range byMetric[n] {
+				if !read[key] {
+					read[key] = true
+					visit(m.Records[key].Expr)
+				}
 			}
 		}
 	}
@@ -200,10 +211,15 @@ func (v *validator) records(m *model.Model) {
 			visit(r.Expr)
 		}
 	}
-	for _, name := range model.SortedKeys(m.Records) {
-		r, p := m.Records[name], "records."+name
-		if err := conventions.CheckRecordName(name); err != nil {
+	for _, key := range model.SortedKeys(m.Records) {
+		r, p := m.Records[key], "records."+key
+		if err := conventions.CheckRecordName(r.Record); err != nil {
 			v.add(p, "%v", err)
+		}
+		for k := range r.Labels {
+			if !promql.IsValidLabelName(k) {
+				v.add(p+".labels", "%q is not a label name", k)
+			}
 		}
 		if r.Family == "" {
 			v.add(p+".family", "is empty")
@@ -213,7 +229,7 @@ func (v *validator) records(m *model.Model) {
 		} else {
 			r.Expr = canonical
 		}
-		if !read[name] && len(r.Tests) == 0 {
+		if !read[key] && len(r.Tests) == 0 {
 			v.add(p, "nothing tests it: no alert reads it and it has no tests; add tests or remove it")
 		}
 		for i, c := range r.Tests {
@@ -225,7 +241,7 @@ func (v *validator) records(m *model.Model) {
 				v.add(cp+".name", "is empty")
 			}
 		}
-		m.Records[name] = r
+		m.Records[key] = r
 	}
 }
 

@@ -183,3 +183,38 @@ func TestLintExitCodes(t *testing.T) {
 		t.Errorf("warnings only: exit %d, output %q", code, stdout)
 	}
 }
+
+// TestUncollectedFieldsWarn: generate warns about alerts on fields the exporter does not
+// collect, and lint checks against a deployed counter file.
+func TestUncollectedFieldsWarn(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { exporter+: { extraCounters: ['DCGM_FI_DEV_CLOCK_THROTTLE_REASONS'] } }\n"), 0o644)
+	code, _, stderr := run(t, "generate", "-c", config, "-o", t.TempDir())
+	if code != ExitOK || !strings.Contains(stderr, "warning: alert GPUEccDoubleBit reads DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, which the exporter does not collect") {
+		t.Errorf("generate: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := run(t, "generate", "-o", t.TempDir()); code != ExitOK || stderr != "" {
+		t.Errorf("the embedded catalog collects what its alerts read: exit %d, stderr %q", code, stderr)
+	}
+	counters := filepath.Join(t.TempDir(), "counters.csv")
+	os.WriteFile(counters, []byte("# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n"), 0o644)
+	code, stdout, _ := run(t, "lint", "--fail-on", "warning", "--exporter-counters", counters, "../../rules")
+	if code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL is not collected") {
+		t.Errorf("lint with a deployed counter file: exit %d\n%s", code, stdout)
+	}
+	if code, _, _ := run(t, "lint", "--fail-on", "warning", "--exporter-counters", "../../exporter/dcgm-counters.csv", "../../rules"); code != ExitOK {
+		t.Errorf("lint against the generated counter file: exit %d", code)
+	}
+}
+
+func TestRulesFormats(t *testing.T) {
+	dir := generate(t, "--rules-format", "operator,mimir")
+	for _, f := range []string{"rules/operator/prometheusrule.yaml", "rules/mimir/gpuobs.yaml", "rules/alerts.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if code, _, _ := run(t, "generate", "--rules-format", "thanos", "-o", t.TempDir()); code != ExitUsage {
+		t.Errorf("unknown format: exit %d, want %d", code, ExitUsage)
+	}
+}

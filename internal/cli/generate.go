@@ -2,29 +2,38 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/exporter"
+	"github.com/gpuobs/gpuobs/generators/ruleformats"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
 )
 
 type generateOptions struct {
 	Options
-	config string
-	output string
-	check  bool
+	config       string
+	output       string
+	check        bool
+	rulesFormats []string
 }
 
 func newGenerateCommand(opts Options) *cobra.Command {
 	o := &generateOptions{Options: opts}
 	cmd := &cobra.Command{
 		Use:   "generate",
-		Short: "Generate rules and promtool tests from the catalog",
+		Short: "Generate rules, Alertmanager config, dashboards, runbooks and tests from the catalog",
 		Long: `Generate evaluates the catalog (the embedded default, or -c gpuobs.jsonnet), validates it,
-and writes rules/ and tests/promtool/ under the output directory. All files are written
-atomically: on any error the output directory is left exactly as it was.
+and writes under the output directory: rules/ (plain rule files, and with --rules-format a
+PrometheusRule manifest or a Mimir ruler namespace file), alertmanager/, dashboards/,
+runbooks/, exporter/ (the dcgm-exporter counter file), docs/catalog.md and tests/promtool/.
+All files are written atomically: on any error the output directory is left exactly as it was.
+It warns about alerts that read a field the exporter does not collect (default counter set and
+exporter.extraCounters): they could never fire.
 
 With --check nothing is written: stale, missing and extra generated files are listed and
 the exit code is 1 when there are any.`,
@@ -34,17 +43,31 @@ the exit code is 1 when there are any.`,
 	cmd.Flags().StringVarP(&o.config, "config", "c", "", "catalog file (gpuobs.jsonnet); default: the embedded catalog")
 	cmd.Flags().StringVarP(&o.output, "output", "o", ".", "output directory")
 	cmd.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 1 if the output directory is not up to date")
+	cmd.Flags().StringSliceVar(&o.rulesFormats, "rules-format", []string{ruleformats.Plain}, "rule file formats: "+strings.Join(ruleformats.Names, ", ")+" (plain is always written)")
 	return cmd
 }
 
 func (o *generateOptions) run() error {
+	if err := ruleformats.Check(o.rulesFormats); err != nil {
+		return err
+	}
 	m, err := catalog.Load(catalog.Options{ConfigPath: o.config})
 	if err != nil {
 		return failed(fmt.Errorf("catalog is invalid, nothing was written:\n%w", err))
 	}
-	files, managed, err := generators.Run(m)
+	files, managed, err := generators.Run(m, generators.Options{RulesFormats: o.rulesFormats})
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
+	}
+	missing, err := exporter.Missing(m)
+	if err != nil {
+		return failed(err)
+	}
+	for _, alert := range model.SortedKeys(missing) {
+		if len(missing[alert]) > 0 {
+			fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the exporter does not collect (default counter set and exporter.extraCounters): it can never fire; deploy %s or add the fields to exporter.extraCounters\n",
+				alert, strings.Join(missing[alert], ", "), exporter.CountersFile)
+		}
 	}
 	if o.check {
 		drift, err := emit.Check(o.output, files, managed)

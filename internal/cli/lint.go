@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
@@ -22,9 +24,10 @@ func (f findings) Error() string { return fmt.Sprintf("%d problems at or above -
 
 type lintOptions struct {
 	Options
-	config string
-	format string
-	failOn string
+	config   string
+	format   string
+	failOn   string
+	counters string
 }
 
 func newLintCommand(opts Options) *cobra.Command {
@@ -48,6 +51,7 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	cmd.Flags().StringVarP(&o.config, "config", "c", "", "catalog file (gpuobs.jsonnet); default: the embedded catalog")
 	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(lint.Formats, ", "))
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
+	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
 	return cmd
 }
 
@@ -63,9 +67,18 @@ func (o *lintOptions) run(paths []string) error {
 	if err != nil {
 		return failed(fmt.Errorf("catalog is invalid:\n%w", err))
 	}
+	if o.counters != "" {
+		data, err := os.ReadFile(o.counters)
+		if err != nil {
+			return failed(err)
+		}
+		if m.Exporter.Deployed, err = exporter.ReadCounters(o.counters, data); err != nil {
+			return failed(err)
+		}
+	}
 	var files []*lint.File
 	if len(paths) == 0 {
-		generated, _, err := generators.Run(m)
+		generated, _, err := generators.Run(m, generators.Options{})
 		if err != nil {
 			return failed(err)
 		}

@@ -102,12 +102,20 @@ func (in *Inputs) metricLabels(name string) labelSet {
 		}
 		return newLabelSet(false, mt.Labels...)
 	}
-	if r, ok := in.recorded[name]; ok && r.Expr.Node != nil {
+	if rules := in.recorded[name]; len(rules) > 0 {
 		if s, ok := in.labelsMemo[name]; ok {
 			return s
 		}
 		in.labelsMemo[name] = newLabelSet(true) // breaks cycles
-		s := in.outputLabels(r.Expr.Node).with(keys(r.Labels)...)
+		// A name recorded by several rules carries the labels of any of them.
+		s := newLabelSet(false)
+		for _, r := range rules {
+			if r.Expr.Node == nil {
+				s = newLabelSet(true)
+				break
+			}
+			s = s.union(in.outputLabels(r.Expr.Node).with(keys(r.Labels)...))
+		}
 		in.labelsMemo[name] = s
 		return s
 	}

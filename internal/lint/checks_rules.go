@@ -100,7 +100,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			return
 		}
 		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind == promql.Selector && in.recorded[n.Name] != nil && n.Name != r.Record {
+			if n.Kind == promql.Selector && len(in.recorded[n.Name]) > 0 && n.Name != r.Record {
 				readers[n.Name] = append(readers[n.Name], r)
 			}
 		})

@@ -78,29 +78,32 @@ func Checks() []Check {
 type Inputs struct {
 	Model *model.Model
 	Files []*File
-	// recorded maps recorded metric names to their rules: the inputs' first, then the rules
-	// the catalog generates (known even when only dashboards are linted).
-	recorded map[string]*Rule
+	// recorded maps recorded metric names to the rules recording them: the inputs' when they
+	// record the name, else the rules the catalog generates (known even when only dashboards
+	// are linted). Several rules may record one name with different static labels.
+	recorded map[string][]*Rule
 	// labelsMemo caches the output labels of recorded metrics.
 	labelsMemo map[string]labelSet
 }
 
 // NewInputs prepares files for checking.
 func NewInputs(m *model.Model, files []*File) *Inputs {
-	in := &Inputs{Model: m, Files: files, recorded: map[string]*Rule{}, labelsMemo: map[string]labelSet{}}
+	in := &Inputs{Model: m, Files: files, recorded: map[string][]*Rule{}, labelsMemo: map[string]labelSet{}}
 	for _, f := range files {
 		for _, r := range f.Rules {
 			if r.Record != "" {
-				if _, ok := in.recorded[r.Record]; !ok {
-					in.recorded[r.Record] = r
-				}
+				in.recorded[r.Record] = append(in.recorded[r.Record], r)
 			}
 		}
 	}
 	if set, err := generated.Build(m); err == nil {
+		fromInputs := map[string]bool{}
+		for name := range in.recorded {
+			fromInputs[name] = true
+		}
 		for _, r := range set.Recorded {
-			if _, ok := in.recorded[r.Name]; !ok {
-				in.recorded[r.Name] = &Rule{Record: r.Name, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)}
+			if !fromInputs[r.Name] {
+				in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)})
 			}
 		}
 	}

@@ -28,6 +28,21 @@ type Model struct {
 	Release          Release                   `json:"release"`
 	Dashboards       map[string]Dashboard      `json:"dashboards"`
 	Alertmanager     Alertmanager              `json:"alertmanager"`
+	Deploy           Deploy                    `json:"deploy"`
+}
+
+// Deploy configures the rule file formats besides plain Prometheus rule files.
+type Deploy struct {
+	// Operator is the Prometheus Operator PrometheusRule manifest.
+	Operator struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"operator"`
+	// Mimir is the Mimir/Cortex ruler namespace the rules are loaded into.
+	Mimir struct {
+		Namespace string `json:"namespace"`
+	} `json:"mimir"`
 }
 
 // Alertmanager configures routing, grouping and inhibition.
@@ -183,6 +198,9 @@ type Exporter struct {
 	HealthField          string `json:"healthField"`
 	// ExtraCounters are the fields the counter file collects beyond the default set.
 	ExtraCounters []string `json:"extraCounters"`
+	// Deployed, when set (gpuobs lint --exporter-counters), is the counter file actually
+	// deployed: it replaces the default set and ExtraCounters.
+	Deployed map[string]bool `json:"-"`
 }
 
 // KubeStateMetrics describes the kube-state-metrics series gpuobs reads.
@@ -267,10 +285,13 @@ type ThrottleReason struct {
 	Help string `json:"help"`
 }
 
-// Record is a recording rule declared in the catalog, keyed by its name.
+// Record is a recording rule declared in the catalog. Its key is the metric it records, unless
+// Record names it: several rules may record one metric with different static Labels.
 type Record struct {
-	Family string `json:"family"`
-	Expr   string `json:"expr"`
+	Record string            `json:"record"`
+	Labels map[string]string `json:"labels"`
+	Family string            `json:"family"`
+	Expr   string            `json:"expr"`
 	// Tests are promtool cases for records that no alert reads.
 	Tests []RecordCase `json:"tests"`
 }
@@ -426,6 +447,9 @@ type Metric struct {
 
 // Collected reports whether the exporter's counter set collects a field.
 func (m *Model) Collected(field string) bool {
+	if m.Exporter.Deployed != nil {
+		return m.Exporter.Deployed[field]
+	}
 	if f, ok := m.Fields[field]; ok && f.Default {
 		return true
 	}

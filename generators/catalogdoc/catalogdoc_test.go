@@ -1,0 +1,40 @@
+package catalogdoc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/catalog"
+)
+
+func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[0].Content)
+	for name := range m.Fields {
+		if strings.Count(page, "| `"+name+"` |") != 1 {
+			t.Errorf("field %s is not listed exactly once", name)
+		}
+	}
+	for name := range m.Alerts {
+		if !strings.Contains(page, "[`"+name+"`](../runbooks/"+name+".md)") {
+			t.Errorf("alert %s is not listed with its runbook", name)
+		}
+	}
+	row := page[strings.Index(page, "| `DCGM_FI_DEV_ECC_DBE_VOL_TOTAL` |"):]
+	row = row[:strings.Index(row, "\n")]
+	for _, want := range []string{"`node:dcgm_ecc_dbe_vol_total:rate5m`", "`cluster:gpu_healthy:count`", "GPUEccDoubleBit", "L3", "L5"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("DBE row lacks %s: %s", want, row)
+		}
+	}
+	if strings.Contains(row, "SLOInference") {
+		t.Errorf("DBE row names alerts that do not read it: %s", row)
+	}
+}

@@ -1,0 +1,138 @@
+// Package exporter generates dcgm-exporter's configuration from the catalog: the counter file
+// holding the exporter's default fields and every field the generated rules and dashboards
+// read, as a CSV, a Kubernetes ConfigMap and a Helm values snippet.
+package exporter
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/generators/catalogdoc"
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+// Output paths, relative to the output directory.
+const (
+	Dir = "exporter"
+	// CountersFile is in dcgm-exporter's own format: DCGM field, Prometheus type, help.
+	CountersFile = Dir + "/dcgm-counters.csv"
+	// ConfigMapFile holds the counters for the GPU Operator (dcgmExporter.config.name).
+	ConfigMapFile = Dir + "/configmap.yaml"
+	// HelmValuesFile holds the counters for the dcgm-exporter Helm chart.
+	HelmValuesFile = Dir + "/helm-values.yaml"
+	// ConfigMapName is the name of the generated ConfigMap, and CSVKey its key.
+	ConfigMapName = "gpuobs-dcgm-counters"
+	CSVKey        = "dcgm-metrics.csv"
+)
+
+// Counters lists the fields the counter file must collect: the exporter's default set and
+// every field a generated rule, alert or dashboard reads, in field id order.
+func Counters(m *model.Model) ([]string, error) {
+	users, err := catalogdoc.Users(m)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range model.SortedKeys(m.Fields) {
+		if m.Fields[name].Default || len(users[name]) > 0 {
+			out = append(out, name)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(m.Fields[a].ID, m.Fields[b].ID) })
+	return out, nil
+}
+
+// CSV renders fields in dcgm-exporter's counter-file format.
+func CSV(m *model.Model, fields []string) string {
+	var b strings.Builder
+	b.WriteString("# Format: DCGM field, Prometheus metric type, help message.\n")
+	b.WriteString("# The exporter's default fields and every field gpuobs' rules and dashboards read.\n")
+	for _, name := range fields {
+		f := m.Fields[name]
+		fmt.Fprintf(&b, "%s, %s, %s\n", name, f.Type, strings.ReplaceAll(f.Help, ",", ";"))
+	}
+	return b.String()
+}
+
+// Generate renders the counter file, the ConfigMap and the Helm values snippet.
+func Generate(m *model.Model) ([]emit.File, error) {
+	fields, err := Counters(m)
+	if err != nil {
+		return nil, err
+	}
+	csv := CSV(m, fields)
+	configMap := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ConfigMap",
+		"metadata": map[string]any{
+			"name":   ConfigMapName,
+			"labels": map[string]string{"app.kubernetes.io/managed-by": "gpuobs"},
+		},
+		"data": map[string]string{CSVKey: csv},
+	}
+	helm := map[string]any{
+		// The chart turns customMetrics into a ConfigMap and points the exporter at it.
+		"customMetrics": csv,
+		"arguments":     []string{"-f", "/etc/dcgm-exporter/" + CSVKey},
+	}
+	files := []emit.File{{Path: CountersFile, Content: []byte("# " + emit.Header + "\n" + csv)}}
+	for _, doc := range []struct {
+		path string
+		body any
+	}{{ConfigMapFile, configMap}, {HelmValuesFile, helm}} {
+		body, err := emit.MarshalYAML(doc.body)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, emit.YAML(doc.path, body))
+	}
+	return files, nil
+}
+
+// ReadCounters reads a dcgm-exporter counter file: the DCGM field of every line that is not a
+// comment.
+func ReadCounters(path string, data []byte) (map[string]bool, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comment = '#'
+	r.FieldsPerRecord = -1
+	r.TrimLeadingSpace = true
+	records, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[string]bool{}
+	for _, rec := range records {
+		if name := strings.TrimSpace(rec[0]); name != "" {
+			out[name] = true
+		}
+	}
+	return out, nil
+}
+
+// Missing lists, by alert, the DCGM fields an alert reads (directly or through recording
+// rules) that the exporter does not collect: such an alert never fires.
+func Missing(m *model.Model) (map[string][]string, error) {
+	set, err := rules.Build(m)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, alert := range model.SortedKeys(m.Alerts) {
+		reads, err := set.Reads(m.Alerts[alert].Expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s: %w", alert, err)
+		}
+		for _, n := range reads {
+			if _, ok := m.Fields[n]; ok && !m.Collected(n) {
+				out[alert] = append(out[alert], n)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package exporter
+
+import (
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/model"
+)
+
+func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collected, err := ReadCounters(files[0].Path, files[0].Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := rules.Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		reads, _ := set.Reads(m.Alerts[name].Expr)
+		for _, n := range reads {
+			if _, field := m.Fields[n]; field && !collected[n] {
+				t.Errorf("alert %s reads %s, which the counter file leaves out", name, n)
+			}
+		}
+	}
+	for name, f := range m.Fields {
+		if f.Default && !collected[name] {
+			t.Errorf("default field %s missing", name)
+		}
+	}
+	if collected["DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"] {
+		t.Error("a field nothing reads and the default set leaves out is in the counter file")
+	}
+	var cm struct {
+		Kind string            `yaml:"kind"`
+		Data map[string]string `yaml:"data"`
+	}
+	if err := yaml.Unmarshal(files[1].Content, &cm); err != nil || cm.Kind != "ConfigMap" {
+		t.Fatalf("configmap: %v %q", err, cm.Kind)
+	}
+	if body := string(files[0].Content); !strings.HasSuffix(body, cm.Data[CSVKey]) {
+		t.Error("the ConfigMap does not hold the counter file")
+	}
+	m.Exporter.Deployed = collected
+	missing, err := Missing(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for alert, fields := range missing {
+		if len(fields) > 0 {
+			t.Errorf("with the generated counter file, %s still misses %v", alert, fields)
+		}
+	}
+}
+
+func TestReadCountersSkipsComments(t *testing.T) {
+	got, err := ReadCounters("c.csv", []byte("# DCGM FIELD, Prometheus metric type, help message\n\n# DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, counter, off\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n  DCGM_FI_DEV_POWER_USAGE,gauge,Power draw (in W).\n"))
+	if err != nil || len(got) != 2 || !got["DCGM_FI_DEV_GPU_TEMP"] || !got["DCGM_FI_DEV_POWER_USAGE"] {
+		t.Errorf("ReadCounters = %v, %v", got, err)
+	}
+}

@@ -1,0 +1,104 @@
+// Package ruleformats renders the generated rule groups in the formats that deploy them
+// besides plain Prometheus rule files: a Prometheus Operator PrometheusRule manifest and a
+// Mimir/Cortex ruler namespace file.
+package ruleformats
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Formats gpuobs writes rules in; plain is always written.
+const (
+	Plain    = "plain"
+	Operator = "operator"
+	Mimir    = "mimir"
+)
+
+// Names lists the formats.
+var Names = []string{Plain, Operator, Mimir}
+
+// Output paths, relative to the output directory.
+const (
+	OperatorFile = rules.Dir + "/operator/prometheusrule.yaml"
+	MimirFile    = rules.Dir + "/mimir/gpuobs.yaml"
+)
+
+// Check reports an unknown format name.
+func Check(formats []string) error {
+	for _, f := range formats {
+		if !slices.Contains(Names, f) {
+			return fmt.Errorf("unknown rules format %q: use %s", f, strings.Join(Names, ", "))
+		}
+	}
+	return nil
+}
+
+// group keeps a rule group as the rules generator wrote it, key order included.
+type group = yaml.Node
+
+// Generate renders the requested formats from the plain rule files.
+func Generate(m *model.Model, formats []string) ([]emit.File, error) {
+	plain, err := rules.Generate(m)
+	if err != nil {
+		return nil, err
+	}
+	var groups []group
+	for _, f := range plain {
+		var doc struct {
+			Groups []group `yaml:"groups"`
+		}
+		if err := yaml.Unmarshal(f.Content, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		groups = append(groups, doc.Groups...)
+	}
+	var files []emit.File
+	if slices.Contains(formats, Operator) {
+		op := m.Deploy.Operator
+		manifest := map[string]any{
+			"apiVersion": "monitoring.coreos.com/v1",
+			"kind":       "PrometheusRule",
+			"metadata":   map[string]any{"name": op.Name, "namespace": op.Namespace, "labels": op.Labels},
+			"spec":       map[string]any{"groups": groups},
+		}
+		f, err := render(OperatorFile, manifest, map[string]any{"groups": groups})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	if slices.Contains(formats, Mimir) {
+		doc := map[string]any{"namespace": m.Deploy.Mimir.Namespace, "groups": groups}
+		f, err := render(MimirFile, doc, map[string]any{"groups": groups})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// render writes doc and checks that its groups load in Prometheus.
+func render(path string, doc, groups any) (emit.File, error) {
+	body, err := emit.MarshalYAML(doc)
+	if err != nil {
+		return emit.File{}, err
+	}
+	plain, err := emit.MarshalYAML(groups)
+	if err != nil {
+		return emit.File{}, err
+	}
+	if errs := promql.ValidateRuleFile(plain); len(errs) > 0 {
+		return emit.File{}, fmt.Errorf("%s: its groups do not load in Prometheus: %v", path, errs)
+	}
+	return emit.YAML(path, body), nil
+}

@@ -1,0 +1,81 @@
+package ruleformats
+
+import (
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// TestFormatsHoldEveryRule: the PrometheusRule manifest and the Mimir namespace file hold the
+// plain files' rules, as the Operator and mimirtool read them, and their groups load in
+// Prometheus.
+func TestFormatsHoldEveryRule(t *testing.T) {
+	m, err := catalog.Load(catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := rules.Generate(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, f := range plain {
+		want += len(lint.ReadFile(f.Path, f.Content).Rules)
+	}
+	files, err := Generate(m, []string{Plain, Operator, Mimir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 {
+		t.Fatalf("%d files, want the manifest and the namespace file", len(files))
+	}
+	for _, f := range files {
+		if !emit.HasHeader(f.Path, f.Content) {
+			t.Errorf("%s lacks the header", f.Path)
+		}
+		if got := len(lint.ReadFile(f.Path, f.Content).Rules); got != want {
+			t.Errorf("%s holds %d rules, want %d", f.Path, got, want)
+		}
+		var doc struct {
+			APIVersion string         `yaml:"apiVersion"`
+			Kind       string         `yaml:"kind"`
+			Metadata   map[string]any `yaml:"metadata"`
+			Namespace  string         `yaml:"namespace"`
+			Spec       struct {
+				Groups []yaml.Node `yaml:"groups"`
+			} `yaml:"spec"`
+			Groups []yaml.Node `yaml:"groups"`
+		}
+		if err := yaml.Unmarshal(f.Content, &doc); err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		groups := doc.Groups
+		switch f.Path {
+		case OperatorFile:
+			if doc.APIVersion != "monitoring.coreos.com/v1" || doc.Kind != "PrometheusRule" || doc.Metadata["name"] != m.Deploy.Operator.Name {
+				t.Errorf("manifest header: %s %s %v", doc.APIVersion, doc.Kind, doc.Metadata)
+			}
+			groups = doc.Spec.Groups
+		case MimirFile:
+			if doc.Namespace != m.Deploy.Mimir.Namespace {
+				t.Errorf("mimir namespace %q, want %q", doc.Namespace, m.Deploy.Mimir.Namespace)
+			}
+		}
+		plainDoc, err := emit.MarshalYAML(map[string]any{"groups": groups})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := promql.ValidateRuleFile(plainDoc); len(errs) > 0 || len(groups) == 0 {
+			t.Errorf("%s: %d groups, errors %v", f.Path, len(groups), errs)
+		}
+	}
+	if none, _ := Generate(m, []string{Plain}); len(none) != 0 {
+		t.Errorf("plain only: %d extra files", len(none))
+	}
+}
