@@ -8,7 +8,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench
+.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench e2e
 
 all: test
 
@@ -65,3 +65,11 @@ test-promtool: promtool
 bench: promtool
 	$(PINT) version >/dev/null
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
+
+## e2e: the generated rules and Alertmanager config in a real Prometheus and Alertmanager
+## (built from the pinned modules), fed by a synthetic dcgm-exporter, with faults injected
+E2E_BIN := .e2e
+e2e:
+	e2e/build.sh $(E2E_BIN)
+	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager \
+		$(GO) test -tags e2e -count=1 -v -timeout 10m ./e2e/
