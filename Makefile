@@ -70,6 +70,7 @@ bench: promtool
 ## (built from the pinned modules), fed by a synthetic dcgm-exporter, with faults injected
 E2E_BIN := .e2e
 e2e:
+	$(GO) vet -tags e2e ./e2e/
 	e2e/build.sh $(E2E_BIN)
 	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager \
 		$(GO) test -tags e2e -count=1 -v -timeout 10m ./e2e/

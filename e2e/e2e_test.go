@@ -42,11 +42,11 @@ const cluster = "e2e"
 // exporter serves the series of four GPUs on one host as dcgm-exporter does; faults are
 // injected by changing its state.
 type exporter struct {
-	mu    sync.Mutex
-	m     *model.Model
-	gpus  []synth.GPU
-	dbe   map[int]int
-	xid   map[int]int
+	mu   sync.Mutex
+	m    *model.Model
+	gpus []synth.GPU
+	dbe  map[int]int
+	xid  map[int]int
 }
 
 func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {

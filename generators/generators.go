@@ -3,6 +3,7 @@ package generators
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
@@ -62,7 +63,9 @@ func Run(m *model.Model, opts Options) (files []emit.File, managed []string, err
 			return nil, nil, fmt.Errorf("%s: %w", g.Name, errs[i])
 		}
 		files = append(files, outs[i]...)
-		managed = append(managed, g.Dir)
+		if !slices.Contains(managed, g.Dir) {
+			managed = append(managed, g.Dir)
+		}
 	}
 	return files, managed, nil
 }

@@ -52,7 +52,9 @@ local names = import 'lib/names.libsonnet';
     celsius: { unit: 'celsius', scale: 1 },
     watts: { unit: 'watt', scale: 1 },
     MHz: { unit: 'hertz', scale: 1e6 },
+    Hz: { unit: 'hertz', scale: 1 },
     MiB: { unit: 'mbytes', scale: 1 },
+    bytes: { unit: 'bytes', scale: 1 },
     percent: { unit: 'percent', scale: 1 },
     ratio: { unit: 'percentunit', scale: 1 },
     bytes_per_second: { unit: 'Bps', scale: 1 },
@@ -61,6 +63,7 @@ local names = import 'lib/names.libsonnet';
     bitmask: { unit: 'none', scale: 1 },
     // Counters, per second of their rate:
     millijoules: { unit: 'watt', scale: 0.001 },
+    joules: { unit: 'watt', scale: 1 },
     kilobytes: { unit: 'Bps', scale: 1024 },
     microseconds: { unit: 'percentunit', scale: 1e-6 },
     count: { unit: 'cpm', scale: 60 },
@@ -76,6 +79,9 @@ local names = import 'lib/names.libsonnet';
     DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute,
     DCGM_FI_PROF_GR_ENGINE_ACTIVE: th.idleActivity,
   },
+  // A field's value in its Grafana unit, and that unit.
+  local shown(name, expr) = local u = $.grafanaUnits[$.fields[name].unit]; if u.scale == 1 then expr else expr + ' * ' + u.scale,
+  local unitOf(name) = $.grafanaUnits[$.fields[name].unit].unit,
   local collected(name) = $.fields[name].default || std.member($.exporter.extraCounters, name),
   // Per MIG instance where the field is; whole GPUs otherwise.
   local perInstance(f) = f.entity == 'mig-native',
@@ -84,7 +90,7 @@ local names = import 'lib/names.libsonnet';
     local u = $.grafanaUnits[f.unit];
     local sel = name + '{' + gpu + '}';
     local value = if f.kind == 'counter' then 'rate(' + sel + '[$__rate_interval])' else sel;
-    local scaled = if u.scale == 1 then value else value + ' * ' + u.scale;
+    local scaled = shown(name, value);
     // Device-level values repeat on every MIG instance: show them once.
     local expr = if perInstance(f) then scaled else 'max by (' + l.gpu + ', ' + l.uuid + ') (' + scaled + ')';
     panel(std.rstripChars(f.help, '.'),
@@ -114,7 +120,7 @@ local names = import 'lib/names.libsonnet';
         ]),
         row('Utilization', [
           panel('SM activity by cluster', 'timeseries', [q('cluster:dcgm_sm_active:avg', '{{' + l.cluster + '}}'), q('fleet:dcgm_sm_active:avg', 'fleet')], description='Share of cycles with work on the SMs: the honest utilization.', drill='L2') + ratio,
-          panel('Engine activity and GPU_UTIL', 'timeseries', [q('fleet:dcgm_gr_engine_active:avg', 'graphics engine active'), q('fleet:dcgm_gpu_util:avg / 100', 'GPU_UTIL (any kernel running)')], description='GPU_UTIL counts time with any kernel running; a GPU can show 100 % while its SMs are mostly idle.') + ratio,
+          panel('Engine activity and GPU_UTIL', 'timeseries', [q('fleet:dcgm_gr_engine_active:avg', 'graphics engine active'), q(if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 'fleet:dcgm_gpu_util:avg / 100' else 'fleet:dcgm_gpu_util:avg', 'GPU_UTIL (any kernel running)')], description='GPU_UTIL counts time with any kernel running; a GPU can show 100 % while its SMs are mostly idle.') + ratio,
           panel('Nodes by SM activity', 'heatmap', [q('fleet:dcgm_sm_active_nodes:histogram', '{{le}}')], description='How many nodes run at each SM activity (cumulative buckets).'),
         ]),
         row('Cost', [
@@ -173,14 +179,14 @@ local names = import 'lib/names.libsonnet';
       rows: [
         row('Utilization and memory', [
           panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + node + '}', byInstance)], drill='L5') + ratio,
-          panel('GPU utilization (whole GPUs)', 'timeseries', [q('DCGM_FI_DEV_GPU_UTIL{' + node + '}', byGPU)], unit='percent', min=0, max=100, drill='L5'),
-          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + node + '}', byInstance)], unit='mbytes', drill='L5'),
+          panel('GPU utilization (whole GPUs)', 'timeseries', [q('DCGM_FI_DEV_GPU_UTIL{' + node + '}', byGPU)], unit=unitOf('DCGM_FI_DEV_GPU_UTIL'), min=0, max=if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 100 else 1, drill='L5'),
+          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + node + '}', byInstance)], unit=unitOf('DCGM_FI_DEV_FB_USED'), drill='L5'),
         ]),
         row('Thermals, power, clocks', [
           panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius), width=6, drill='L5'),
           panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
           panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
-          panel('SM clock', 'timeseries', [q(dev('DCGM_FI_DEV_SM_CLOCK', ' * 1e6'), byGPU)], unit='hertz', width=6),
+          panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
           panel('Throttled (share of the last 15m)', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[15m])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
           panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake.', width=12),
         ]),
@@ -217,7 +223,7 @@ local names = import 'lib/names.libsonnet';
           panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + workload + '}', byPod)], drill='L5') + ratio,
           panel('Tensor pipe activity', 'timeseries', [q('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{' + workload + '}', byPod)]) + ratio,
           panel('DRAM activity', 'timeseries', [q('DCGM_FI_PROF_DRAM_ACTIVE{' + workload + '}', byPod)]) + ratio,
-          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + workload + '}', byPod)], unit='mbytes'),
+          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + workload + '}', byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
           panel("Stragglers: each GPU against its workload's median", 'timeseries', [
             q('gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + workload + '}', byPod),
             q('quantile by (owner_name) (0.5, gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),

@@ -1,23 +1,62 @@
 // How dcgm-exporter and kube-state-metrics label their series, as configuration.
 {
+  // What changes between dcgm-exporter versions: the host label ('Hostname' up to 4.8.2,
+  // 'hostname' from 4.8.3), the driver-version label, the name of the clock-event bitmask, and
+  // in 4.9 the units of eleven fields (clocks MHz->Hz, energy mJ->J, utilization %->ratio,
+  // framebuffer MiB->bytes, NVLink bandwidth). 4.9 also renames fields that DCGM 4.7
+  // deprecates; those names are not modelled here yet (see README).
+  exporterProfiles:: {
+    local base = {
+      hostLabel: 'Hostname',
+      driverLabel: 'DCGM_FI_DRIVER_VERSION',
+      throttleReasonsField: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
+      units: {},
+    },
+    '4.8.2': base,
+    '4.8.3': base { hostLabel: 'hostname' },
+    '4.9': base {
+      hostLabel: 'hostname',
+      driverLabel: 'DCGM_FI_SYSTEM_DRIVER_VERSION',
+      throttleReasonsField: 'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',
+      units: {
+        DCGM_FI_DEV_SM_CLOCK: 'Hz',
+        DCGM_FI_DEV_MEM_CLOCK: 'Hz',
+        DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: 'joules',
+        DCGM_FI_DEV_GPU_UTIL: 'ratio',
+        DCGM_FI_DEV_MEM_COPY_UTIL: 'ratio',
+        DCGM_FI_DEV_ENC_UTIL: 'ratio',
+        DCGM_FI_DEV_DEC_UTIL: 'ratio',
+        DCGM_FI_DEV_FB_FREE: 'bytes',
+        DCGM_FI_DEV_FB_USED: 'bytes',
+        DCGM_FI_DEV_FB_RESERVED: 'bytes',
+        DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: 'bytes',
+      },
+    },
+  },
+
+  local profile = $.exporterProfiles[$.exporter.version],
+  fields: std.mapWithKey(function(name, f) if std.objectHas(profile.units, name) then f { unit: profile.units[name] } else f, super.fields),
+
   exporter: {
+    // The dcgm-exporter version: 4.8.2 (and older), 4.8.3 (4.8.3 to 4.8.x) or 4.9.
+    version: '4.8.2',
     // Prometheus job of the dcgm-exporter targets.
     job: 'dcgm-exporter',
-    // Host label: 'Hostname' up to exporter 4.8.2, 'hostname' from 4.8.3.
-    hostLabel: 'Hostname',
+    // Host label, from the version; override if you relabel.
+    hostLabel: profile.hostLabel,
     // false when Prometheus scrapes with honorLabels: false (the Helm chart's ServiceMonitor
     // default): pod attribution then arrives as exported_namespace/exported_pod/exported_container.
     honorLabels: true,
     // Name of the clock-event bitmask field your exporter collects
     // (DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer counter files).
-    throttleReasonsField: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
+    throttleReasonsField: profile.throttleReasonsField,
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
     // Fields your counter file collects beyond the exporter's default set. The default lists
     // what the embedded rules read; lint warns about rules that read a field collected by
     // neither.
     extraCounters: [
-      'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
+      self.throttleReasonsField,
       'DCGM_FI_DEV_ECC_SBE_VOL_TOTAL',
       'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',
       'DCGM_FI_DEV_RETIRED_PENDING',
@@ -50,7 +89,7 @@
     pciBusId: 'pci_bus_id',
     device: 'device',
     modelName: 'modelName',
-    driverVersion: 'DCGM_FI_DRIVER_VERSION',
+    driverVersion: profile.driverLabel,
     namespace: pod('namespace'),
     pod: pod('pod'),
     container: pod('container'),

@@ -274,7 +274,8 @@ local t = import 'lib/test.libsonnet';
       expr: 'max by (' + id + ') (predict_linear(' + used + '{' + l.namespace + '!=""}[' + w.memoryTrend + '], ' + th.memoryForecastHours * 3600 + ') > ' + used + ' + ' + free + ')',
       'for': '15m',
       summary: "A workload's GPU memory keeps growing and will run out within hours.",
-      description: gpuText + ' held by ' + podText + ' is projected to need {{ $value | printf "%.0f" }} MiB of GPU memory in ' + th.memoryForecastHours + 'h, more than it has: a leak or fragmentation will end in an out-of-memory error.',
+      local amount = if $.fields[used].unit == 'MiB' then '{{ $value | printf "%.0f" }} MiB' else '{{ $value | humanize1024 }}B',
+      description: gpuText + ' held by ' + podText + ' is projected to need ' + amount + ' of GPU memory in ' + th.memoryForecastHours + 'h, more than it has: a leak or fragmentation will end in an out-of-memory error.',
       tests:
         local total = 81920, start = 10000, perMinute = 500;
         local atEval = start + 60 * perMinute;

@@ -249,3 +249,26 @@ func TestDashboardsFollowTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitsFollowTheExporterVersion: dcgm-exporter 4.9 reports clocks in Hz and memory in
+// bytes, so the panels show them without conversion.
+func TestUnitsFollowTheExporterVersion(t *testing.T) {
+	m := loadModel(t, "../promtooltests/testdata/exporter-4.9.jsonnet")
+	d, err := Build(m, "L3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := canonicalJSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l3 := string(data)
+	for _, want := range []string{`"unit": "bytes"`, `max by (gpu, UUID) (DCGM_FI_DEV_SM_CLOCK{cluster=\"$cluster\", hostname=\"$node\"})"`} {
+		if !strings.Contains(l3, want) {
+			t.Errorf("4.9 L3 lacks %s", want)
+		}
+	}
+	if strings.Contains(l3, "mbytes") || strings.Contains(l3, "* 1000000") {
+		t.Error("4.9 L3 converts units the exporter no longer uses")
+	}
+}

@@ -54,15 +54,22 @@ func replaceIn(t *testing.T, path, old, new string) {
 	}
 }
 
-// TestGeneratedTestsPassForAnotherLabelProfile runs the generated promtool tests for a catalog
-// with dcgm-exporter 4.8.3's host label and pod attribution under honorLabels: false.
-func TestGeneratedTestsPassForAnotherLabelProfile(t *testing.T) {
+// TestGeneratedTestsPassForEveryExporterProfile runs the generated promtool tests, on series
+// shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
+// label and bitmask name, other units) and 4.8.3 scraped with honorLabels: false and other
+// thresholds (4.8.2 is the embedded catalog, which make test runs).
+func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	dir := generateInto(t, "../../internal/catalog/testdata/override.jsonnet")
-	for _, f := range []string{AlertsFile, RecordingFile, RecordsFile} {
-		if out, err := promtool(t, dir, "test", f); err != nil {
-			t.Errorf("promtool test rules %s: %v\n%s", f, err, out)
-		}
+	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "../../internal/catalog/testdata/override.jsonnet"} {
+		t.Run(filepath.Base(config), func(t *testing.T) {
+			t.Parallel()
+			dir := generateInto(t, config)
+			for _, f := range []string{AlertsFile, RecordingFile, RecordsFile} {
+				if out, err := promtool(t, dir, "test", f); err != nil {
+					t.Errorf("promtool test rules %s: %v\n%s", f, err, out)
+				}
+			}
+		})
 	}
 }
 

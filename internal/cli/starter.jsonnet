@@ -7,8 +7,10 @@ local gpuobs = import 'gpuobs.libsonnet';
 
 gpuobs {
   exporter+: {
-    // dcgm-exporter 4.8.3 and later label the host 'hostname'.
-    // hostLabel: 'hostname',
+    // Your dcgm-exporter version: 4.8.2 (and older), 4.8.3 (host label 'hostname') or 4.9
+    // (also a new driver-version label, the clock-event bitmask's new name, and Hz, J,
+    // ratios and bytes for eleven fields). Every generated file follows it.
+    // version: '4.8.3',
 
     // Prometheus scrapes the exporter with honorLabels: false (the Helm chart's default
     // ServiceMonitor): pod attribution arrives as exported_namespace/exported_pod.

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -212,7 +213,8 @@ func generatedFiles(dir string, managed []string) ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	// Managed directories may nest or repeat: list each file once.
+	return slices.Compact(out), nil
 }
 
 // isGenerated reports whether a file on disk carries the header.

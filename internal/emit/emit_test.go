@@ -120,3 +120,18 @@ func TestHasHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteWithRepeatedManagedDirs: two generators may own the same directory; a file that is
+// no longer generated there is removed once.
+func TestWriteWithRepeatedManagedDirs(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, []File{YAML("rules/a.yaml", []byte("a: 1\n")), YAML("rules/old/b.yaml", []byte("b: 1\n"))}, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, []File{YAML("rules/a.yaml", []byte("a: 1\n"))}, []string{"rules", "rules"}); err != nil {
+		t.Fatalf("second write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rules/old/b.yaml")); !os.IsNotExist(err) {
+		t.Errorf("the file no longer generated is still there: %v", err)
+	}
+}

@@ -191,6 +191,8 @@ type DashAnnotation struct {
 
 // Exporter describes how dcgm-exporter is deployed and scraped.
 type Exporter struct {
+	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9).
+	Version              string `json:"version"`
 	Job                  string `json:"job"`
 	HostLabel            string `json:"hostLabel"`
 	HonorLabels          bool   `json:"honorLabels"`

@@ -12,6 +12,8 @@ var unitScale = map[string]float64{
 	"MiB":              1024,
 	"bytes_per_second": 1 << 30,
 	"MHz":              210,
+	"Hz":               210e6,
+	"bytes":            1 << 30,
 	"bool":             0,
 }
 
