@@ -11,10 +11,14 @@
       driverLabel: 'DCGM_FI_DRIVER_VERSION',
       throttleReasonsField: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
       units: {},
+      fieldNames: {},
     },
     '4.8.2': base,
     '4.8.3': base { hostLabel: 'hostname' },
     '4.9': base {
+      // Fill in the renamed fields as your exporter exports them (catalog name: exporter
+      // name); every generated file follows.
+      fieldNames: {},
       hostLabel: 'hostname',
       driverLabel: 'DCGM_FI_SYSTEM_DRIVER_VERSION',
       throttleReasonsField: 'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',
@@ -44,6 +48,8 @@
     job: 'dcgm-exporter',
     // Host label, from the version; override if you relabel.
     hostLabel: profile.hostLabel,
+    // Catalog field name -> the name the exporter exports, where they differ.
+    fieldNames: profile.fieldNames,
     // false when Prometheus scrapes with honorLabels: false (the Helm chart's ServiceMonitor
     // default): pod attribution then arrives as exported_namespace/exported_pod/exported_container.
     honorLabels: true,

@@ -56,11 +56,12 @@ func replaceIn(t *testing.T, path, old, new string) {
 
 // TestGeneratedTestsPassForEveryExporterProfile runs the generated promtool tests, on series
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
-// label and bitmask name, other units) and 4.8.3 scraped with honorLabels: false and other
-// thresholds (4.8.2 is the embedded catalog, which make test runs).
+// label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
+// with honorLabels: false and other thresholds (4.8.2 is the embedded catalog, which make
+// test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "../../internal/catalog/testdata/override.jsonnet"} {
+	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "../../internal/catalog/testdata/override.jsonnet"} {
 		t.Run(filepath.Base(config), func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, config)

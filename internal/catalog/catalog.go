@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -79,7 +80,7 @@ func Evaluate(configPath string) (string, error) {
 // Decode decodes catalog JSON strictly and validates it.
 func Decode(data []byte) (*model.Model, error) {
 	d := decoder{}
-	m := d.decode(data)
+	m := d.decode(renameFields(data))
 	if m != nil {
 		// Entries that failed to decode are left out, so the rest is still validated and
 		// every problem is reported at once.
@@ -166,4 +167,28 @@ func (d *decoder) decode(data []byte) *model.Model {
 		decodeSection(top[key])
 	}
 	return m
+}
+
+// renameFields applies exporter.fieldNames (catalog name -> the name the exporter exports) to
+// the whole evaluated catalog before it is decoded: field keys, every expression, dashboards,
+// scenarios and runbooks then use the exporter's names. DCGM field names are distinct tokens,
+// so whole-token replacement is exact. Catalogs that do not decode are left to the decoder.
+func renameFields(data []byte) []byte {
+	var top struct {
+		Exporter struct {
+			FieldNames map[string]string `json:"fieldNames"`
+		} `json:"exporter"`
+	}
+	if json.Unmarshal(data, &top) != nil || len(top.Exporter.FieldNames) == 0 {
+		return data
+	}
+	out := string(data)
+	for _, old := range model.SortedKeys(top.Exporter.FieldNames) {
+		token := regexp.MustCompile(`(^|[^A-Za-z0-9_:])` + regexp.QuoteMeta(old) + `([^A-Za-z0-9_:]|$)`)
+		// Two passes: adjacent occurrences share a boundary character.
+		for range 2 {
+			out = token.ReplaceAllString(out, "${1}"+top.Exporter.FieldNames[old]+"${2}")
+		}
+	}
+	return []byte(out)
 }

@@ -159,3 +159,23 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestFieldNamesRenameTheWholeCatalog: exporter.fieldNames renames a field everywhere.
+func TestFieldNamesRenameTheWholeCatalog(t *testing.T) {
+	m, err := Load(Options{ConfigPath: "../../generators/promtooltests/testdata/exporter-renamed.jsonnet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Fields["DCGM_FI_DEV_GPU_TEMPERATURE"]; !ok {
+		t.Error("the renamed field is missing")
+	}
+	if _, ok := m.Fields["DCGM_FI_DEV_GPU_TEMP"]; ok {
+		t.Error("the old name survived")
+	}
+	if m.Exporter.HealthField != "DCGM_FI_DEV_GPU_TEMPERATURE" || !strings.Contains(m.Alerts["GPUTemperatureHigh"].Expr, "DCGM_FI_DEV_GPU_TEMPERATURE") {
+		t.Errorf("health field %s, alert %s", m.Exporter.HealthField, m.Alerts["GPUTemperatureHigh"].Expr)
+	}
+	if !strings.Contains(m.Alerts["GPUEccDoubleBit"].Expr, "DCGM_FI_DEV_ECC_DBE_VOLATILE_TOTAL") {
+		t.Errorf("alert %s", m.Alerts["GPUEccDoubleBit"].Expr)
+	}
+}

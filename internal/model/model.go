@@ -200,6 +200,9 @@ type Exporter struct {
 	HealthField          string `json:"healthField"`
 	// ExtraCounters are the fields the counter file collects beyond the default set.
 	ExtraCounters []string `json:"extraCounters"`
+	// FieldNames renames catalog fields to the names the exporter exports (dcgm-exporter
+	// 4.9 renames fields that DCGM 4.7 deprecates); applied to the whole catalog on load.
+	FieldNames map[string]string `json:"fieldNames"`
 	// Deployed, when set (gpuobs lint --exporter-counters), is the counter file actually
 	// deployed: it replaces the default set and ExtraCounters.
 	Deployed map[string]bool `json:"-"`
