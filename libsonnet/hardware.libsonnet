@@ -283,6 +283,7 @@ local t = import 'lib/test.libsonnet';
       description: 'dcgm-exporter {{ $labels.instance }} on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has been down for 5 minutes; none of its GPU alerts can fire.',
       tests: [
         t.case('exporter down', true, [], up='1x30 0x30', health='65x30 _x30', value=0),
+        t.case('exporter down since before the host map remembers', true, [], up='0x60', health=false, value=0, without=[l.host]),
         t.case('one failed scrape', false, [], up='1x58 0 1'),
       ],
     },

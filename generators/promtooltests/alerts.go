@@ -90,6 +90,9 @@ func alertTests(m *model.Model, steps int) (testFile, error) {
 			cluster := scenarioName(name, ci)
 			if c.Fires {
 				for _, id := range firingIdentities(m, gpus, c, cluster, a.Identity, c.Firing, c.Target) {
+					for _, l := range c.Without {
+						delete(id, l)
+					}
 					expected[name] = append(expected[name], expectation{labels: id, value: *c.Value})
 				}
 			}

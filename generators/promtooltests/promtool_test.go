@@ -113,6 +113,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUTemperatureHigh",
 		},
 		{
+			name: "exporter down without its host is not alerted", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "[1h]))\n          or on (cluster, instance)\n            (up{job=\"dcgm-exporter\"} == 0)\n",
+			new:         "[1h]))\n",
+			wantFailure: "alertname: DCGMExporterDown",
+		},
+		{
 			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: AlertsFile,
 			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=""}[5m])`,
 			new:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])`,

@@ -395,6 +395,8 @@ type AlertCase struct {
 	// Firing selects, by index, which of the scenario's GPU identities (one per GPU or MIG
 	// instance, in order) the alert fires for; all when unset.
 	Firing []int `json:"firing"`
+	// Without are identity labels the alert lacks in this scenario (a fallback branch).
+	Without []string `json:"without"`
 }
 
 // CaseSeries is one input series of a scenario: on the scenario's GPUs, or with explicit

@@ -33,8 +33,9 @@
   //   extra      series not on a GPU (kube-state-metrics, vLLM) with explicit labels
   //   target     labels of the thing at fault when it is not a GPU (an SLO, a cluster)
   //   firing     which GPU identities (one per GPU or MIG instance, by index) fire; all if null
+  //   without    identity labels the alert lacks in this scenario
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, alsoFires=[]):: {
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, without=[], alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
@@ -50,6 +51,7 @@
     extra: extra,
     [if target != null then 'target']: target,
     [if firing != null then 'firing']: firing,
+    without: without,
     alsoFires: alsoFires,
   },
 
