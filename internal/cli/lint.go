@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/exporter"
+	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
@@ -39,8 +41,8 @@ func newLintCommand(opts Options) *cobra.Command {
 multi-document YAML), Grafana dashboards (.json) and directories of them, and checks them
 against the catalog (the embedded one, or -c gpuobs.jsonnet): cardinality at the catalog's
 fleet size, counters and gauges by their real semantics, MIG double counting, fields the
-exporter does not collect, units, alert hygiene and naming. Without PATH it lints the output
-the catalog generates.
+exporter does not collect, units, alert hygiene and naming. Without PATH it lints the rules
+and dashboards the catalog generates.
 
 Suppress a check for one rule with a comment in it or just above it,
   # gpuobs-lint disable promql/counter
@@ -83,7 +85,7 @@ func (o *lintOptions) run(paths []string) error {
 			return failed(err)
 		}
 		for _, g := range generated {
-			if strings.HasPrefix(g.Path, "rules/") {
+			if strings.HasPrefix(g.Path, rules.Dir+"/") || strings.HasPrefix(g.Path, dashboards.Dir+"/") {
 				files = append(files, lint.ReadFile(g.Path, g.Content))
 			}
 		}
