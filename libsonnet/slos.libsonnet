@@ -125,7 +125,6 @@ local t = import 'lib/test.libsonnet';
   local ratioRecord(w) = 'slo:sli_error:ratio_rate' + w,
   local sloNames = std.objectFields($.slos),
   local windows(s) = std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers])),
-  local allWindows = std.set(std.flattenArrays([windows($.slos[n]) for n in sloNames])),
   local selectSLO(name, rec) = rec + '{slo="' + name + '"}',
   local fastest(s) = s.tiers[0].long,
 

@@ -2,7 +2,6 @@
 // memory exhaustion, and fleet hygiene (driver skew, flaky exporters), plus the canary-versus-
 // baseline rules a release gate queries.
 local e = import 'lib/expr.libsonnet';
-local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   thresholds+: {
@@ -96,7 +95,6 @@ local t = import 'lib/test.libsonnet';
     // Canary versus baseline, per model: p99 time to first token and the request error ratio
     // of each track, and the canary's ratio to the baseline.
     local r = $.release,
-    local track = [l.cluster, 'namespace', 'model_name', r.label],
     local tracks = r.label + '=~"' + r.canary + '|' + r.baseline + '"',
     local compare(rec, op) = rec + '{' + r.label + '="' + r.canary + '"} ' + op + ' ignoring (' + r.label + ') ' + rec + '{' + r.label + '="' + r.baseline + '"}',
     local perTrack = [l.cluster, 'namespace', 'model_name', r.label],

@@ -90,8 +90,8 @@ func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
 			continue
 		}
 		timing := m.Alertmanager.Timing[a.Severity]
-		if r.GroupWait != mustDuration(t, timing.GroupWait) || r.RepeatInterval != mustDuration(t, timing.RepeatInterval) {
-			t.Errorf("%s: group_wait %v, repeat_interval %v, want %s and %s", name, r.GroupWait, r.RepeatInterval, timing.GroupWait, timing.RepeatInterval)
+		if r.GroupWait != mustDuration(t, timing.GroupWait) || r.GroupInterval != mustDuration(t, timing.GroupInterval) || r.RepeatInterval != mustDuration(t, timing.RepeatInterval) {
+			t.Errorf("%s: group_wait %v, group_interval %v, repeat_interval %v, want %s, %s and %s", name, r.GroupWait, r.GroupInterval, r.RepeatInterval, timing.GroupWait, timing.GroupInterval, timing.RepeatInterval)
 		}
 	}
 }

@@ -141,11 +141,11 @@ func exporterReaders(m *model.Model) (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for name, a := range m.Alerts {
-		reads, err := set.Reads(a.Expr)
+		fields, err := set.Fields(m, a.Expr)
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s: %w", name, err)
 		}
-		out[name] = slices.ContainsFunc(reads, func(n string) bool { _, ok := m.Fields[n]; return ok })
+		out[name] = len(fields) > 0
 	}
 	return out, nil
 }

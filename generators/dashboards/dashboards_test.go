@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func queries(t *testing.T, data []byte) []query {
 			}
 		case []any:
 			for i, c := range v {
-				walk(path+"["+string(rune('0'+i%10))+"]", c)
+				walk(path+"["+strconv.Itoa(i)+"]", c)
 			}
 		}
 	}

@@ -124,13 +124,13 @@ func Missing(m *model.Model) (map[string][]string, error) {
 	}
 	out := map[string][]string{}
 	for _, alert := range model.SortedKeys(m.Alerts) {
-		reads, err := set.Reads(m.Alerts[alert].Expr)
+		fields, err := set.Fields(m, m.Alerts[alert].Expr)
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s: %w", alert, err)
 		}
-		for _, n := range reads {
-			if _, ok := m.Fields[n]; ok && !m.Collected(n) {
-				out[alert] = append(out[alert], n)
+		for _, f := range fields {
+			if !m.Collected(f) {
+				out[alert] = append(out[alert], f)
 			}
 		}
 	}

@@ -29,9 +29,9 @@ func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range model.SortedKeys(m.Alerts) {
-		reads, _ := set.Reads(m.Alerts[name].Expr)
-		for _, n := range reads {
-			if _, field := m.Fields[n]; field && !collected[n] {
+		fields, _ := set.Fields(m, m.Alerts[name].Expr)
+		for _, n := range fields {
+			if !collected[n] {
 				t.Errorf("alert %s reads %s, which the counter file leaves out", name, n)
 			}
 		}

@@ -46,11 +46,11 @@ func Build(m *model.Model) (Set, error) {
 	}
 	names, seen := map[string]bool{}, map[string]bool{}
 	for i, r := range recorded {
-		if id := r.Name + fmt.Sprint(r.Labels); seen[id] {
+		id := r.Name + fmt.Sprint(r.Labels)
+		if seen[id] {
 			return Set{}, fmt.Errorf("recording rule %s%v is generated twice", r.Name, r.Labels)
-		} else {
-			seen[id] = true
 		}
+		seen[id] = true
 		names[r.Name] = true
 		canonical, err := promql.Canonical(r.Expr)
 		if err != nil {
@@ -272,6 +272,21 @@ func (s Set) Reads(expr string) ([]string, error) {
 		return nil, err
 	}
 	return model.SortedKeys(seen), nil
+}
+
+// Fields lists the DCGM fields expr reads, directly or through the set's recording rules.
+func (s Set) Fields(m *model.Model, expr string) ([]string, error) {
+	reads, err := s.Reads(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range reads {
+		if _, ok := m.Fields[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // allows reports whether a rule's static labels can satisfy a selector's equality matchers.

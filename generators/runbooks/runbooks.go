@@ -4,6 +4,7 @@ package runbooks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/generators/rules"
@@ -138,11 +139,7 @@ func code(items []string) string {
 
 // identityLabels are the labels an alert carries: its identity, then its static labels.
 func identityLabels(a model.Alert) []string {
-	out := append([]string{}, a.Identity...)
-	for _, k := range model.SortedKeys(rules.AlertLabels(a)) {
-		out = append(out, k)
-	}
-	return out
+	return append(slices.Clone(a.Identity), model.SortedKeys(rules.AlertLabels(a))...)
 }
 
 // dashboardLink opens a dashboard with its variables set from the alert's labels.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/rules"
@@ -50,7 +51,7 @@ func (s *Store) AddSeries(metric string, lbls map[string]string, start, step int
 		s.app = s.db.Appender(context.Background())
 	}
 	b := labels.NewBuilder(labels.FromMap(lbls))
-	b.Set(labels.MetricName, metric)
+	b.Set(model.MetricNameLabel, metric)
 	ls := b.Labels()
 	var ref storage.SeriesRef
 	for i := 0; i < n; i++ {
