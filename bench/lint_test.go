@@ -11,33 +11,29 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/lint"
-	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
 // ruleCorpus builds a rule file of about n realistic GPU rules: copies of the rules the
 // catalog generates, each copy with its own group, recorded and alert names (and the
 // references between them renamed alike).
-func ruleCorpus(b *testing.B, m *model.Model, n int) (path string, count int) {
-	files, _, err := generators.Run(m, generators.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	set, err := rules.Build(m)
+func ruleCorpus(b *testing.B, p *plan.Plan, n int) (path string, count int) {
+	files, _, err := generators.Run(p, generators.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var body []string
 	for _, f := range files {
-		if strings.HasPrefix(f.Path, rules.Dir+"/") {
+		if strings.HasPrefix(f.Path, conventions.RulesDir+"/") {
 			text := strings.SplitN(string(f.Content), "groups:\n", 2)[1]
 			body = append(body, text)
 		}
 	}
 	one := strings.Join(body, "")
-	perCopy := len(set.Recorded) + len(set.Alerts)
+	perCopy := len(p.Recorded) + len(p.Alerts)
 	recorded := regexp.MustCompile(`\b([a-z_]+):([a-z0-9_]+):([a-z0-9_]+)\b`)
 	var out strings.Builder
 	out.WriteString("groups:\n")
@@ -79,12 +75,9 @@ func runTool(b *testing.B, bin string, args ...string) {
 // BenchmarkLint lints files of 4,000 and 20,000 generated GPU rules with every check, and
 // runs promtool check rules and pint's offline lint on the 4,000-rule file in the same run.
 func BenchmarkLint(b *testing.B) {
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := plantest.Plan(b, "")
 	for _, n := range []int{4000, 20000} {
-		path, count := ruleCorpus(b, m, n)
+		path, count := ruleCorpus(b, p, n)
 		b.Run(fmt.Sprintf("gpuobs/rules=%d", n), func(b *testing.B) {
 			problems := 0
 			for b.Loop() {
@@ -92,7 +85,7 @@ func BenchmarkLint(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				problems = len(lint.Run(lint.NewInputs(m, files), lint.Checks()))
+				problems = len(lint.Run(lint.NewInputs(p, files), lint.Checks()))
 			}
 			b.ReportMetric(float64(count), "rules")
 			b.ReportMetric(float64(problems), "problems")

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/generators/promtooltests"
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
 func BenchmarkPartEvaluate(b *testing.B) {
@@ -26,32 +26,25 @@ func BenchmarkPartDecode(b *testing.B) {
 	}
 }
 
-func BenchmarkPartGenerators(b *testing.B) {
-	m, _ := catalog.Load(catalog.Options{})
+func BenchmarkPartPlanBuild(b *testing.B) {
+	m := plantest.Plan(b, "").Model
 	for b.Loop() {
-		if _, _, err := generators.Run(m, generators.Options{}); err != nil {
+		if _, err := plan.Build(m); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkPartRulesBuild(b *testing.B) {
-	m, _ := catalog.Load(catalog.Options{})
-	for b.Loop() {
-		rules.Build(m)
-	}
-}
-
-func BenchmarkPartRulesGenerate(b *testing.B) {
-	m, _ := catalog.Load(catalog.Options{})
-	for b.Loop() {
-		rules.Generate(m)
-	}
-}
-
-func BenchmarkPartTestsGenerate(b *testing.B) {
-	m, _ := catalog.Load(catalog.Options{})
-	for b.Loop() {
-		promtooltests.Generate(m)
+// BenchmarkPartGenerators renders each output from one plan.
+func BenchmarkPartGenerators(b *testing.B) {
+	p := plantest.Plan(b, "")
+	for _, g := range generators.All(generators.Options{}) {
+		b.Run(g.Name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := g.Generate(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

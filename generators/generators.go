@@ -1,4 +1,4 @@
-// Package generators lists every output gpuobs generates from a catalog.
+// Package generators lists every output gpuobs renders from a plan.
 package generators
 
 import (
@@ -15,14 +15,14 @@ import (
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
-// Generator produces one kind of output into the directory it owns.
+// Generator renders one kind of output into the directory it owns.
 type Generator struct {
 	Name     string
 	Dir      string
-	Generate func(*model.Model) ([]emit.File, error)
+	Generate func(*plan.Plan) ([]emit.File, error)
 }
 
 // Options choose optional outputs.
@@ -41,21 +41,21 @@ func All(opts Options) []Generator {
 		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
 		{Name: "catalog reference", Dir: catalogdoc.Dir, Generate: catalogdoc.Generate},
 		{Name: "exporter configuration", Dir: exporter.Dir, Generate: exporter.Generate},
-		{Name: "rule formats", Dir: rules.Dir, Generate: func(m *model.Model) ([]emit.File, error) {
-			return ruleformats.Generate(m, opts.RulesFormats)
+		{Name: "rule formats", Dir: rules.Dir, Generate: func(p *plan.Plan) ([]emit.File, error) {
+			return ruleformats.Generate(p, opts.RulesFormats)
 		}},
 	}
 }
 
-// Run runs every generator, concurrently (each is pure), and returns their files, in
-// generator order, and the directories they own.
-func Run(m *model.Model, opts Options) (files []emit.File, managed []string, err error) {
+// Run renders every output of the plan, concurrently (each generator is pure), and returns the
+// files, in generator order, and the directories they own.
+func Run(p *plan.Plan, opts Options) (files []emit.File, managed []string, err error) {
 	all := All(opts)
 	outs := make([][]emit.File, len(all))
 	errs := make([]error, len(all))
 	var wg sync.WaitGroup
 	for i, g := range all {
-		wg.Go(func() { outs[i], errs[i] = g.Generate(m) })
+		wg.Go(func() { outs[i], errs[i] = g.Generate(p) })
 	}
 	wg.Wait()
 	for i, g := range all {

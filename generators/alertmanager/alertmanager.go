@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Output paths, relative to the output directory.
@@ -56,8 +56,9 @@ type inhibitRule struct {
 
 // Generate renders the complete configuration and the fragment, and loads both with
 // Alertmanager's own config package.
-func Generate(m *model.Model) ([]emit.File, error) {
-	inhibitions, err := Inhibitions(m)
+func Generate(p *plan.Plan) ([]emit.File, error) {
+	m := p.Model
+	inhibitions, err := Inhibitions(p)
 	if err != nil {
 		return nil, err
 	}
@@ -72,15 +73,15 @@ func Generate(m *model.Model) ([]emit.File, error) {
 	sub.Matchers = []string{fmt.Sprintf("family=~%q", strings.Join(families(m), "|"))}
 	fragment := config{Route: &sub, Receivers: full.Receivers, InhibitRules: rulesOut}
 	files := []emit.File{
-		emit.YAML(ConfigFile, mustYAML(full)),
-		emit.YAML(FragmentFile, mustYAML(fragment)),
+		emit.YAML(ConfigFile, emit.MustYAML(full)),
+		emit.YAML(FragmentFile, emit.MustYAML(fragment)),
 	}
 	if _, err := amconfig.Load(files[0].Content); err != nil {
 		return nil, fmt.Errorf("%s does not load in Alertmanager: %w", ConfigFile, err)
 	}
 	// Merged under a root route, as users merge it.
 	merged := config{Route: &route{Receiver: m.Alertmanager.SilentReceiver, Routes: []*route{&sub}}, Receivers: full.Receivers, InhibitRules: rulesOut}
-	if _, err := amconfig.Load(mustYAML(merged)); err != nil {
+	if _, err := amconfig.Load(emit.MustYAML(merged)); err != nil {
 		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", FragmentFile, err)
 	}
 	return files, nil
@@ -185,20 +186,5 @@ func receivers(m *model.Model) []receiver {
 	for _, n := range model.SortedKeys(names) {
 		out = append(out, receiver{Name: n})
 	}
-	return out
-}
-
-func mustYAML(v any) []byte {
-	out, err := emit.MarshalYAML(v)
-	if err != nil {
-		panic(fmt.Sprintf("config types always marshal: %v", err))
-	}
-	return out
-}
-
-// staticLabels are an alert's labels that do not come from its expression.
-func staticLabels(name string, a model.Alert) map[string]string {
-	out := rules.AlertLabels(a)
-	out["alertname"] = name
 	return out
 }

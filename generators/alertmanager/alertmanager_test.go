@@ -1,6 +1,7 @@
 package alertmanager
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,22 +12,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // root is the repository root, where the generated output is checked in.
 const root = "../.."
-
-func loadModel(t *testing.T) *model.Model {
-	t.Helper()
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func loadConfig(t *testing.T, path string) *amconfig.Config {
 	t.Helper()
@@ -43,9 +36,10 @@ func loadConfig(t *testing.T, path string) *amconfig.Config {
 
 // alertLabels is the label set an alert fires with: its static labels and a value for each
 // label of its identity (value names the label, so two alerts of the same thing agree).
-func alertLabels(name string, a model.Alert, values func(label string) string) map[string]string {
-	out := staticLabels(name, a)
-	for _, l := range a.Identity {
+func alertLabels(p *plan.Plan, name string, values func(label string) string) map[string]string {
+	out := maps.Clone(p.Alerts[name].Labels)
+	out["alertname"] = name
+	for _, l := range p.Model.Alerts[name].Identity {
 		out[l] = values(l)
 	}
 	return out
@@ -66,11 +60,12 @@ func mustDuration(t *testing.T, d string) time.Duration {
 // configuration with Alertmanager's dispatcher: exactly one route, the team's receiver for the
 // alert's severity (info: the silent receiver), the family's grouping and the tier's timing.
 func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
-	m := loadModel(t)
+	p := plantest.Plan(t, "")
+	m := p.Model
 	c := loadConfig(t, ConfigFile)
 	for _, name := range model.SortedKeys(m.Alerts) {
 		a := m.Alerts[name]
-		got := c.Routes(alertLabels(name, a, same))
+		got := c.Routes(alertLabels(p, name, same))
 		if len(got) != 1 {
 			t.Errorf("%s: routed to %d routes, want 1: %+v", name, len(got), got)
 			continue
@@ -98,10 +93,11 @@ func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
 
 // TestOneBrokenNodeIsOneNotification: the hardware alerts of one node share a group key.
 func TestOneBrokenNodeIsOneNotification(t *testing.T) {
-	m := loadModel(t)
+	p := plantest.Plan(t, "")
+	m := p.Model
 	c := loadConfig(t, ConfigFile)
 	for _, name := range []string{"GPUEccDoubleBit", "GPUXidFatal", "GPUTemperatureHigh", "DCGMExporterDown"} {
-		r := c.Routes(alertLabels(name, m.Alerts[name], same))
+		r := c.Routes(alertLabels(p, name, same))
 		if len(r) != 1 || !slices.Contains(r[0].GroupBy, m.Labels.Host) || slices.Contains(r[0].GroupBy, "alertname") {
 			t.Errorf("%s: grouped by %v, want the node's labels without alertname", name, r)
 		}
@@ -111,9 +107,9 @@ func TestOneBrokenNodeIsOneNotification(t *testing.T) {
 // TestInhibitRules plays, for every inhibit rule, a source alert with a target alert on the
 // same thing (inhibited) and on another (not inhibited), through Alertmanager's inhibitor.
 func TestInhibitRules(t *testing.T) {
-	m := loadModel(t)
+	p := plantest.Plan(t, "")
 	c := loadConfig(t, ConfigFile)
-	inhibitions, err := Inhibitions(m)
+	inhibitions, err := Inhibitions(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +119,13 @@ func TestInhibitRules(t *testing.T) {
 	for _, in := range inhibitions {
 		t.Run(in.Name, func(t *testing.T) {
 			for _, target := range in.Targets {
-				source := alertLabels(in.Sources[0], m.Alerts[in.Sources[0]], same)
-				sameThing := alertLabels(target, m.Alerts[target], same)
+				source := alertLabels(p, in.Sources[0], same)
+				sameThing := alertLabels(p, target, same)
 				if muted, err := c.Inhibited([]map[string]string{source}, sameThing); err != nil || !muted {
 					t.Errorf("%s with %s firing on the same %v: inhibited %v (%v), want true", target, in.Sources[0], in.Equal, muted, err)
 				}
 				last := in.Equal[len(in.Equal)-1]
-				other := alertLabels(target, m.Alerts[target], func(l string) string {
+				other := alertLabels(p, target, func(l string) string {
 					if l == last {
 						return "another-" + l
 					}
@@ -140,7 +136,7 @@ func TestInhibitRules(t *testing.T) {
 				}
 			}
 			// A source never silences itself.
-			self := alertLabels(in.Sources[0], m.Alerts[in.Sources[0]], same)
+			self := alertLabels(p, in.Sources[0], same)
 			if muted, _ := c.Inhibited([]map[string]string{self}, self); muted {
 				t.Errorf("%s inhibits itself", in.Sources[0])
 			}
@@ -151,11 +147,16 @@ func TestInhibitRules(t *testing.T) {
 // TestEqualLabelsMustSurviveTheExpressions: an alert whose expression aggregates away a label
 // an inhibit rule compares fails generation.
 func TestEqualLabelsMustSurviveTheExpressions(t *testing.T) {
-	m := loadModel(t)
+	p := plantest.Plan(t, "")
+	m := p.Model
 	a := m.Alerts["DCGMExporterDown"]
 	a.Expr = `max by (cluster, instance, job) (up{job="dcgm-exporter"} == 0)`
 	m.Alerts["DCGMExporterDown"] = a
-	_, err := Generate(m)
+	rebuilt, err := plan.Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Generate(rebuilt)
 	if err == nil || !strings.Contains(err.Error(), `equal label "Hostname" does not survive the expression of alert DCGMExporterDown`) {
 		t.Fatalf("Generate: %v, want the Hostname of exporter-down reported", err)
 	}
@@ -164,7 +165,8 @@ func TestEqualLabelsMustSurviveTheExpressions(t *testing.T) {
 // TestFragmentMergesIntoAnExistingConfig puts the fragment under another root route, as a
 // user merges it: gpuobs' alerts reach their receivers, other alerts stay with the user's.
 func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
-	m := loadModel(t)
+	p := plantest.Plan(t, "")
+	m := p.Model
 	data, err := os.ReadFile(filepath.Join(root, FragmentFile))
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +192,7 @@ func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
 		t.Errorf("a foreign alert routes to %+v, want theirs", r)
 	}
 	a := m.Alerts["GPUEccDoubleBit"]
-	if r := c.Routes(alertLabels("GPUEccDoubleBit", a, same)); len(r) != 1 || r[0].Receiver != m.Alertmanager.Receivers[a.Team][a.Severity] {
+	if r := c.Routes(alertLabels(p, "GPUEccDoubleBit", same)); len(r) != 1 || r[0].Receiver != m.Alertmanager.Receivers[a.Team][a.Severity] {
 		t.Errorf("GPUEccDoubleBit routes to %+v", r)
 	}
 }

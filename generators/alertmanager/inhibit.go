@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Inhibition is one inhibit rule: while a source alert fires, target alerts with the same
@@ -39,14 +38,11 @@ func alertnames(names []string) string {
 //   - node-unschedulable: a cordoned or draining node silences its utilization alerts;
 //   - <family>-page-over-ticket: a page silences the tickets of its family on the same GPU;
 //   - <slo>-fast-over-slow: an SLO's page silences its tickets for the same SLO series.
-func Inhibitions(m *model.Model) ([]Inhibition, error) {
+func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
+	m := p.Model
 	l, ib := m.Labels, m.Alertmanager.Inhibit
 	gpu := []string{l.Cluster, l.Host, l.UUID}
 	node := []string{l.Cluster, l.Host}
-	readsExporter, err := exporterReaders(m)
-	if err != nil {
-		return nil, err
-	}
 	var out []Inhibition
 	add := func(name string, sources []string, equal []string, target func(string, model.Alert) bool) {
 		var targets []string
@@ -64,7 +60,7 @@ func Inhibitions(m *model.Model) ([]Inhibition, error) {
 		add("gpu-gone", []string{ib.GPUGone}, gpu, all)
 	}
 	if ib.ExporterDown != "" {
-		add("exporter-down", []string{ib.ExporterDown}, node, func(t string, _ model.Alert) bool { return readsExporter[t] })
+		add("exporter-down", []string{ib.ExporterDown}, node, func(t string, _ model.Alert) bool { return len(p.Alerts[t].Fields) > 0 })
 	}
 	if ib.NodeUnschedulable != "" {
 		add("node-unschedulable", []string{ib.NodeUnschedulable}, node, func(_ string, a model.Alert) bool {
@@ -94,10 +90,9 @@ func Inhibitions(m *model.Model) ([]Inhibition, error) {
 			return a.Labels["slo"] == slo && a.Severity != model.SeverityCritical
 		})
 	}
-	labeler := lint.NewLabeler(m)
 	for _, in := range out {
 		for _, name := range append(slices.Clone(in.Sources), in.Targets...) {
-			if err := equalSurvives(m, labeler, in, name); err != nil {
+			if err := equalSurvives(p, in, name); err != nil {
 				return nil, err
 			}
 		}
@@ -116,36 +111,17 @@ func hasAll(have, want []string) bool {
 
 // equalSurvives checks that the alert's expression (or its static labels) yields every equal
 // label of the rule.
-func equalSurvives(m *model.Model, labeler *lint.Labeler, in Inhibition, alert string) error {
-	a := m.Alerts[alert]
-	names, _, err := labeler.Labels(a.Expr)
+func equalSurvives(p *plan.Plan, in Inhibition, alert string) error {
+	a := p.Alerts[alert]
+	names, _, err := p.Labels.Expr(a.Expr)
 	if err != nil {
 		return fmt.Errorf("alert %s: %w", alert, err)
 	}
-	static := staticLabels(alert, a)
 	for _, e := range in.Equal {
-		if _, ok := static[e]; !ok && !slices.Contains(names, e) {
+		if _, ok := a.Labels[e]; !ok && e != "alertname" && !slices.Contains(names, e) {
 			return fmt.Errorf("inhibit rule %s: equal label %q does not survive the expression of alert %s (it yields %s): the rule could never match; keep %s in the alert's aggregation or change the rule",
 				in.Name, e, alert, strings.Join(names, ", "), e)
 		}
 	}
 	return nil
-}
-
-// exporterReaders marks the alerts that read a DCGM field, directly or through recording
-// rules.
-func exporterReaders(m *model.Model) (map[string]bool, error) {
-	set, err := rules.Build(m)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for name, a := range m.Alerts {
-		fields, err := set.Fields(m, a.Expr)
-		if err != nil {
-			return nil, fmt.Errorf("alerts.%s: %w", name, err)
-		}
-		out[name] = len(fields) > 0
-	}
-	return out, nil
 }

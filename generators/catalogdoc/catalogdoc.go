@@ -5,13 +5,11 @@ package catalogdoc
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Dir is the directory the page lives in; only files with the gpuobs header there are
@@ -22,11 +20,8 @@ const Dir = "docs"
 const File = Dir + "/catalog.md"
 
 // Generate renders docs/catalog.md.
-func Generate(m *model.Model) ([]emit.File, error) {
-	users, err := Users(m)
-	if err != nil {
-		return nil, err
-	}
+func Generate(p *plan.Plan) ([]emit.File, error) {
+	m, users := p.Model, p.Usage.Users
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("# The gpuobs catalog")
@@ -85,84 +80,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// Users maps every metric to what reads it directly: recording rules by name, alerts by name,
-// dashboards by level, sorted in that order.
-func Users(m *model.Model) (map[string][]string, error) {
-	set, err := rules.Build(m)
-	if err != nil {
-		return nil, err
-	}
-	reads := func(expr string) []string {
-		names, _ := promql.MetricNames(expr)
-		return names
-	}
-	users := map[string][]string{}
-	add := func(metric, user string) {
-		if !slices.Contains(users[metric], user) {
-			users[metric] = append(users[metric], user)
-		}
-	}
-	for _, r := range set.Recorded {
-		for _, n := range reads(r.Expr) {
-			add(n, "`"+r.Name+"`")
-		}
-	}
-	for _, name := range model.SortedKeys(m.Alerts) {
-		for _, n := range reads(m.Alerts[name].Expr) {
-			add(n, name)
-		}
-	}
-	for _, level := range model.SortedKeys(m.Dashboards) {
-		for _, expr := range DashboardExprs(m.Dashboards[level]) {
-			for _, n := range reads(grafanaFilled(expr)) {
-				add(n, level)
-			}
-		}
-	}
-	for k := range users {
-		slices.SortStableFunc(users[k], func(a, b string) int { return rank(a) - rank(b) })
-	}
-	return users, nil
-}
-
-// rank orders users: recording rules, alerts, dashboards.
-func rank(user string) int {
-	switch {
-	case strings.HasPrefix(user, "`"):
-		return 0
-	case len(user) == 2 && user[0] == 'L':
-		return 2
-	}
-	return 1
-}
-
-// DashboardExprs lists a dashboard's PromQL: panel queries, annotations, and the selectors
-// of its label_values variables.
-func DashboardExprs(d model.Dashboard) []string {
-	var out []string
-	for _, r := range d.Rows {
-		for _, p := range r.Panels {
-			for _, q := range p.Queries {
-				out = append(out, q.Expr)
-			}
-		}
-	}
-	for _, a := range d.Annotations {
-		out = append(out, a.Expr)
-	}
-	for _, v := range d.Variables {
-		if inner, ok := strings.CutPrefix(v.Query, "label_values("); ok {
-			if i := strings.LastIndex(inner, ","); i > 0 {
-				out = append(out, inner[:i])
-			}
-		}
-	}
-	return out
-}
-
-// grafanaFilled replaces Grafana's variables so that the expression parses.
-func grafanaFilled(expr string) string {
-	return strings.NewReplacer("$__rate_interval", "5m").Replace(expr)
 }

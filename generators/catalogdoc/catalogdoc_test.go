@@ -4,15 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
 func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Generate(m)
+	p := plantest.Plan(t, "")
+	m := p.Model
+	files, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
 	}

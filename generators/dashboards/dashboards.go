@@ -21,6 +21,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Dir is the output directory, relative to the output root.
@@ -37,7 +38,8 @@ const Tag = "gpuobs"
 const panelHeight = 8
 
 // Generate renders one JSON file per dashboard level.
-func Generate(m *model.Model) ([]emit.File, error) {
+func Generate(p *plan.Plan) ([]emit.File, error) {
+	m := p.Model
 	var files []emit.File
 	for _, level := range model.SortedKeys(m.Dashboards) {
 		d, err := Build(m, level)

@@ -14,24 +14,15 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/cog/plugins"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
+	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 
 // root is the repository root, where the generated output is checked in.
 const root = "../.."
-
-func loadModel(t *testing.T, config string) *model.Model {
-	t.Helper()
-	m, err := catalog.Load(catalog.Options{ConfigPath: config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // checkedIn reads the checked-in dashboards by level.
 func checkedIn(t *testing.T, m *model.Model) map[string][]byte {
@@ -49,7 +40,7 @@ func checkedIn(t *testing.T, m *model.Model) map[string][]byte {
 
 func TestDashboardsUnmarshalStrictlyAndValidate(t *testing.T) {
 	plugins.RegisterDefaultPlugins()
-	m := loadModel(t, "")
+	m := testcatalog.Model(t, "")
 	for level, data := range checkedIn(t, m) {
 		var d dashboard.Dashboard
 		if err := sdkError(d.UnmarshalJSONStrict(data)); err != nil {
@@ -79,7 +70,7 @@ func sdkError(err error) error {
 // TestStrictUnmarshalRejectsUnknownFields proves the check above can fail.
 func TestStrictUnmarshalRejectsUnknownFields(t *testing.T) {
 	plugins.RegisterDefaultPlugins()
-	m := loadModel(t, "")
+	m := testcatalog.Model(t, "")
 	data := checkedIn(t, m)["L1"]
 	broken := strings.Replace(string(data), `"refresh": "1m"`, `"refresh": "1m", "refreshh": "5m"`, 1)
 	var d dashboard.Dashboard
@@ -139,13 +130,10 @@ func substitute(expr string) string {
 // only catalog fields and metrics or recording rules gpuobs generates, L1 and L2 read only
 // recording rules, and every range over a counter is $__rate_interval.
 func TestQueriesReadOnlyWhatGpuobsKnows(t *testing.T) {
-	m := loadModel(t, "")
-	set, err := rules.Build(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plantest.Plan(t, "")
+	m := p.Model
 	recorded := map[string]bool{"ALERTS": true}
-	for _, r := range set.Recorded {
+	for _, r := range p.Recorded {
 		recorded[r.Name] = true
 	}
 	counter := func(name string) bool {
@@ -198,7 +186,7 @@ func TestQueriesReadOnlyWhatGpuobsKnows(t *testing.T) {
 // TestDrillDownLinks: each level links to levels that exist, carrying its variables, and
 // every data link opens an existing dashboard.
 func TestDrillDownLinks(t *testing.T) {
-	m := loadModel(t, "")
+	m := testcatalog.Model(t, "")
 	uids := map[string]bool{}
 	for _, d := range m.Dashboards {
 		uids[d.UID] = true
@@ -235,8 +223,7 @@ func TestDrillDownLinks(t *testing.T) {
 // 4.8.3's host label, honorLabels: false and another temperature threshold, against golden
 // files: labels and thresholds come from the catalog (go test -update rewrites them).
 func TestDashboardsFollowTheCatalog(t *testing.T) {
-	m := loadModel(t, "../../internal/catalog/testdata/override.jsonnet")
-	files, err := Generate(m)
+	files, err := Generate(plantest.Plan(t, "../../internal/catalog/testdata/override.jsonnet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +241,7 @@ func TestDashboardsFollowTheCatalog(t *testing.T) {
 // TestUnitsFollowTheExporterVersion: dcgm-exporter 4.9 reports clocks in Hz and memory in
 // bytes, so the panels show them without conversion.
 func TestUnitsFollowTheExporterVersion(t *testing.T) {
-	m := loadModel(t, "../promtooltests/testdata/exporter-4.9.jsonnet")
+	m := testcatalog.Model(t, "../promtooltests/testdata/exporter-4.9.jsonnet")
 	d, err := Build(m, "L3")
 	if err != nil {
 		t.Fatal(err)

@@ -5,16 +5,13 @@ package exporter
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/csv"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/catalogdoc"
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Output paths, relative to the output directory.
@@ -31,23 +28,6 @@ const (
 	CSVKey        = "dcgm-metrics.csv"
 )
 
-// Counters lists the fields the counter file must collect: the exporter's default set and
-// every field a generated rule, alert or dashboard reads, in field id order.
-func Counters(m *model.Model) ([]string, error) {
-	users, err := catalogdoc.Users(m)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, name := range model.SortedKeys(m.Fields) {
-		if m.Fields[name].Default || len(users[name]) > 0 {
-			out = append(out, name)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(m.Fields[a].ID, m.Fields[b].ID) })
-	return out, nil
-}
-
 // CSV renders fields in dcgm-exporter's counter-file format.
 func CSV(m *model.Model, fields []string) string {
 	var b strings.Builder
@@ -61,12 +41,8 @@ func CSV(m *model.Model, fields []string) string {
 }
 
 // Generate renders the counter file, the ConfigMap and the Helm values snippet.
-func Generate(m *model.Model) ([]emit.File, error) {
-	fields, err := Counters(m)
-	if err != nil {
-		return nil, err
-	}
-	csv := CSV(m, fields)
+func Generate(p *plan.Plan) ([]emit.File, error) {
+	csv := CSV(p.Model, p.Usage.Counters)
 	configMap := map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
@@ -86,11 +62,7 @@ func Generate(m *model.Model) ([]emit.File, error) {
 		path string
 		body any
 	}{{ConfigMapFile, configMap}, {HelmValuesFile, helm}} {
-		body, err := emit.MarshalYAML(doc.body)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, emit.YAML(doc.path, body))
+		files = append(files, emit.YAML(doc.path, emit.MustYAML(doc.body)))
 	}
 	return files, nil
 }
@@ -110,28 +82,6 @@ func ReadCounters(path string, data []byte) (map[string]bool, error) {
 	for _, rec := range records {
 		if name := strings.TrimSpace(rec[0]); name != "" {
 			out[name] = true
-		}
-	}
-	return out, nil
-}
-
-// Missing lists, by alert, the DCGM fields an alert reads (directly or through recording
-// rules) that the exporter does not collect: such an alert never fires.
-func Missing(m *model.Model) (map[string][]string, error) {
-	set, err := rules.Build(m)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]string{}
-	for _, alert := range model.SortedKeys(m.Alerts) {
-		fields, err := set.Fields(m, m.Alerts[alert].Expr)
-		if err != nil {
-			return nil, fmt.Errorf("alerts.%s: %w", alert, err)
-		}
-		for _, f := range fields {
-			if !m.Collected(f) {
-				out[alert] = append(out[alert], f)
-			}
 		}
 	}
 	return out, nil

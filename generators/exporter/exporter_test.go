@@ -6,17 +6,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
 func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Generate(m)
+	p := plantest.Plan(t, "")
+	m := p.Model
+	files, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,13 +21,8 @@ func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := rules.Build(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range model.SortedKeys(m.Alerts) {
-		fields, _ := set.Fields(m, m.Alerts[name].Expr)
-		for _, n := range fields {
+	for _, name := range model.SortedKeys(p.Alerts) {
+		for _, n := range p.Alerts[name].Fields {
 			if !collected[n] {
 				t.Errorf("alert %s reads %s, which the counter file leaves out", name, n)
 			}
@@ -55,11 +47,7 @@ func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
 		t.Error("the ConfigMap does not hold the counter file")
 	}
 	m.Exporter.Deployed = collected
-	missing, err := Missing(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for alert, fields := range missing {
+	for alert, fields := range p.Missing() {
 		if len(fields) > 0 {
 			t.Errorf("with the generated counter file, %s still misses %v", alert, fields)
 		}

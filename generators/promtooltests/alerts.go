@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
@@ -78,7 +78,8 @@ type expectation struct {
 // alertTests puts every scenario in one test group (promtool's cost grows with groups, not
 // cases) and checks each alert once, at the evaluation time: the alert's firing set must be
 // exactly the identities of its firing scenarios, which proves the quiet scenarios stay quiet.
-func alertTests(m *model.Model, steps int) (testFile, error) {
+func alertTests(p *plan.Plan, steps int) (testFile, error) {
+	m := p.Model
 	group := testGroup{Name: "alerts: every scenario on its own cluster", Interval: m.Tests.Interval}
 	expected := map[string][]expectation{}
 	names := model.SortedKeys(m.Alerts)
@@ -114,7 +115,7 @@ func alertTests(m *model.Model, steps int) (testFile, error) {
 	for _, name := range names {
 		t := alertTest{EvalTime: m.Tests.EvalTime, Alertname: name, ExpAlerts: []expAlert{}}
 		for _, e := range expected[name] {
-			ea, err := expectedAlert(m, name, e)
+			ea, err := expectedAlert(p.Alerts[name], e)
 			if err != nil {
 				return testFile{}, err
 			}
@@ -224,21 +225,20 @@ func alertIdentities(m *model.Model, gpus []synth.GPU, owner synth.Labels, ident
 
 // expectedAlert renders the labels and annotations promtool must see, expanding the
 // description with Prometheus' own template engine.
-func expectedAlert(m *model.Model, name string, e expectation) (expAlert, error) {
-	a := m.Alerts[name]
+func expectedAlert(a plan.Alert, e expectation) (expAlert, error) {
 	labels := map[string]string{}
 	for k, v := range e.labels {
 		labels[k] = v
 	}
-	annotations := rules.Annotations(m, name)
-	for key, text := range annotations {
-		expanded, err := promql.ExpandAlertTemplate(name, text, labels, e.value)
+	annotations := map[string]string{}
+	for key, text := range a.Annotations {
+		expanded, err := promql.ExpandAlertTemplate(a.Name, text, labels, e.value)
 		if err != nil {
-			return expAlert{}, fmt.Errorf("alerts.%s annotation %s: %w", name, key, err)
+			return expAlert{}, fmt.Errorf("alerts.%s annotation %s: %w", a.Name, key, err)
 		}
 		annotations[key] = expanded
 	}
-	for k, v := range rules.AlertLabels(a) {
+	for k, v := range a.Labels {
 		labels[k] = v
 	}
 	return expAlert{ExpLabels: labels, ExpAnnotations: annotations}, nil

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators"
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
 // promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
@@ -25,11 +25,7 @@ func promtool(t *testing.T, dir, command, file string) (string, error) {
 // generateInto writes the full output of a catalog into a temporary directory.
 func generateInto(t *testing.T, config string) string {
 	t.Helper()
-	m, err := catalog.Load(catalog.Options{ConfigPath: config})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, managed, err := generators.Run(m, generators.Options{})
+	files, managed, err := generators.Run(plantest.Plan(t, config), generators.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

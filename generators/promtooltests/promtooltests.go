@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
@@ -25,23 +26,20 @@ const (
 )
 
 // ruleFiles are the generated rule files, relative to the test files.
-var ruleFiles = []string{"../../" + rules.RecordingFile, "../../" + rules.AlertsFile}
+var ruleFiles = []string{"../../" + conventions.RecordingRulesFile, "../../" + conventions.AlertRulesFile}
 
 // Generate renders the promtool test files.
-func Generate(m *model.Model) ([]emit.File, error) {
-	set, err := rules.Build(m)
-	if err != nil {
-		return nil, err
-	}
+func Generate(p *plan.Plan) ([]emit.File, error) {
+	m := p.Model
 	steps, err := stepCount(m)
 	if err != nil {
 		return nil, err
 	}
-	alerts, err := alertTests(m, steps)
+	alerts, err := alertTests(p, steps)
 	if err != nil {
 		return nil, err
 	}
-	recording := recordingTests(m, set, steps)
+	recording := recordingTests(p, steps)
 	var files []emit.File
 	for _, f := range []struct {
 		path string

@@ -3,9 +3,9 @@ package promtooltests
 import (
 	"sort"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
@@ -106,7 +106,8 @@ func nodes(fleet []synth.GPU) []node {
 
 // recordingTests checks every recording rule on the small fleet against an independent model
 // of what the rule means (see expectedSamples).
-func recordingTests(m *model.Model, set rules.Set, steps int) testFile {
+func recordingTests(p *plan.Plan, steps int) testFile {
+	m := p.Model
 	fleet := recordingFleet()
 	pods := kubePods(fleet)
 	group := testGroup{Name: "recording rules on a two-cluster fleet with MIG and idle GPUs", Interval: m.Tests.Interval}
@@ -119,7 +120,7 @@ func recordingTests(m *model.Model, set rules.Set, steps int) testFile {
 		}
 	}
 	group.InputSeries = append(group.InputSeries, kubeSeries(m, fleet, pods, steps)...)
-	for _, r := range set.Recorded {
+	for _, r := range p.Recorded {
 		if r.FromCatalog {
 			continue // tested through the scenarios of the alerts that read it
 		}
@@ -202,7 +203,7 @@ func combiner(rollup string) func([]float64) float64 {
 // the rollup; each level combines the GPUs it holds by the rule's operation (averages over
 // GPUs, never over averages); namespaces combine pod-attributed series, whole GPUs only for
 // repeated values.
-func signalSamples(m *model.Model, fleet []synth.GPU, r rules.Recorded) []sample {
+func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded) []sample {
 	s := *r.Signal
 	f := m.Fields[s.Field]
 	combine, combineLevel := combiner(s.Rollup), combiner(r.Op)
@@ -257,7 +258,7 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r rules.Recorded) []sample
 }
 
 // allocationSamples models the allocation rules from the pods and nodes themselves.
-func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r rules.Recorded) []sample {
+func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan.Recorded) []sample {
 	l := m.Labels
 	keep := map[string][]string{
 		conventions.LevelNode:      {l.Cluster, l.Node},
@@ -291,11 +292,11 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r rule
 			}
 		}
 		return gs.samples(func([]float64) float64 { return 1 })
-	case conventions.RecordName(r.Level, rules.AllocatableSignal, "sum"):
+	case conventions.RecordName(r.Level, plan.AllocatableSignal, "sum"):
 		return allocatable()
-	case conventions.RecordName(r.Level, rules.RequestedSignal, "sum"):
+	case conventions.RecordName(r.Level, plan.RequestedSignal, "sum"):
 		return requested()
-	case conventions.RecordName(r.Level, rules.AllocationSignal, "ratio"):
+	case conventions.RecordName(r.Level, plan.AllocationSignal, "ratio"):
 		alloc := map[string]float64{}
 		for _, s := range allocatable() {
 			alloc[synth.Series("", s.labels)] = s.value
@@ -305,13 +306,13 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r rule
 			out = append(out, sample{labels: s.labels, value: s.value / alloc[synth.Series("", s.labels)]})
 		}
 		return out
-	case conventions.RecordName(r.Level, rules.ReportingSignal, "count"):
+	case conventions.RecordName(r.Level, plan.ReportingSignal, "count"):
 		var gs groups
 		for _, g := range fleet {
 			gs.add(synth.Labels{l.Cluster: g.Cluster}.Project(keep), 1)
 		}
 		return gs.samples(sum)
-	case conventions.RecordName(r.Level, rules.AttributedSignal, "count"):
+	case conventions.RecordName(r.Level, plan.AttributedSignal, "count"):
 		var gs groups
 		for _, g := range fleet {
 			seen := map[string]bool{}

@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
@@ -28,8 +26,8 @@ var Names = []string{Plain, Operator, Mimir}
 
 // Output paths, relative to the output directory.
 const (
-	OperatorFile = rules.Dir + "/operator/prometheusrule.yaml"
-	MimirFile    = rules.Dir + "/mimir/gpuobs.yaml"
+	OperatorFile = conventions.RulesDir + "/operator/prometheusrule.yaml"
+	MimirFile    = conventions.RulesDir + "/mimir/gpuobs.yaml"
 )
 
 // Check reports an unknown format name.
@@ -42,25 +40,10 @@ func Check(formats []string) error {
 	return nil
 }
 
-// group keeps a rule group as the rules generator wrote it, key order included.
-type group = yaml.Node
-
-// Generate renders the requested formats from the plain rule files.
-func Generate(m *model.Model, formats []string) ([]emit.File, error) {
-	plain, err := rules.Generate(m)
-	if err != nil {
-		return nil, err
-	}
-	var groups []group
-	for _, f := range plain {
-		var doc struct {
-			Groups []group `yaml:"groups"`
-		}
-		if err := yaml.Unmarshal(f.Content, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
-		}
-		groups = append(groups, doc.Groups...)
-	}
+// Generate renders the plan's rule groups, recording then alerting, in the requested formats.
+func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
+	m := p.Model
+	groups := append(slices.Clone(p.RecordingGroups), p.AlertGroups...)
 	var files []emit.File
 	if slices.Contains(formats, Operator) {
 		op := m.Deploy.Operator

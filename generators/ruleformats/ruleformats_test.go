@@ -5,30 +5,25 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
+
+// group is a rule group as the formats hold it: its rules kept as YAML.
+type group struct {
+	Name  string      `yaml:"name"`
+	Rules []yaml.Node `yaml:"rules"`
+}
 
 // TestFormatsHoldEveryRule: the PrometheusRule manifest and the Mimir namespace file hold the
 // plain files' rules, as the Operator and mimirtool read them, and their groups load in
 // Prometheus.
 func TestFormatsHoldEveryRule(t *testing.T) {
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := rules.Generate(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := 0
-	for _, f := range plain {
-		want += len(lint.ReadFile(f.Path, f.Content).Rules)
-	}
-	files, err := Generate(m, []string{Plain, Operator, Mimir})
+	p := plantest.Plan(t, "")
+	m := p.Model
+	want := len(p.Recorded) + len(p.Alerts)
+	files, err := Generate(p, []string{Plain, Operator, Mimir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,18 +34,15 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 		if !emit.HasHeader(f.Path, f.Content) {
 			t.Errorf("%s lacks the header", f.Path)
 		}
-		if got := len(lint.ReadFile(f.Path, f.Content).Rules); got != want {
-			t.Errorf("%s holds %d rules, want %d", f.Path, got, want)
-		}
 		var doc struct {
 			APIVersion string         `yaml:"apiVersion"`
 			Kind       string         `yaml:"kind"`
 			Metadata   map[string]any `yaml:"metadata"`
 			Namespace  string         `yaml:"namespace"`
 			Spec       struct {
-				Groups []yaml.Node `yaml:"groups"`
+				Groups []group `yaml:"groups"`
 			} `yaml:"spec"`
-			Groups []yaml.Node `yaml:"groups"`
+			Groups []group `yaml:"groups"`
 		}
 		if err := yaml.Unmarshal(f.Content, &doc); err != nil {
 			t.Fatalf("%s: %v", f.Path, err)
@@ -67,6 +59,13 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 				t.Errorf("mimir namespace %q, want %q", doc.Namespace, m.Deploy.Mimir.Namespace)
 			}
 		}
+		rules := 0
+		for _, g := range groups {
+			rules += len(g.Rules)
+		}
+		if rules != want {
+			t.Errorf("%s holds %d rules, want %d", f.Path, rules, want)
+		}
 		plainDoc, err := emit.MarshalYAML(map[string]any{"groups": groups})
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +74,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 			t.Errorf("%s: %d groups, errors %v", f.Path, len(groups), errs)
 		}
 	}
-	if none, _ := Generate(m, []string{Plain}); len(none) != 0 {
+	if none, _ := Generate(p, []string{Plain}); len(none) != 0 {
 		t.Errorf("plain only: %d extra files", len(none))
 	}
 }

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Dir is the output directory, relative to the output root.
@@ -20,14 +19,10 @@ const Dir = "runbooks"
 func Path(alert string) string { return Dir + "/" + alert + ".md" }
 
 // Generate renders every alert's runbook page.
-func Generate(m *model.Model) ([]emit.File, error) {
+func Generate(p *plan.Plan) ([]emit.File, error) {
 	var files []emit.File
-	for _, name := range model.SortedKeys(m.Alerts) {
-		body, err := page(m, name)
-		if err != nil {
-			return nil, fmt.Errorf("runbook of %s: %w", name, err)
-		}
-		files = append(files, emit.Markdown(Path(name), body))
+	for _, name := range model.SortedKeys(p.Alerts) {
+		files = append(files, emit.Markdown(Path(name), page(p, name)))
 	}
 	return files, nil
 }
@@ -39,7 +34,8 @@ var tiers = map[string]string{
 	model.SeverityInfo:     "info: shown on dashboards, no notification",
 }
 
-func page(m *model.Model, name string) ([]byte, error) {
+func page(p *plan.Plan, name string) []byte {
+	m := p.Model
 	a := m.Alerts[name]
 	rb := a.Runbook
 	var b strings.Builder
@@ -54,7 +50,7 @@ func page(m *model.Model, name string) ([]byte, error) {
 	line("| Tier | %s |", tiers[a.Severity])
 	line("| Team | %s |", a.Team)
 	line("| Fires after | %s |", orDefault(a.For, "the first evaluation"))
-	line("| Labels | %s |", code(identityLabels(a)))
+	line("| Labels | %s |", code(append(slices.Clone(a.Identity), model.SortedKeys(p.Alerts[name].Labels)...)))
 	line("")
 	section(&b, "What it means", rb.Meaning)
 	section(&b, "Impact", rb.Impact)
@@ -102,18 +98,14 @@ func page(m *model.Model, name string) ([]byte, error) {
 		}
 		line("")
 	}
-	expr, err := promql.Pretty(a.Expr)
-	if err != nil {
-		return nil, err
-	}
 	line("## The rule")
 	line("")
 	line("```promql")
-	line("%s", expr)
+	line("%s", p.Alerts[name].Pretty)
 	line("```")
 	line("")
 	line("Generated from the gpuobs catalog: change the alert or this page there, not here.")
-	return []byte(b.String()), nil
+	return []byte(b.String())
 }
 
 func section(b *strings.Builder, title, text string) {
@@ -135,11 +127,6 @@ func code(items []string) string {
 		out[i] = "`" + s + "`"
 	}
 	return strings.Join(out, ", ")
-}
-
-// identityLabels are the labels an alert carries: its identity, then its static labels.
-func identityLabels(a model.Alert) []string {
-	return append(slices.Clone(a.Identity), model.SortedKeys(rules.AlertLabels(a))...)
 }
 
 // dashboardLink opens a dashboard with its variables set from the alert's labels.

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // run executes gpuobs in-process and returns its exit code and output.
@@ -216,5 +219,25 @@ func TestRulesFormats(t *testing.T) {
 	}
 	if code, _, _ := run(t, "generate", "--rules-format", "thanos", "-o", t.TempDir()); code != ExitUsage {
 		t.Errorf("unknown format: exit %d, want %d", code, ExitUsage)
+	}
+}
+
+// TestPlanIsBuiltOncePerCommand: generate and lint derive the plan once, however many
+// outputs they render.
+func TestPlanIsBuiltOncePerCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"generate", "-o", t.TempDir(), "--rules-format", "operator,mimir"},
+		{"generate", "--check", "-o", t.TempDir()},
+		{"lint"},
+	} {
+		builds := 0
+		opts := Options{Stdout: io.Discard, Stderr: io.Discard, BuildPlan: func(m *model.Model) (*plan.Plan, error) {
+			builds++
+			return plan.Build(m)
+		}}
+		Run(args, opts)
+		if builds != 1 {
+			t.Errorf("gpuobs %s built the plan %d times, want once", strings.Join(args, " "), builds)
+		}
 	}
 }

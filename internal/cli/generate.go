@@ -55,14 +55,15 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return failed(fmt.Errorf("catalog is invalid, nothing was written:\n%w", err))
 	}
-	files, managed, err := generators.Run(m, generators.Options{RulesFormats: o.rulesFormats})
+	p, err := o.buildPlan(m)
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
-	missing, err := exporter.Missing(m)
+	files, managed, err := generators.Run(p, generators.Options{RulesFormats: o.rulesFormats})
 	if err != nil {
-		return failed(err)
+		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
+	missing := p.Missing()
 	for _, alert := range model.SortedKeys(missing) {
 		if len(missing[alert]) > 0 {
 			fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the exporter does not collect (default counter set and exporter.extraCounters): it can never fire; deploy %s or add the fields to exporter.extraCounters\n",

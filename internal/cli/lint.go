@@ -11,8 +11,8 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/exporter"
-	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/catalog"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
 
@@ -78,21 +78,25 @@ func (o *lintOptions) run(paths []string) error {
 			return failed(err)
 		}
 	}
+	p, err := o.buildPlan(m)
+	if err != nil {
+		return failed(err)
+	}
 	var files []*lint.File
 	if len(paths) == 0 {
-		generated, _, err := generators.Run(m, generators.Options{})
+		generated, _, err := generators.Run(p, generators.Options{})
 		if err != nil {
 			return failed(err)
 		}
 		for _, g := range generated {
-			if strings.HasPrefix(g.Path, rules.Dir+"/") || strings.HasPrefix(g.Path, dashboards.Dir+"/") {
+			if strings.HasPrefix(g.Path, conventions.RulesDir+"/") || strings.HasPrefix(g.Path, dashboards.Dir+"/") {
 				files = append(files, lint.ReadFile(g.Path, g.Content))
 			}
 		}
 	} else if files, err = lint.ReadPaths(paths); err != nil {
 		return failed(err)
 	}
-	problems := lint.Run(lint.NewInputs(m, files), lint.Checks())
+	problems := lint.Run(lint.NewInputs(p, files), lint.Checks())
 	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
 		return failed(err)
 	}

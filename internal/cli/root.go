@@ -8,6 +8,9 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // Exit codes of gpuobs.
@@ -22,6 +25,17 @@ type Options struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Version string
+	// BuildPlan derives the plan of a catalog, once per command; nil means plan.Build. Tests
+	// wrap it to count derivations.
+	BuildPlan func(*model.Model) (*plan.Plan, error)
+}
+
+// buildPlan derives the plan of a catalog.
+func (o Options) buildPlan(m *model.Model) (*plan.Plan, error) {
+	if o.BuildPlan != nil {
+		return o.BuildPlan(m)
+	}
+	return plan.Build(m)
 }
 
 // runError marks a failure of a command's work (exit 1), as opposed to a usage error (exit 2).

@@ -81,3 +81,11 @@ func CheckRecordName(name string) error {
 	}
 	return nil
 }
+
+// Where the rule files are, relative to the output directory: the rules generator writes them,
+// and other outputs (promtool tests, rule formats) refer to them.
+const (
+	RulesDir           = "rules"
+	RecordingRulesFile = RulesDir + "/recording.yaml"
+	AlertRulesFile     = RulesDir + "/alerts.yaml"
+)

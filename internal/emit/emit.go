@@ -258,6 +258,16 @@ func MarshalYAML(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// MustYAML is MarshalYAML for values of types that always marshal (structs, maps and slices
+// of strings and numbers): a failure is a programming error, and panics.
+func MustYAML(v any) []byte {
+	out, err := MarshalYAML(v)
+	if err != nil {
+		panic(fmt.Sprintf("marshalling %T to YAML: %v", v, err))
+	}
+	return out
+}
+
 // WriteFile writes one file atomically: a temporary file beside it, renamed into place.
 func WriteFile(path string, content []byte) error {
 	tmp, err := writeTemp(path, content)

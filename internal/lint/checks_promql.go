@@ -112,25 +112,10 @@ func (in *Inputs) kindOf(name string) (kind, declared, note string) {
 	if mt, ok := in.Model.Metrics[name]; ok && (mt.Type == "counter" || mt.Type == "gauge") {
 		return mt.Type, mt.Type, ""
 	}
-	if _, ok := in.histogramSeries(name); ok {
+	if _, ok := in.Model.HistogramSeries(name); ok {
 		return model.KindCounter, model.KindCounter, ""
 	}
 	return "", "", ""
-}
-
-// histogramSeries resolves name_bucket, name_count and name_sum to a histogram or summary
-// metric of the catalog.
-func (in *Inputs) histogramSeries(name string) (model.Metric, bool) {
-	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-		base, ok := strings.CutSuffix(name, suffix)
-		if !ok {
-			continue
-		}
-		if mt, ok := in.Model.Metrics[base]; ok && (mt.Type == "histogram" || (mt.Type == "summary" && suffix != "_bucket")) {
-			return mt, true
-		}
-	}
-	return model.Metric{}, false
 }
 
 type promqlUnknownMetric struct{}
@@ -143,7 +128,7 @@ func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
 		_, field := in.Model.Fields[n.Name]
 		_, metric := in.Model.Metrics[n.Name]
-		_, histogram := in.histogramSeries(n.Name)
+		_, histogram := in.Model.HistogramSeries(n.Name)
 		_, recorded := in.recorded[n.Name]
 		if n.Name != "" && !field && !metric && !histogram && !recorded && n.Name != "ALERTS_FOR_STATE" {
 			report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
@@ -184,7 +169,7 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 			if !a.Without && slices.Contains(a.Grouping, l.MIGInstance) {
 				return
 			}
-			if in.outputLabels(a).has(l.MIGInstance) {
+			if in.outputLabels(a).Has(l.MIGInstance) {
 				continue
 			}
 			switch a.Name {

@@ -3,12 +3,12 @@ package lint
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
 )
 
 type cardinalityBudget struct{}
@@ -69,7 +69,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
 		out := in.outputLabels(e.Node)
 		if r != nil {
-			for _, name := range out.sorted() {
+			for _, name := range out.Sorted() {
 				if unbounded.MatchString(name) {
 					report(at(f, e, e.Node, Error, "%s keeps label %s, which is unbounded or changes with every event: aggregate it away", r.Name(), name))
 				}
@@ -79,7 +79,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			(q != nil && (f.Dashboard.Level() == "L1" || f.Dashboard.Level() == "L2"))
 		if fleetLevel {
 			for _, name := range perGPU {
-				if out.has(name) {
+				if out.Has(name) {
 					report(at(f, e, e.Node, Warning, "fleet-level query keeps per-GPU label %s", name))
 				}
 			}
@@ -110,13 +110,13 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil {
 			return
 		}
-		for _, name := range in.outputLabels(r.Expr.Node).without(own...).sorted() {
+		for _, name := range in.outputLabels(r.Expr.Node).Without(own...).Sorted() {
 			if _, static := r.Labels[name]; static {
 				continue
 			}
 			kept := false
 			for _, reader := range readers[r.Record] {
-				if in.outputLabels(reader.Expr.Node).mayHave(name) {
+				if in.outputLabels(reader.Expr.Node).MayHave(name) {
 					kept = true
 				}
 			}
@@ -198,7 +198,7 @@ func (alertsFor) Run(in *Inputs, report func(Problem)) {
 				if a.Kind == promql.Call && overTime(a.Name) || a.Kind == promql.Subquery {
 					return
 				}
-				if a.Kind == promql.Binary && comparison(a.Name) && !a.ReturnBool && (isScalar(a.Args[0]) || isScalar(a.Args[1])) {
+				if a.Kind == promql.Binary && comparison(a.Name) && !a.ReturnBool && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
 					cmp = a
 				}
 			}
@@ -221,9 +221,7 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 			return
 		}
 		out := in.outputLabels(r.Expr.Node)
-		names := keys(r.Annotations)
-		sort.Strings(names)
-		for _, a := range names {
+		for _, a := range model.SortedKeys(r.Annotations) {
 			used, err := promql.TemplateLabels(r.Annotations[a])
 			if err != nil {
 				report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
@@ -231,9 +229,9 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 				continue
 			}
 			for _, label := range used {
-				if !out.mayHave(label) {
+				if !out.MayHave(label) {
 					report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
-						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, label, strings.Join(out.sorted(), ", "))})
+						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, label, strings.Join(out.Sorted(), ", "))})
 				}
 			}
 		}

@@ -4,17 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 )
 
-func loadModel(t testing.TB) *model.Model {
+func loadPlan(t testing.TB) *plan.Plan {
 	t.Helper()
-	m, err := catalog.Load(catalog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return plantest.Plan(t, "")
 }
 
 // rules wraps rule items (YAML, indented as list items) in a rule file.
@@ -91,13 +88,13 @@ func cases() []checkCase {
 	}
 }
 
-func runCheck(t *testing.T, m *model.Model, c Check, files map[string]string) []Problem {
+func runCheck(t *testing.T, p *plan.Plan, c Check, files map[string]string) []Problem {
 	t.Helper()
 	var in []*File
 	for _, path := range model.SortedKeys(files) {
 		in = append(in, ReadFile(path, []byte(files[path])))
 	}
-	return Run(NewInputs(m, in), []Check{c})
+	return Run(NewInputs(p, in), []Check{c})
 }
 
 func TestEveryCheckHasCases(t *testing.T) {
@@ -113,10 +110,10 @@ func TestEveryCheckHasCases(t *testing.T) {
 }
 
 func TestChecksFire(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	for _, c := range cases() {
 		t.Run(c.check.Name(), func(t *testing.T) {
-			got := runCheck(t, m, c.check, c.fires)
+			got := runCheck(t, p, c.check, c.fires)
 			if len(got) == 0 {
 				t.Fatal("did not fire")
 			}
@@ -130,10 +127,10 @@ func TestChecksFire(t *testing.T) {
 }
 
 func TestChecksStayQuiet(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	for _, c := range cases() {
 		t.Run(c.check.Name(), func(t *testing.T) {
-			if got := runCheck(t, m, c.check, c.quiet); len(got) > 0 {
+			if got := runCheck(t, p, c.check, c.quiet); len(got) > 0 {
 				t.Errorf("fired on a good input: %+v", got)
 			}
 		})
@@ -155,17 +152,17 @@ var brokenInputs = map[string]string{
 }
 
 func TestChecksSurviveBrokenInput(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	for _, c := range Checks() {
 		t.Run(c.Name(), func(t *testing.T) {
-			runCheck(t, m, c, brokenInputs)
+			runCheck(t, p, c, brokenInputs)
 		})
 	}
 	var files []*File
 	for _, p := range model.SortedKeys(brokenInputs) {
 		files = append(files, ReadFile(p, []byte(brokenInputs[p])))
 	}
-	problems := Run(NewInputs(m, files), Checks())
+	problems := Run(NewInputs(p, files), Checks())
 	read := 0
 	for _, p := range problems {
 		if p.Check == ReadCheck {

@@ -7,7 +7,7 @@ import (
 
 // TestCheckDetails pins behaviour beyond fire/quiet: which message, for which construct.
 func TestCheckDetails(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	for _, c := range []struct {
 		name  string
 		check Check
@@ -68,7 +68,7 @@ func TestCheckDetails(t *testing.T) {
 			if strings.HasPrefix(c.src, "{") {
 				path = "d.json"
 			}
-			got := runCheck(t, m, c.check, map[string]string{path: c.src})
+			got := runCheck(t, p, c.check, map[string]string{path: c.src})
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d problems, want %d: %+v", len(got), len(c.want), got)
 			}

@@ -4,14 +4,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 // fuzzChecks reads data as path would be read and runs every check on it: nothing may panic,
 // and every problem must point into the file.
-func fuzzChecks(t *testing.T, m *model.Model, path string, data []byte) {
+func fuzzChecks(t *testing.T, p *plan.Plan, path string, data []byte) {
 	f := ReadFile(path, data)
-	for _, p := range Run(NewInputs(m, []*File{f}), Checks()) {
+	for _, p := range Run(NewInputs(p, []*File{f}), Checks()) {
 		if p.Pos.Line < 1 || p.Pos.Col < 1 || p.Pos.Line > len(f.Lines)+1 {
 			t.Fatalf("problem outside the file: %+v (%d lines)", p, len(f.Lines))
 		}
@@ -19,7 +19,7 @@ func fuzzChecks(t *testing.T, m *model.Model, path string, data []byte) {
 }
 
 func FuzzReadRules(f *testing.F) {
-	m := loadModel(f)
+	p := loadPlan(f)
 	for _, name := range []string{"testdata/rules.yaml", "testdata/operator.yaml", "../../rules/alerts.yaml"} {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -30,11 +30,11 @@ func FuzzReadRules(f *testing.F) {
 			f.Add([]byte(src))
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, m, "fuzz.yaml", data) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, p, "fuzz.yaml", data) })
 }
 
 func FuzzReadDashboard(f *testing.F) {
-	m := loadModel(f)
+	p := loadPlan(f)
 	if data, err := os.ReadFile("testdata/l1.json"); err == nil {
 		f.Add(data)
 	}
@@ -44,5 +44,5 @@ func FuzzReadDashboard(f *testing.F) {
 		}
 	}
 	f.Add([]byte(dashboard("L2", "sum by (cluster) (DCGM_FI_DEV_FB_USED)", "rate(DCGM_FI_DEV_GPU_TEMP[5m])")))
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, m, "fuzz.json", data) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, p, "fuzz.json", data) })
 }

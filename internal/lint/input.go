@@ -37,7 +37,7 @@ type Expr struct {
 	Node *promql.Node
 	// edits are the Grafana variables replaced before parsing, to map offsets in the parsed
 	// text back to Text.
-	edits []edit
+	edits []promql.Edit
 	// Err is the parse error, if any.
 	Err *promql.ParseError
 	// pos of the first character of Text, and how the YAML value was written.
@@ -49,7 +49,7 @@ type Expr struct {
 
 // PosAt maps a byte offset in the parsed expression to a file position.
 func (e *Expr) PosAt(offset int) Pos {
-	offset = originalOffset(e.edits, offset)
+	offset = promql.OriginalOffset(e.edits, offset)
 	if offset < 0 || offset > len(e.Text) {
 		offset = 0
 	}
@@ -71,11 +71,11 @@ func newExpr(text string, n *yaml.Node, lines []string) *Expr {
 
 // newDashboardExpr parses a panel query with its Grafana template variables replaced.
 func newDashboardExpr(text string, n *yaml.Node, lines []string) *Expr {
-	parsed, edits := substituteVariables(text)
+	parsed, edits := promql.SubstituteGrafanaVariables(text)
 	return newExprWith(text, parsed, edits, n, lines)
 }
 
-func newExprWith(text, parsed string, edits []edit, n *yaml.Node, lines []string) *Expr {
+func newExprWith(text, parsed string, edits []promql.Edit, n *yaml.Node, lines []string) *Expr {
 	e := &Expr{Text: text, edits: edits, pos: Pos{n.Line, n.Column}}
 	switch n.Style {
 	case yaml.LiteralStyle, yaml.FoldedStyle:

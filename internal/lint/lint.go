@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	generated "github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
@@ -82,13 +82,13 @@ type Inputs struct {
 	// record the name, else the rules the catalog generates (known even when only dashboards
 	// are linted). Several rules may record one name with different static labels.
 	recorded map[string][]*Rule
-	// labelsMemo caches the output labels of recorded metrics.
-	labelsMemo map[string]labelSet
+	// labels resolves the labels of expressions over the catalog and the recorded rules.
+	labels *plan.Labels
 }
 
-// NewInputs prepares files for checking.
-func NewInputs(m *model.Model, files []*File) *Inputs {
-	in := &Inputs{Model: m, Files: files, recorded: map[string][]*Rule{}, labelsMemo: map[string]labelSet{}}
+// NewInputs prepares files for checking against a catalog's plan.
+func NewInputs(p *plan.Plan, files []*File) *Inputs {
+	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}}
 	for _, f := range files {
 		for _, r := range f.Rules {
 			if r.Record != "" {
@@ -96,17 +96,22 @@ func NewInputs(m *model.Model, files []*File) *Inputs {
 			}
 		}
 	}
-	if set, err := generated.Build(m); err == nil {
-		fromInputs := map[string]bool{}
-		for name := range in.recorded {
-			fromInputs[name] = true
-		}
-		for _, r := range set.Recorded {
-			if !fromInputs[r.Name] {
-				in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)})
-			}
+	fromInputs := map[string]bool{}
+	for name := range in.recorded {
+		fromInputs[name] = true
+	}
+	for _, r := range p.Recorded {
+		if !fromInputs[r.Name] {
+			in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)})
 		}
 	}
+	sources := map[string][]plan.Source{}
+	for name, rules := range in.recorded {
+		for _, r := range rules {
+			sources[name] = append(sources[name], plan.Source{Expr: r.Expr.Node, Labels: r.Labels})
+		}
+	}
+	in.labels = plan.NewLabels(p.Model, sources)
 	return in
 }
 

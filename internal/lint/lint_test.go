@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
@@ -24,10 +25,10 @@ func readTestdata(t *testing.T) []*File {
 
 // TestTextSnapshot pins what users see: positions, source lines and carets.
 func TestTextSnapshot(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	files := readTestdata(t)
 	var out bytes.Buffer
-	if err := Write(&out, "text", Run(NewInputs(m, files), Checks()), files); err != nil {
+	if err := Write(&out, "text", Run(NewInputs(p, files), Checks()), files); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "lint.golden"), out.Bytes())
@@ -86,7 +87,7 @@ func TestPositionsInEveryScalarStyle(t *testing.T) {
 }
 
 func TestSuppression(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	bad := "      - record: gpu_power\n        expr: sum(up)\n"
 	for name, src := range map[string]string{
 		"comment above":   rules("      # gpuobs-lint disable naming/record\n" + bad),
@@ -94,31 +95,31 @@ func TestSuppression(t *testing.T) {
 		"whole file":      "# gpuobs-lint disable-file naming/record\n" + rules(bad),
 		"several at once": rules("      # gpuobs-lint disable promql/counter, naming/record\n" + bad),
 	} {
-		if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": src}); len(got) != 0 {
+		if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": src}); len(got) != 0 {
 			t.Errorf("%s: not suppressed: %+v", name, got)
 		}
 	}
 	// A comment on another rule does not suppress this one.
 	other := rules("      # gpuobs-lint disable naming/record\n      - record: a:b:c\n        expr: sum(up)\n" + bad)
-	if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": other}); len(got) != 1 {
+	if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": other}); len(got) != 1 {
 		t.Errorf("a comment on one rule suppressed another: %+v", got)
 	}
 	// The catalog's disable and ignore lists.
-	m.Lint.Disable = []string{"naming"}
-	if got := runCheck(t, m, namingRecord{}, map[string]string{"r.yaml": rules(bad)}); len(got) != 0 {
+	p.Model.Lint.Disable = []string{"naming"}
+	if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": rules(bad)}); len(got) != 0 {
 		t.Errorf("catalog disable ignored: %+v", got)
 	}
-	m.Lint.Disable = nil
-	m.Lint.Ignore = []model.LintIgnore{{Check: "naming/record", Path: "legacy/*.yaml"}}
-	if got := runCheck(t, m, namingRecord{}, map[string]string{"legacy/r.yaml": rules(bad), "new/r.yaml": rules(bad)}); len(got) != 1 || got[0].Path != "new/r.yaml" {
+	p.Model.Lint.Disable = nil
+	p.Model.Lint.Ignore = []model.LintIgnore{{Check: "naming/record", Path: "legacy/*.yaml"}}
+	if got := runCheck(t, p, namingRecord{}, map[string]string{"legacy/r.yaml": rules(bad), "new/r.yaml": rules(bad)}); len(got) != 1 || got[0].Path != "new/r.yaml" {
 		t.Errorf("catalog ignore by path: %+v", got)
 	}
 }
 
 func problemsForFormats(t *testing.T) ([]Problem, []*File) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	files := readTestdata(t)
-	problems := Run(NewInputs(m, files), Checks())
+	problems := Run(NewInputs(p, files), Checks())
 	if len(problems) < 5 {
 		t.Fatalf("too few problems to test formats: %d", len(problems))
 	}
@@ -257,7 +258,7 @@ func TestUnknownFormat(t *testing.T) {
 }
 
 func TestGrafanaVariables(t *testing.T) {
-	m := loadModel(t)
+	p := loadPlan(t)
 	q := `sum by (Hostname, $group) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER{cluster="$cluster", Hostname=~"${node:regex}"}[$__rate_interval])) + DCGM_FI_DEV_GPU_TEMP`
 	f := ReadDashboard("d.json", []byte(dashboard("L3", q)))
 	e := f.Dashboard.Queries[0].Expr
@@ -266,13 +267,13 @@ func TestGrafanaVariables(t *testing.T) {
 	}
 	// Positions after a replaced variable still point into the original text.
 	off := strings.Index(e.Text, "DCGM_FI_DEV_GPU_TEMP")
-	parsed, _ := substituteVariables(e.Text)
+	parsed, _ := promql.SubstituteGrafanaVariables(e.Text)
 	if got, want := e.PosAt(strings.Index(parsed, "DCGM_FI_DEV_GPU_TEMP")), e.PosAt(0); got.Col-want.Col != off {
 		t.Errorf("offset after substitutions maps to column %d, want %d", got.Col, want.Col+off)
 	}
 	// $cluster pins the cluster: the query projects to one cluster's nodes, not the fleet's.
-	in := NewInputs(m, []*File{f})
-	if p := in.project(e.Node); p.series != m.Fleet.NodesPerCluster {
-		t.Errorf("projected %d series, want %d (one cluster's nodes)", p.series, m.Fleet.NodesPerCluster)
+	in := NewInputs(p, []*File{f})
+	if got := in.project(e.Node); got.series != p.Model.Fleet.NodesPerCluster {
+		t.Errorf("projected %d series, want %d (one cluster's nodes)", got.series, p.Model.Fleet.NodesPerCluster)
 	}
 }

@@ -1,7 +1,10 @@
 // Package model holds the validated gpuobs catalog that every generator reads.
 package model
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Model is a loaded, validated catalog.
 type Model struct {
@@ -500,4 +503,19 @@ func SortedKeys[V any](m map[string]V) []string {
 // RunbookURL is the runbook link of an alert.
 func (m *Model) RunbookURL(alert string) string {
 	return m.Runbooks.BaseURL + alert + ".md"
+}
+
+// HistogramSeries resolves name_bucket, name_count and name_sum to the histogram or summary
+// metric of the catalog they belong to.
+func (m *Model) HistogramSeries(name string) (Metric, bool) {
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		base, ok := strings.CutSuffix(name, suffix)
+		if !ok {
+			continue
+		}
+		if mt, ok := m.Metrics[base]; ok && (mt.Type == "histogram" || (mt.Type == "summary" && suffix != "_bucket")) {
+			return mt, true
+		}
+	}
+	return Metric{}, false
 }

@@ -5,13 +5,17 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Update makes golden comparisons rewrite the golden files that differ (go test -update).
 var update = flag.Bool("update", false, "rewrite golden files that differ")
 
-// Golden compares got with the golden file at path, or rewrites it under -update.
+// Golden compares got with the golden file at path, or rewrites it under -update. A
+// difference is reported as a line diff, not as the whole files.
 func Golden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	want, err := os.ReadFile(path)
@@ -28,6 +32,11 @@ func Golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
 	}
 	if string(want) != string(got) {
-		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got:\n%s\n--- want:\n%s", path, got, want)
+		t.Errorf("output differs from %s (go test -update rewrites it); -want +got:\n%s", path, Diff(string(want), string(got)))
 	}
+}
+
+// Diff is a line diff of two texts, -want +got.
+func Diff(want, got string) string {
+	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
 }

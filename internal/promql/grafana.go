@@ -1,19 +1,19 @@
-package lint
+package promql
 
 import (
 	"regexp"
 	"strings"
 )
 
-// edit is one replacement made in an expression before parsing.
-type edit struct {
+// Edit is one replacement made in an expression before parsing.
+type Edit struct {
 	at          int // offset in the parsed text
 	parsedLen   int
 	originalLen int
 }
 
-// originalOffset maps an offset in the parsed text back to the original text.
-func originalOffset(edits []edit, offset int) int {
+// OriginalOffset maps an offset in the parsed text back to the original text.
+func OriginalOffset(edits []Edit, offset int) int {
 	shift := 0
 	for _, e := range edits {
 		if offset < e.at {
@@ -33,15 +33,16 @@ var grafanaVariable = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)(?::[^}]*)?\}|\$([A
 // intervals are Grafana's built-in duration variables.
 var intervals = map[string]bool{"__rate_interval": true, "__interval": true, "__range": true, "__range_s": false}
 
-// substituteVariables replaces Grafana template variables so the query parses as PromQL:
-// durations become 5m, a variable inside a quoted string is left as it is (it is a label
-// value), and any other becomes its own name (a label name in by (...)).
-func substituteVariables(text string) (string, []edit) {
+// SubstituteGrafanaVariables replaces Grafana template variables so a dashboard query parses
+// as PromQL: durations become 5m, a variable inside a quoted string is left as it is (it is a
+// label value), and any other becomes its own name (a label name in by (...)). The edits map
+// positions back to the original text.
+func SubstituteGrafanaVariables(text string) (string, []Edit) {
 	if !strings.ContainsAny(text, "$[") {
 		return text, nil
 	}
 	var out strings.Builder
-	var edits []edit
+	var edits []Edit
 	last := 0
 	for _, m := range grafanaVariable.FindAllStringSubmatchIndex(text, -1) {
 		start, end := m[0], m[1]
@@ -59,7 +60,7 @@ func substituteVariables(text string) (string, []edit) {
 			replacement = "5m"
 		}
 		out.WriteString(text[last:start])
-		edits = append(edits, edit{at: out.Len(), parsedLen: len(replacement), originalLen: end - start})
+		edits = append(edits, Edit{at: out.Len(), parsedLen: len(replacement), originalLen: end - start})
 		out.WriteString(replacement)
 		last = end
 	}
@@ -81,4 +82,10 @@ func insideQuotes(text string, i int) bool {
 		}
 	}
 	return quote != 0
+}
+
+// FillGrafanaVariables is the query with its Grafana variables substituted.
+func FillGrafanaVariables(text string) string {
+	out, _ := SubstituteGrafanaVariables(text)
+	return out
 }

@@ -1,0 +1,102 @@
+package gpuobs_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gpuobs/gpuobs/"
+
+// packageImports maps every package of the module (directory, slash-separated) to the module
+// packages its non-test files import, and to the files that call plan.Build.
+func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPlan map[string][]string) {
+	t.Helper()
+	imports, buildsPlan = map[string]map[string]bool{}, map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata" || d.Name() == "tools") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pkg := path.Dir(filepath.ToSlash(p))
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		planName := ""
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			if rel, ok := strings.CutPrefix(ip, module); ok {
+				imports[pkg][rel] = true
+				if rel == "internal/plan" {
+					planName = "plan"
+					if im.Name != nil {
+						planName = im.Name.Name
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Build" {
+				if id, ok := sel.X.(*ast.Ident); ok && planName != "" && id.Name == planName {
+					buildsPlan[pkg] = append(buildsPlan[pkg], p)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports, buildsPlan
+}
+
+// TestImportGraph holds the layering: cli → {plan, generators, lint, emit}; generators →
+// {plan, model, emit, promql adapters}; lint → {plan, model, promql}; plan → {model, promql}.
+// No generator imports another (the registry aside), lint imports no generator, and no
+// generator imports lint.
+func TestImportGraph(t *testing.T) {
+	imports, buildsPlan := packageImports(t)
+	under := func(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+	for pkg, deps := range imports {
+		for dep := range deps {
+			switch {
+			case under(pkg, "generators") && pkg != "generators" && under(dep, "generators"):
+				t.Errorf("generator %s imports generator %s", pkg, dep)
+			case under(pkg, "generators") && under(dep, "internal/lint"):
+				t.Errorf("generator %s imports the linter %s", pkg, dep)
+			case under(pkg, "internal/lint") && under(dep, "generators"):
+				t.Errorf("lint package %s imports generator %s", pkg, dep)
+			case under(pkg, "internal/plan") && (under(dep, "generators") || under(dep, "internal/lint") || under(dep, "internal/emit") || under(dep, "internal/catalog")):
+				t.Errorf("plan package %s imports %s: the plan derives from the model only", pkg, dep)
+			case under(pkg, "internal/promql") && !under(dep, "internal/promql"):
+				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
+			}
+		}
+	}
+	// Derivation runs once per command: only the CLI builds a plan.
+	for pkg, files := range buildsPlan {
+		if pkg != "internal/cli" && !under(pkg, "internal/plan") {
+			t.Errorf("%s calls plan.Build (%s): only the CLI derives, once per run", pkg, strings.Join(files, ", "))
+		}
+	}
+	if len(imports["internal/plan"]) == 0 || len(buildsPlan["internal/cli"]) == 0 {
+		t.Fatal("the walk found neither the plan package nor the CLI's plan.Build: the test reads nothing")
+	}
+}

@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
+)
+
+// Source is a rule that records a metric: its expression (nil when it does not parse) and the
+// static labels it adds.
+type Source struct {
+	Expr   *promql.Node
+	Labels map[string]string
+}
+
+// Labels resolves which labels the series of expressions carry: DCGM fields by the exporter's
+// label profile, the catalog's metrics and their histogram series by their declared labels,
+// recorded metrics by the expressions of the rules recording them, anything else as open.
+// It is safe for concurrent use.
+type Labels struct {
+	m        *model.Model
+	recorded map[string][]Source
+	mu       sync.Mutex
+	memo     map[string]labelflow.Set
+}
+
+// NewLabels resolves labels over a catalog and the rules recording each metric name.
+func NewLabels(m *model.Model, recorded map[string][]Source) *Labels {
+	return &Labels{m: m, recorded: recorded, memo: map[string]labelflow.Set{}}
+}
+
+// newRecordedLabels resolves labels over the catalog and the plan's recording rules.
+func newRecordedLabels(m *model.Model, recorded []Recorded) *Labels {
+	sources := map[string][]Source{}
+	for _, r := range recorded {
+		n, _ := promql.Parse(r.Expr) // canonical: it parses
+		sources[r.Name] = append(sources[r.Name], Source{Expr: n, Labels: r.Labels})
+	}
+	return NewLabels(m, sources)
+}
+
+// Of is the labels of an expression's series.
+func (l *Labels) Of(n *promql.Node) labelflow.Set {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return labelflow.Output(n, l.metric)
+}
+
+// Metric is the labels of a metric's series.
+func (l *Labels) Metric(name string) labelflow.Set {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.metric(name)
+}
+
+// Expr is the label names of an expression's result, and whether others may appear (open).
+func (l *Labels) Expr(expr string) (names []string, open bool, err error) {
+	n, err := promql.Parse(expr)
+	if err != nil {
+		return nil, false, err
+	}
+	s := l.Of(n)
+	return s.Sorted(), s.Open, nil
+}
+
+func (l *Labels) metric(name string) labelflow.Set {
+	if _, ok := l.m.Fields[name]; ok {
+		return exporterLabels(l.m, name)
+	}
+	if mt, ok := l.m.Metrics[name]; ok {
+		return labelflow.NewSet(false, mt.Labels...)
+	}
+	if mt, ok := l.m.HistogramSeries(name); ok {
+		if strings.HasSuffix(name, "_bucket") {
+			return labelflow.NewSet(false, append(slices.Clip(mt.Labels), "le")...)
+		}
+		return labelflow.NewSet(false, mt.Labels...)
+	}
+	rules := l.recorded[name]
+	if len(rules) == 0 {
+		return labelflow.NewSet(true)
+	}
+	if s, ok := l.memo[name]; ok {
+		return s
+	}
+	l.memo[name] = labelflow.NewSet(true) // breaks cycles
+	// A name recorded by several rules carries the labels of any of them.
+	s := labelflow.NewSet(false)
+	for _, r := range rules {
+		if r.Expr == nil {
+			s = labelflow.NewSet(true)
+			break
+		}
+		s = s.Union(labelflow.Output(r.Expr, l.metric).With(model.SortedKeys(r.Labels)...))
+	}
+	l.memo[name] = s
+	return s
+}
+
+// exporterLabels are the labels a DCGM field's series can carry.
+func exporterLabels(m *model.Model, field string) labelflow.Set {
+	l := m.Labels
+	s := labelflow.NewSet(false, l.Cluster, l.Host, l.GPU, l.UUID, l.PCIBusID, l.Device, l.ModelName, l.DriverVersion,
+		"job", "instance", l.Namespace, l.Pod, l.Container, l.MIGInstance, l.MIGProfile)
+	if !m.Exporter.HonorLabels {
+		s = s.With("namespace", "pod", "container")
+	}
+	if m.Fields[field].Kind == model.KindLastEvent {
+		s = s.With("err_code", "err_msg")
+	}
+	if m.Fields[field].Entity == model.EntityNVLink {
+		s = s.With("gpu_uuid", "model_name", "link")
+	}
+	return s
+}

@@ -1,0 +1,256 @@
+// Package plan derives, once per run, everything gpuobs' outputs are built from: the recording
+// rules in evaluation order, the final alert rules (group, canonical expression, labels,
+// annotations, runbook URL), the usage index (who reads which field or metric, what the
+// exporter must collect) and the labels an expression yields. Generators render a plan; lint
+// reads it.
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Plan is everything derived from one catalog.
+type Plan struct {
+	Model *model.Model
+	// Recorded are the recording rules, in evaluation order within each family.
+	Recorded []Recorded
+	// Alerts are the final alert rules, by name.
+	Alerts map[string]Alert
+	// RecordingGroups and AlertGroups are the rule groups as a rule file holds them, one per
+	// family, sorted by name.
+	RecordingGroups, AlertGroups []Group
+	// Usage says who reads which metric and what the exporter must collect.
+	Usage Usage
+	// Labels tells which labels expressions over the catalog's metrics and rules yield.
+	Labels *Labels
+}
+
+// Alert is one final alerting rule.
+type Alert struct {
+	Name string
+	// Group is the name of the rule group the alert is in.
+	Group string
+	// Expr is the canonical expression, and Pretty the same pretty-printed.
+	Expr, Pretty string
+	For          string
+	// Labels are the static labels: severity, team, family and the catalog's extras.
+	Labels map[string]string
+	// Annotations are summary, description (templates unexpanded) and runbook_url.
+	Annotations map[string]string
+	// Fields are the DCGM fields the alert reads, directly or through recording rules, sorted.
+	Fields []string
+}
+
+// Group is a rule group as a Prometheus rule file holds it.
+type Group struct {
+	Name     string `yaml:"name"`
+	Interval string `yaml:"interval,omitempty"`
+	Rules    []Rule `yaml:"rules"`
+}
+
+// Rule is a rule as a Prometheus rule file holds it, its expression pretty-printed.
+type Rule struct {
+	Record      string            `yaml:"record,omitempty"`
+	Alert       string            `yaml:"alert,omitempty"`
+	Expr        string            `yaml:"expr"`
+	For         string            `yaml:"for,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty"`
+	Annotations map[string]string `yaml:"annotations,omitempty"`
+}
+
+// Build derives the plan of a validated catalog.
+func Build(m *model.Model) (*Plan, error) {
+	recorded, err := recordingRules(m)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Model: m, Recorded: recorded, Labels: newRecordedLabels(m, recorded)}
+	if p.RecordingGroups, err = recordingGroups(m, recorded); err != nil {
+		return nil, err
+	}
+	if p.Alerts, err = alerts(m, recorded); err != nil {
+		return nil, err
+	}
+	p.AlertGroups = alertGroups(p.Alerts)
+	if p.Usage, err = usage(m, recorded); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// recordingRules derives the recording rules, in evaluation order within each family, with
+// canonical expressions.
+func recordingRules(m *model.Model) ([]Recorded, error) {
+	read, err := readByAlertsAndRecords(m)
+	if err != nil {
+		return nil, err
+	}
+	var recorded []Recorded
+	for _, s := range Signals(m) {
+		_, perGPU := read[conventions.RecordName(conventions.LevelGPU, s.Name, s.operation(s.gpuAggregation(), m.Recording.RateWindow))]
+		recorded = append(recorded, signalRules(m, s, perGPU)...)
+	}
+	recorded = append(recorded, allocationRules(m)...)
+	// Catalog records last: they build on the derived rules of their group.
+	for _, key := range dependencyOrder(m.Records) {
+		r := m.Records[key]
+		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true})
+	}
+	names, seen := map[string]bool{}, map[string]bool{}
+	for i, r := range recorded {
+		id := r.Name + fmt.Sprint(r.Labels)
+		if seen[id] {
+			return nil, fmt.Errorf("recording rule %s%v is generated twice", r.Name, r.Labels)
+		}
+		seen[id] = true
+		names[r.Name] = true
+		canonical, err := promql.Canonical(r.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("recording rule %s: invalid PromQL: %w", r.Name, err)
+		}
+		recorded[i].Expr = canonical
+	}
+	for _, name := range model.SortedKeys(read) {
+		if _, known := m.Metrics[name]; isRecordedName(name) && !known && !names[name] {
+			return nil, fmt.Errorf("%s reads %s, which no recording rule produces", read[name], name)
+		}
+	}
+	return recorded, nil
+}
+
+// dependencyOrder lists catalog records by key, except that every record comes after the
+// records it reads: a rule group evaluates in order, so a rule reading a later rule would see
+// its previous evaluation.
+func dependencyOrder(records map[string]model.Record) []string {
+	byMetric := map[string][]string{}
+	for _, key := range model.SortedKeys(records) {
+		byMetric[records[key].Record] = append(byMetric[records[key].Record], key)
+	}
+	var out []string
+	placed := map[string]bool{}
+	var place func(key string)
+	place = func(key string) {
+		if placed[key] {
+			return
+		}
+		placed[key] = true
+		reads, _ := promql.MetricNames(records[key].Expr)
+		sort.Strings(reads)
+		for _, metric := range reads {
+			for _, k := range byMetric[metric] {
+				place(k)
+			}
+		}
+		out = append(out, key)
+	}
+	for _, key := range model.SortedKeys(records) {
+		place(key)
+	}
+	return out
+}
+
+// readByAlertsAndRecords maps every metric that alert and catalog record expressions read to
+// the first expression (by catalog path) that reads it.
+func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
+	read := map[string]string{}
+	note := func(path, expr string) error {
+		used, err := promql.MetricNames(expr)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for _, u := range used {
+			if _, ok := read[u]; !ok {
+				read[u] = path
+			}
+		}
+		return nil
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		if err := note("alerts."+name+".expr", m.Alerts[name].Expr); err != nil {
+			return nil, err
+		}
+	}
+	for _, key := range model.SortedKeys(m.Records) {
+		if err := note("records."+key+".expr", m.Records[key].Expr); err != nil {
+			return nil, err
+		}
+	}
+	return read, nil
+}
+
+// isRecordedName reports whether a metric name has the shape of a recording rule's.
+func isRecordedName(name string) bool { return conventions.CheckRecordName(name) == nil }
+
+// GroupName names the rule group of a family; kind is recording or alerts.
+func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + kind }
+
+func recordingGroups(m *model.Model, recorded []Recorded) ([]Group, error) {
+	byFamily := map[string][]Rule{}
+	for _, r := range recorded {
+		expr, err := promql.Pretty(r.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
+		}
+		byFamily[r.Family] = append(byFamily[r.Family], Rule{Record: r.Name, Expr: expr, Labels: r.Labels})
+	}
+	var out []Group
+	for _, family := range model.SortedKeys(byFamily) {
+		out = append(out, Group{Name: GroupName(family, "recording"), Interval: m.Recording.Interval, Rules: byFamily[family]})
+	}
+	return out, nil
+}
+
+// alerts derives the final alert rules.
+func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
+	reads := newReader(recorded)
+	out := map[string]Alert{}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		a := m.Alerts[name]
+		expr, err := promql.Canonical(a.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
+		}
+		pretty, err := promql.Pretty(expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
+		}
+		fields, err := reads.fields(m, a.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
+		}
+		labels := map[string]string{"severity": a.Severity, "team": a.Team, "family": a.Family}
+		for k, v := range a.Labels {
+			labels[k] = v
+		}
+		out[name] = Alert{
+			Name:        name,
+			Group:       GroupName(a.Family, "alerts"),
+			Expr:        expr,
+			Pretty:      pretty,
+			For:         a.For,
+			Labels:      labels,
+			Annotations: map[string]string{"summary": a.Summary, "description": a.Description, "runbook_url": m.RunbookURL(name)},
+			Fields:      fields,
+		}
+	}
+	return out, nil
+}
+
+func alertGroups(alerts map[string]Alert) []Group {
+	byGroup := map[string][]Rule{}
+	for _, name := range model.SortedKeys(alerts) {
+		a := alerts[name]
+		byGroup[a.Group] = append(byGroup[a.Group], Rule{Alert: name, Expr: a.Pretty, For: a.For, Labels: a.Labels, Annotations: a.Annotations})
+	}
+	var out []Group
+	for _, name := range model.SortedKeys(byGroup) {
+		out = append(out, Group{Name: name, Rules: byGroup[name]})
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
+)
+
+// TestRepeatedFieldsAreNeverSummedPerGPU checks the MIG rule structurally: wherever a rule
+// sums, averages or counts a device-level field that is repeated on every MIG instance, the
+// instances collapse per GPU with max first, and namespace rollups of such fields read whole
+// GPUs only. (The promtool recording tests check the values on a MIG GPU.)
+func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	p, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collapse := "max by (" + strings.Join(m.Identity.GPU, ", ") + ") ("
+	checked := 0
+	for _, r := range p.Recorded {
+		if r.Signal == nil || r.Signal.Entity != model.EntityMIGRepeated || !strings.Contains(r.Expr, r.Signal.Field) {
+			continue
+		}
+		if r.Op == model.RollupMax && r.Level != conventions.LevelGPU {
+			continue // the maximum of a repeated value is the value: nothing to collapse
+		}
+		checked++
+		if r.Level == conventions.LevelNamespace {
+			if !strings.Contains(r.Expr, m.Labels.MIGInstance+`=""`) {
+				t.Errorf("%s attributes a repeated field of MIG instances: %s", r.Name, r.Expr)
+			}
+		} else if !strings.Contains(r.Expr, collapse) {
+			t.Errorf("%s reads a repeated field without collapsing MIG instances with max: %s", r.Name, r.Expr)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no rule reads a repeated field")
+	}
+}
+
+// TestPerGPURulesOnlyWhereRead checks that per-GPU copies are recorded only for what alerts
+// or catalog records read: each would add one series per GPU of the fleet.
+func TestPerGPURulesOnlyWhereRead(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	p, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := readByAlertsAndRecords(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perGPU := 0
+	for _, r := range p.Recorded {
+		if r.Level != conventions.LevelGPU {
+			continue
+		}
+		perGPU++
+		if _, ok := read[r.Name]; !ok {
+			t.Errorf("%s is recorded per GPU but nothing reads it", r.Name)
+		}
+	}
+	if perGPU == 0 {
+		t.Error("no per-GPU rule: the throttle alerts read per-GPU flags")
+	}
+}
+
+func TestAlertReadingAnUnknownRecordingRuleFails(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	a := m.Alerts["GPUThermalThrottling"]
+	a.Expr = "avg_over_time(gpu:dcgm_no_such_signal:max[15m]) > 0.5"
+	m.Alerts["GPUThermalThrottling"] = a
+	if _, err := Build(m); err == nil || !strings.Contains(err.Error(), "gpu:dcgm_no_such_signal:max") {
+		t.Fatalf("want an error naming the missing recording rule, got %v", err)
+	}
+}
+
+// TestReadsFollowsOnlyTheRulesASelectorAllows: an SLO alert reads its own SLO's inputs through
+// the shared SLO metrics, not the other SLOs'.
+func TestReadsFollowsOnlyTheRulesASelectorAllows(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	p, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads, err := newReader(p.Recorded).reads(m.Alerts["SLOGPUAvailabilityFastBurn"].Expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cluster:gpu_unavailable:ratio", "DCGM_FI_DEV_XID_ERRORS", "kube_node_status_capacity"} {
+		if !slices.Contains(reads, want) {
+			t.Errorf("availability burn reads %v, want %s among them", reads, want)
+		}
+	}
+	if slices.Contains(reads, "vllm:time_to_first_token_seconds_count") {
+		t.Errorf("availability burn reads another SLO's inputs: %v", reads)
+	}
+}

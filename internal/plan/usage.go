@@ -1,0 +1,181 @@
+package plan
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Usage is the usage index: what reads which metric, and what the exporter must collect.
+type Usage struct {
+	// Users maps every metric to what reads it directly: recording rules (their name in
+	// backquotes), alerts (by name) and dashboards (by level), in that order.
+	Users map[string][]string
+	// Counters are the fields the exporter's counter file must collect: its default set and
+	// every field a rule, alert or dashboard reads, in field id order.
+	Counters []string
+}
+
+// Missing lists, by alert, the DCGM fields an alert reads (directly or through recording
+// rules) that the exporter does not collect: such an alert never fires.
+func (p *Plan) Missing() map[string][]string {
+	out := map[string][]string{}
+	for _, name := range model.SortedKeys(p.Alerts) {
+		for _, f := range p.Alerts[name].Fields {
+			if !p.Model.Collected(f) {
+				out[name] = append(out[name], f)
+			}
+		}
+	}
+	return out
+}
+
+// reader follows expressions through recording rules.
+type reader struct{ byName map[string][]Recorded }
+
+func newReader(recorded []Recorded) reader {
+	r := reader{byName: map[string][]Recorded{}}
+	for _, rule := range recorded {
+		r.byName[rule.Name] = append(r.byName[rule.Name], rule)
+	}
+	return r
+}
+
+// reads lists every metric expr reads, directly or through the recording rules, sorted. A
+// selector reaches only the rules of its name whose static labels its equality matchers allow:
+// slo:sli_error:ratio_rate1h{slo="A"} reads SLO A's rule, not SLO B's.
+func (rd reader) reads(expr string) ([]string, error) {
+	seen := map[string]bool{}
+	visited := map[string]bool{}
+	var visit func(expr string) error
+	visit = func(expr string) error {
+		n, err := promql.Parse(expr)
+		if err != nil {
+			return err
+		}
+		var errs []error
+		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+			if c.Kind != promql.Selector || c.Name == "" {
+				return
+			}
+			seen[c.Name] = true
+			for _, r := range rd.byName[c.Name] {
+				if key := r.Name + fmt.Sprint(r.Labels); allows(c.Matchers, r.Labels) && !visited[key] {
+					visited[key] = true
+					if err := visit(r.Expr); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+		})
+		return errors.Join(errs...)
+	}
+	if err := visit(expr); err != nil {
+		return nil, err
+	}
+	return model.SortedKeys(seen), nil
+}
+
+// fields lists the DCGM fields expr reads, directly or through recording rules.
+func (rd reader) fields(m *model.Model, expr string) ([]string, error) {
+	reads, err := rd.reads(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range reads {
+		if _, ok := m.Fields[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// allows reports whether a rule's static labels can satisfy a selector's equality matchers.
+func allows(matchers []promql.Matcher, labels map[string]string) bool {
+	for _, m := range matchers {
+		if v, ok := labels[m.Name]; ok && m.Type == "=" && v != m.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// usage indexes who reads which metric directly, and derives the counter set from it.
+func usage(m *model.Model, recorded []Recorded) (Usage, error) {
+	users := map[string][]string{}
+	var errs []error
+	add := func(what, user, expr string) {
+		names, err := promql.MetricNames(expr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		}
+		for _, n := range names {
+			if !slices.Contains(users[n], user) {
+				users[n] = append(users[n], user)
+			}
+		}
+	}
+	for _, r := range recorded {
+		add("recording rule "+r.Name, "`"+r.Name+"`", r.Expr)
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		add("alerts."+name+".expr", name, m.Alerts[name].Expr)
+	}
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		for _, expr := range DashboardExprs(m.Dashboards[level]) {
+			add("dashboards."+level, level, promql.FillGrafanaVariables(expr))
+		}
+	}
+	for k := range users {
+		slices.SortStableFunc(users[k], func(a, b string) int { return rank(a) - rank(b) })
+	}
+	var counters []string
+	for _, name := range model.SortedKeys(m.Fields) {
+		if m.Fields[name].Default || len(users[name]) > 0 {
+			counters = append(counters, name)
+		}
+	}
+	slices.SortStableFunc(counters, func(a, b string) int { return cmp.Compare(m.Fields[a].ID, m.Fields[b].ID) })
+	return Usage{Users: users, Counters: counters}, errors.Join(errs...)
+}
+
+// rank orders users: recording rules, alerts, dashboards.
+func rank(user string) int {
+	switch {
+	case strings.HasPrefix(user, "`"):
+		return 0
+	case len(user) == 2 && user[0] == 'L':
+		return 2
+	}
+	return 1
+}
+
+// DashboardExprs lists a dashboard's PromQL: panel queries, annotations, and the selectors
+// of its label_values variables.
+func DashboardExprs(d model.Dashboard) []string {
+	var out []string
+	for _, r := range d.Rows {
+		for _, p := range r.Panels {
+			for _, q := range p.Queries {
+				out = append(out, q.Expr)
+			}
+		}
+	}
+	for _, a := range d.Annotations {
+		out = append(out, a.Expr)
+	}
+	for _, v := range d.Variables {
+		if inner, ok := strings.CutPrefix(v.Query, "label_values("); ok {
+			if i := strings.LastIndex(inner, ","); i > 0 {
+				out = append(out, inner[:i])
+			}
+		}
+	}
+	return out
+}
