@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -83,6 +84,10 @@ func (o *generateOptions) run() error {
 		return nil
 	}
 	if err := emit.Write(o.output, files, managed); err != nil {
+		var partial *emit.PartialError
+		if errors.As(err, &partial) {
+			return failed(err)
+		}
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
 	fmt.Fprintf(o.Stdout, "wrote %d files to %s\n", len(files), o.output)

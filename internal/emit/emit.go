@@ -77,7 +77,14 @@ func (d Drift) String() string {
 // Check compares generated files with dir. managed are the directories (relative to dir)
 // that gpuobs owns: a file there with the gpuobs header that is no longer generated is extra.
 func Check(dir string, files []File, managed []string) (Drift, error) {
+	d, _, err := compare(dir, files, managed)
+	return d, err
+}
+
+// compare is Check that also returns the content on disk of the stale files.
+func compare(dir string, files []File, managed []string) (Drift, map[string][]byte, error) {
 	var d Drift
+	old := map[string][]byte{}
 	want := map[string]bool{}
 	for _, f := range files {
 		want[filepath.ToSlash(f.Path)] = true
@@ -86,14 +93,15 @@ func Check(dir string, files []File, managed []string) (Drift, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			d.Missing = append(d.Missing, f.Path)
 		case err != nil:
-			return d, err
+			return d, nil, err
 		case !bytes.Equal(got, f.Content):
 			d.Stale = append(d.Stale, f.Path)
+			old[f.Path] = got
 		}
 	}
 	extra, err := generatedFiles(dir, managed)
 	if err != nil {
-		return d, err
+		return d, nil, err
 	}
 	for _, p := range extra {
 		if !want[p] {
@@ -102,32 +110,64 @@ func Check(dir string, files []File, managed []string) (Drift, error) {
 	}
 	sort.Strings(d.Stale)
 	sort.Strings(d.Missing)
-	return d, nil
+	return d, old, nil
 }
 
-// Write writes files under dir atomically: every file is first written to a temporary file
-// beside its target, and only when all are written are they renamed into place. On any error
-// nothing under dir has changed. Generated files in managed directories that are no longer
-// produced are removed afterwards; files without the gpuobs header are never touched.
+// PartialError is a failed Write that changed dir and could not undo it: Changed lists the
+// files (relative to dir) left written or removed.
+type PartialError struct {
+	Changed []string
+	Err     error
+}
+
+func (e *PartialError) Error() string {
+	return fmt.Sprintf("%v; these files were changed and could not be restored: %s", e.Err, strings.Join(e.Changed, ", "))
+}
+
+func (e *PartialError) Unwrap() error { return e.Err }
+
+// Write brings dir up to date with files, atomically: files whose bytes differ or that are
+// missing are first written to temporary files beside their targets, and only when all are
+// written are they renamed into place; files whose bytes are the same are left untouched
+// (their modification time kept). When a rename fails, the files already renamed are
+// restored, so on an error nothing under dir has changed, unless the error is a
+// *PartialError, which names what did. Generated files in managed directories that are no
+// longer produced are removed afterwards; files without the gpuobs header are never touched.
+// Concurrent runs on one directory take turns (an exclusive lock on dir).
 func Write(dir string, files []File, managed []string) error {
-	d, err := Check(dir, files, managed)
+	newDirs, err := mkdirAll(dir)
 	if err != nil {
 		return err
 	}
-	var created []string // directories this run created, removed again on failure
+	unlock, err := lockDir(dir)
+	if err != nil {
+		removeDirs(newDirs)
+		return fmt.Errorf("locking %s: %w", dir, err)
+	}
+	defer unlock()
+	d, old, err := compare(dir, files, managed)
+	if err != nil {
+		return err
+	}
+	changed := map[string]bool{}
+	for _, p := range append(slices.Clone(d.Stale), d.Missing...) {
+		changed[p] = true
+	}
 	var temps []string
+	var targets []File
 	cleanup := func() {
 		for _, t := range temps {
 			os.Remove(t)
 		}
-		for i := len(created) - 1; i >= 0; i-- {
-			os.Remove(created[i])
-		}
+		removeDirs(newDirs)
 	}
 	for _, f := range files {
+		if !changed[f.Path] {
+			continue
+		}
 		target := filepath.Join(dir, f.Path)
-		newDirs, err := mkdirAll(filepath.Dir(target))
-		created = append(created, newDirs...)
+		created, err := mkdirAll(filepath.Dir(target))
+		newDirs = append(newDirs, created...)
 		if err != nil {
 			cleanup()
 			return err
@@ -138,23 +178,71 @@ func Write(dir string, files []File, managed []string) error {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 		temps = append(temps, tmp)
+		targets = append(targets, f)
 	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
+	for i, f := range targets {
+		if err := rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
+			err = fmt.Errorf("writing %s: %w", f.Path, err)
+			unrestored := restore(dir, targets[:i], old)
+			temps = temps[i:]
 			cleanup()
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			if len(unrestored) > 0 {
+				return &PartialError{Changed: unrestored, Err: err}
+			}
+			return err
 		}
 	}
-	for _, p := range d.Extra {
+	for i, p := range d.Extra {
 		if err := os.Remove(filepath.Join(dir, p)); err != nil {
-			return fmt.Errorf("removing no longer generated %s: %w", p, err)
+			written := make([]string, 0, len(targets)+i)
+			for _, f := range targets {
+				written = append(written, f.Path)
+			}
+			return &PartialError{Changed: append(written, d.Extra[:i]...), Err: fmt.Errorf("removing no longer generated %s: %w", p, err)}
 		}
 	}
 	return nil
 }
 
+// restore puts back the content renamed files had (or removes those that were missing), and
+// returns the paths it could not restore.
+func restore(dir string, renamed []File, old map[string][]byte) []string {
+	var failed []string
+	for i := len(renamed) - 1; i >= 0; i-- {
+		path := renamed[i].Path
+		target := filepath.Join(dir, path)
+		var err error
+		if content, ok := old[path]; ok {
+			err = WriteFile(target, content)
+		} else {
+			err = os.Remove(target)
+		}
+		if err != nil {
+			failed = append(failed, path)
+		}
+	}
+	return failed
+}
+
+// removeDirs removes directories a failed write created, innermost first; a directory that is
+// not empty stays.
+func removeDirs(dirs []string) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i])
+	}
+}
+
+// rename moves a temporary file into place; tests make it fail.
+var rename = os.Rename
+
+// tempMarker is in the name of every temporary file a write makes: .<name>.gpuobs-<random>.
+const tempMarker = ".gpuobs-"
+
+// isTemp reports whether a file name is one of a write's temporary files.
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker) }
+
 func writeTemp(target string, content []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".gpuobs-*")
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+tempMarker+"*")
 	if err != nil {
 		return "", err
 	}
@@ -202,7 +290,8 @@ func generatedFiles(dir string, managed []string) ([]string, error) {
 			if err != nil || e.IsDir() {
 				return err
 			}
-			if isGenerated(p) {
+			// Another run's temporary file is not a generated file of ours.
+			if !isTemp(e.Name()) && isGenerated(p) {
 				rel, _ := filepath.Rel(dir, p)
 				out = append(out, filepath.ToSlash(rel))
 			}

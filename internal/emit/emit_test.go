@@ -1,10 +1,14 @@
 package emit
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func gen(path, body string) File { return YAML(path, []byte(body)) }
@@ -133,5 +137,121 @@ func TestWriteWithRepeatedManagedDirs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "rules/old/b.yaml")); !os.IsNotExist(err) {
 		t.Errorf("the file no longer generated is still there: %v", err)
+	}
+}
+
+// TestUnchangedFilesAreNotTouched: a second write of the same bytes leaves files (and their
+// modification times) alone, so a generate in CI with no change touches nothing.
+func TestUnchangedFilesAreNotTouched(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{gen("rules/a.yaml", "a: 1\n"), gen("rules/b.yaml", "b: 1\n")}
+	if err := Write(dir, files, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range files {
+		if err := os.Chtimes(filepath.Join(dir, f.Path), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files[1] = gen("rules/b.yaml", "b: 2\n")
+	if err := Write(dir, files, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path    string
+		touched bool
+	}{{"rules/a.yaml", false}, {"rules/b.yaml", true}} {
+		info, err := os.Stat(filepath.Join(dir, c.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if touched := !info.ModTime().Equal(past); touched != c.touched {
+			t.Errorf("%s touched = %v, want %v", c.path, touched, c.touched)
+		}
+	}
+}
+
+// TestAnotherRunsTempFilesAreNotOurs: a temporary file of a run still under way carries the
+// header, but is neither reported nor removed as a stale generated file.
+func TestAnotherRunsTempFilesAreNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	files := []File{gen("rules/a.yaml", "a: 1\n")}
+	if err := Write(dir, files, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	temp := filepath.Join(dir, "rules", ".a.yaml"+tempMarker+"12345")
+	if err := os.WriteFile(temp, gen("rules/a.yaml", "a: 2\n").Content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Check(dir, files, []string{"rules"}); err != nil || !d.Empty() {
+		t.Errorf("Check = %v %v, want no drift", d, err)
+	}
+	if err := Write(dir, files, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(temp); err != nil {
+		t.Errorf("another run's temporary file was removed: %v", err)
+	}
+}
+
+// TestConcurrentWritesTakeTurns: two runs writing into one directory at once both succeed and
+// leave one run's output whole.
+func TestConcurrentWritesTakeTurns(t *testing.T) {
+	for round := range 20 {
+		dir := t.TempDir()
+		outputs := [2][]File{}
+		for run := range outputs {
+			for i := range 20 {
+				outputs[run] = append(outputs[run], gen(fmt.Sprintf("rules/f%02d.yaml", i), fmt.Sprintf("run: %d\n", run)))
+			}
+		}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for run := range outputs {
+			wg.Go(func() { errs[run] = Write(dir, outputs[run], []string{"rules"}) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		got := readAll(t, dir)
+		if len(got) != 20 {
+			t.Fatalf("round %d: %d files, want 20: %v", round, len(got), got)
+		}
+		first := got["rules/f00.yaml"]
+		for p, c := range got {
+			if c != first {
+				t.Fatalf("round %d: %s holds %q, f00 %q: the runs' outputs are mixed", round, p, c, first)
+			}
+		}
+	}
+}
+
+// TestFailedRenameRestoresWhatWasRenamed: when a rename fails half-way, the files already
+// renamed get their old content back, and new ones are removed.
+func TestFailedRenameRestoresWhatWasRenamed(t *testing.T) {
+	dir := t.TempDir()
+	managed := []string{"rules"}
+	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, dir)
+	calls := 0
+	rename = func(from, to string) error {
+		if calls++; calls == 3 {
+			return errors.New("disk full")
+		}
+		return os.Rename(from, to)
+	}
+	defer func() { rename = os.Rename }()
+	err := Write(dir, []File{gen("rules/a.yaml", "a: 2\n"), gen("rules/b.yaml", "b: 1\n"), gen("rules/c.yaml", "c: 1\n")}, managed)
+	var partial *PartialError
+	if err == nil || errors.As(err, &partial) {
+		t.Fatalf("Write = %v, want a plain error (everything restored)", err)
+	}
+	after := readAll(t, dir)
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("after a failed rename the directory holds %v, want %v", after, before)
 	}
 }
