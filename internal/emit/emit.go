@@ -239,7 +239,9 @@ var rename = os.Rename
 const tempMarker = ".gpuobs-"
 
 // isTemp reports whether a file name is one of a write's temporary files.
-func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker) }
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
 
 func writeTemp(target string, content []byte) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+tempMarker+"*")
