@@ -156,7 +156,7 @@ func leaves(m *model.Model, fams []string) []*route {
 	pairs := map[string]model.Alert{}
 	for _, a := range m.Alerts {
 		if a.Severity != model.SeverityInfo && slices.Contains(fams, a.Family) {
-			pairs[a.Team+"\x00"+a.Severity] = a
+			pairs[a.Team+"\x00"+string(a.Severity)] = a
 		}
 	}
 	var out []*route

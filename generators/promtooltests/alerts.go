@@ -176,7 +176,7 @@ func ownerLabels(m *model.Model, cluster string, p *synth.Pod, owner string) syn
 }
 
 // entitiesOf lists the entities of the GPUs for one entity level, GPU by GPU.
-func entitiesOf(m *model.Model, gpus []synth.GPU, entity string) []synth.Entity {
+func entitiesOf(m *model.Model, gpus []synth.GPU, entity model.Entity) []synth.Entity {
 	var out []synth.Entity
 	for _, g := range gpus {
 		out = append(out, g.Entities(m, entity)...)

@@ -173,7 +173,7 @@ func (g *groups) samples(combine func([]float64) float64) []sample {
 	return out
 }
 
-// combiner models an aggregation: avg, sum, max or count (rate signals sum their rates).
+// combiner models a PromQL aggregation: avg, sum, max or count, or a rollup (a rate sums).
 func combiner(rollup string) func([]float64) float64 {
 	return func(vs []float64) float64 {
 		if rollup == "count" {
@@ -182,7 +182,7 @@ func combiner(rollup string) func([]float64) float64 {
 		acc := vs[0]
 		for _, v := range vs[1:] {
 			switch rollup {
-			case model.RollupMax:
+			case "max":
 				if v > acc {
 					acc = v
 				}
@@ -190,7 +190,7 @@ func combiner(rollup string) func([]float64) float64 {
 				acc += v
 			}
 		}
-		if rollup == model.RollupAvg {
+		if rollup == "avg" {
 			acc /= float64(len(vs))
 		}
 		return acc
@@ -206,7 +206,7 @@ func combiner(rollup string) func([]float64) float64 {
 func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded) []sample {
 	s := *r.Signal
 	f := m.Fields[s.Field]
-	combine, combineLevel := combiner(s.Rollup), combiner(r.Op)
+	combine, combineLevel := combiner(string(s.Rollup)), combiner(r.Op)
 	value := func(g synth.GPU, e synth.Entity) float64 {
 		switch {
 		case len(s.ThrottleBits) > 0:
@@ -266,7 +266,7 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		conventions.LevelCluster:   {l.Cluster},
 		conventions.LevelFleet:     {},
 	}[r.Level]
-	sum := combiner(model.RollupSum)
+	sum := combiner("sum")
 	allocatable := func() []sample {
 		var gs groups
 		for _, n := range nodes(fleet) {

@@ -43,7 +43,7 @@ func TestEveryAlertIsRoutableAndDocumented(t *testing.T) {
 			if err := conventions.CheckAlertName(r.Alert); err != nil {
 				t.Error(err)
 			}
-			switch r.Labels["severity"] {
+			switch model.Severity(r.Labels["severity"]) {
 			case model.SeverityCritical, model.SeverityWarning, model.SeverityInfo:
 			default:
 				t.Errorf("%s: severity %q", r.Alert, r.Labels["severity"])

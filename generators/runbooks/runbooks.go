@@ -28,7 +28,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 }
 
 // tiers explains what each severity does.
-var tiers = map[string]string{
+var tiers = map[model.Severity]string{
 	model.SeverityCritical: "critical: pages the on-call",
 	model.SeverityWarning:  "warning: opens a ticket",
 	model.SeverityInfo:     "info: shown on dashboards, no notification",

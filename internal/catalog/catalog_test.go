@@ -37,7 +37,7 @@ func TestEmbeddedCatalogLoads(t *testing.T) {
 		}
 	}
 	// Types that lie are modelled with their real semantics.
-	for name, kind := range map[string]string{
+	for name, kind := range map[string]model.Kind{
 		"DCGM_FI_DEV_XID_ERRORS":             model.KindLastEvent,
 		"DCGM_FI_DEV_RETIRED_PENDING":        model.KindFlag,
 		"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": model.KindBitmask,

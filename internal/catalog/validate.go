@@ -75,6 +75,17 @@ func (v *validator) duration(path, d string, required bool) {
 	}
 }
 
+// enum checks that an enumerated value is one of its type's values.
+func enum[T ~string](v *validator, path string, value T, all []T) {
+	if !model.Valid(value, all) {
+		names := make([]string, len(all))
+		for i, a := range all {
+			names[i] = string(a)
+		}
+		v.add(path, "is %q; use one of %s", value, strings.Join(names, ", "))
+	}
+}
+
 func (v *validator) oneOf(path, value string, allowed ...string) {
 	for _, a := range allowed {
 		if value == a {
@@ -122,9 +133,9 @@ func (v *validator) fields(m *model.Model) {
 			v.add(p+".id", "DCGM field id %d is not positive", f.ID)
 		}
 		v.oneOf(p+".type", f.Type, "counter", "gauge")
-		v.oneOf(p+".kind", f.Kind, model.KindCounter, model.KindGauge, model.KindFlag, model.KindBitmask, model.KindLastEvent)
-		v.oneOf(p+".entity", f.Entity, model.EntityGPU, model.EntityMIGRepeated, model.EntityMIGNative, model.EntityNVLink)
-		v.oneOf(p+".rollup", f.Rollup, model.RollupNone, model.RollupAvg, model.RollupSum, model.RollupMax, model.RollupRate)
+		enum(v, p+".kind", f.Kind, model.Kinds)
+		enum(v, p+".entity", f.Entity, model.Entities)
+		enum(v, p+".rollup", f.Rollup, model.Rollups)
 		switch {
 		case f.Rollup == model.RollupRate && f.Kind != model.KindCounter:
 			v.add(p+".rollup", "rate needs a counter, but the field's kind is %q", f.Kind)
@@ -250,7 +261,7 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 	if err := conventions.CheckAlertName(name); err != nil {
 		v.add(p, "%v", err)
 	}
-	v.oneOf(p+".severity", a.Severity, model.SeverityCritical, model.SeverityWarning, model.SeverityInfo)
+	enum(v, p+".severity", a.Severity, model.Severities)
 	if a.Team == "" {
 		v.add(p+".team", "is empty; name the team that owns the alert")
 	}
@@ -313,7 +324,7 @@ func (v *validator) slos(m *model.Model) {
 		v.duration(p+".period", s.Period, true)
 		for _, suffix := range model.SortedKeys(s.Alerts) {
 			a := s.Alerts[suffix]
-			v.oneOf(p+".alerts."+suffix+".severity", a.Severity, model.SeverityCritical, model.SeverityWarning, model.SeverityInfo)
+			enum(v, p+".alerts."+suffix+".severity", a.Severity, model.Severities)
 			v.duration(p+".alerts."+suffix+".for", a.For, false)
 		}
 		if len(s.Tiers) == 0 {
@@ -386,7 +397,7 @@ func (v *validator) alertmanager(m *model.Model) {
 	}
 	for _, team := range model.SortedKeys(am.Receivers) {
 		for _, sev := range model.SortedKeys(am.Receivers[team]) {
-			v.oneOf(fmt.Sprintf("%s.receivers[%q]", p, team), sev, model.SeverityCritical, model.SeverityWarning)
+			enum(v, fmt.Sprintf("%s.receivers[%q]", p, team), sev, []model.Severity{model.SeverityCritical, model.SeverityWarning})
 			if am.Receivers[team][sev] == am.SilentReceiver {
 				v.add(fmt.Sprintf("%s.receivers[%q].%s", p, team, sev), "is the silent receiver; notifying alerts need a receiver that notifies")
 			}
@@ -402,8 +413,8 @@ func (v *validator) alertmanager(m *model.Model) {
 			}
 		}
 	}
-	for _, sev := range []string{model.SeverityCritical, model.SeverityWarning} {
-		t, tp := am.Timing[sev], p+".timing."+sev
+	for _, sev := range []model.Severity{model.SeverityCritical, model.SeverityWarning} {
+		t, tp := am.Timing[sev], p+".timing."+string(sev)
 		v.duration(tp+".groupWait", t.GroupWait, true)
 		v.duration(tp+".groupInterval", t.GroupInterval, true)
 		v.duration(tp+".repeatInterval", t.RepeatInterval, true)

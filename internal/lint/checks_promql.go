@@ -69,7 +69,7 @@ func (promqlCounter) Run(in *Inputs, report func(Problem)) {
 		if kind != model.KindCounter {
 			if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
 				msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
-				if declared == model.KindCounter {
+				if declared == string(model.KindCounter) {
 					msg += " (the exporter declares it a counter; its value is not cumulative)"
 				}
 				if note != "" {
@@ -102,7 +102,7 @@ func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {
 }
 
 // kindOf is a metric's real kind and declared type, from the catalog ("" when unknown).
-func (in *Inputs) kindOf(name string) (kind, declared, note string) {
+func (in *Inputs) kindOf(name string) (kind model.Kind, declared, note string) {
 	if f, ok := in.Model.Fields[name]; ok {
 		if f.Unit == "bytes_per_second" {
 			note = "it is already a per-second rate"
@@ -110,10 +110,10 @@ func (in *Inputs) kindOf(name string) (kind, declared, note string) {
 		return f.Kind, f.Type, note
 	}
 	if mt, ok := in.Model.Metrics[name]; ok && (mt.Type == "counter" || mt.Type == "gauge") {
-		return mt.Type, mt.Type, ""
+		return model.Kind(mt.Type), mt.Type, ""
 	}
 	if _, ok := in.Model.HistogramSeries(name); ok {
-		return model.KindCounter, model.KindCounter, ""
+		return model.KindCounter, string(model.KindCounter), ""
 	}
 	return "", "", ""
 }

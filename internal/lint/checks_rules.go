@@ -128,8 +128,6 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
-var severities = map[string]bool{model.SeverityCritical: true, model.SeverityWarning: true, model.SeverityInfo: true}
-
 type alertsSeverity struct{}
 
 func (alertsSeverity) Name() string { return "alerts/severity" }
@@ -145,7 +143,7 @@ func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
 		switch {
 		case !ok:
 			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has no severity label (critical pages, warning tickets, info)", r.Alert)})
-		case !severities[sev]:
+		case !model.Valid(model.Severity(sev), model.Severities):
 			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has severity %q; use critical, warning or info", r.Alert, sev)})
 		}
 	})

@@ -2,7 +2,7 @@
 package model
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -51,13 +51,13 @@ type Deploy struct {
 // Alertmanager configures routing, grouping and inhibition.
 type Alertmanager struct {
 	// Receivers names the receiver of each team by severity (critical, warning).
-	Receivers map[string]map[string]string `json:"receivers"`
+	Receivers map[string]map[Severity]string `json:"receivers"`
 	// SilentReceiver gets info alerts and whatever no route matches.
 	SilentReceiver string `json:"silentReceiver"`
 	// GroupBy lists the labels that make one notification, by alert family ("default").
 	GroupBy map[string][]string `json:"groupBy"`
 	// Timing is the notification timing by severity.
-	Timing map[string]Timing `json:"timing"`
+	Timing map[Severity]Timing `json:"timing"`
 	// Inhibit names the alerts that silence others.
 	Inhibit Inhibit `json:"inhibit"`
 }
@@ -98,8 +98,8 @@ type SLO struct {
 
 // SLOAlert is one burn-rate alert of an SLO.
 type SLOAlert struct {
-	Severity string `json:"severity"`
-	For      string `json:"for"`
+	Severity Severity `json:"severity"`
+	For      string   `json:"for"`
 }
 
 // BurnTier is one multi-window burn-rate condition.
@@ -245,44 +245,66 @@ type Identity struct {
 	Alert []string `json:"alert"`
 }
 
+// Entity is the level a DCGM field is reported at.
+type Entity string
+
 // Entity levels of a DCGM field.
 const (
-	EntityGPU         = "gpu"
-	EntityMIGRepeated = "mig-repeated"
-	EntityMIGNative   = "mig-native"
-	EntityNVLink      = "nvlink"
+	EntityGPU         Entity = "gpu"
+	EntityMIGRepeated Entity = "mig-repeated"
+	EntityMIGNative   Entity = "mig-native"
+	EntityNVLink      Entity = "nvlink"
 )
 
-// Field kinds: the real semantics of a field's value.
+// Entities lists every entity level.
+var Entities = []Entity{EntityGPU, EntityMIGRepeated, EntityMIGNative, EntityNVLink}
+
+// Kind is the real semantics of a field's value.
+type Kind string
+
+// Field kinds.
 const (
-	KindCounter   = "counter"
-	KindGauge     = "gauge"
-	KindFlag      = "flag"
-	KindBitmask   = "bitmask"
-	KindLastEvent = "last-event"
+	KindCounter   Kind = "counter"
+	KindGauge     Kind = "gauge"
+	KindFlag      Kind = "flag"
+	KindBitmask   Kind = "bitmask"
+	KindLastEvent Kind = "last-event"
 )
 
-// Rollups: how per-GPU values combine upward.
+// Kinds lists every field kind.
+var Kinds = []Kind{KindCounter, KindGauge, KindFlag, KindBitmask, KindLastEvent}
+
+// Rollup is how per-GPU values combine upward.
+type Rollup string
+
+// Rollups.
 const (
-	RollupNone = "none"
-	RollupAvg  = "avg"
-	RollupSum  = "sum"
-	RollupMax  = "max"
-	RollupRate = "rate"
+	RollupNone Rollup = "none"
+	RollupAvg  Rollup = "avg"
+	RollupSum  Rollup = "sum"
+	RollupMax  Rollup = "max"
+	RollupRate Rollup = "rate"
 )
+
+// Rollups lists every rollup.
+var Rollups = []Rollup{RollupNone, RollupAvg, RollupSum, RollupMax, RollupRate}
+
+// Valid reports whether v is one of all: the check validation makes of every enumerated
+// catalog value.
+func Valid[T ~string](v T, all []T) bool { return slices.Contains(all, v) }
 
 // Field is one DCGM field as dcgm-exporter exports it.
 type Field struct {
 	ID        int    `json:"id"`
 	Type      string `json:"type"`
-	Kind      string `json:"kind"`
+	Kind      Kind   `json:"kind"`
 	Unit      string `json:"unit"`
 	Family    string `json:"family"`
-	Entity    string `json:"entity"`
+	Entity    Entity `json:"entity"`
 	Help      string `json:"help"`
 	Default   bool   `json:"default"`
 	Profiling bool   `json:"profiling"`
-	Rollup    string `json:"rollup"`
+	Rollup    Rollup `json:"rollup"`
 	// ByNamespace also rolls the field up by namespace, over pod-attributed series.
 	ByNamespace bool `json:"byNamespace"`
 }
@@ -320,17 +342,23 @@ type Sample struct {
 	Value  float64           `json:"value"`
 }
 
-// Severities of alerts: critical pages, warning tickets, info only shows.
+// Severity is an alert's tier: critical pages, warning tickets, info only shows.
+type Severity string
+
+// Severities.
 const (
-	SeverityCritical = "critical"
-	SeverityWarning  = "warning"
-	SeverityInfo     = "info"
+	SeverityCritical Severity = "critical"
+	SeverityWarning  Severity = "warning"
+	SeverityInfo     Severity = "info"
 )
+
+// Severities lists every severity, most urgent first.
+var Severities = []Severity{SeverityCritical, SeverityWarning, SeverityInfo}
 
 // Alert is one alerting rule with its promtool scenarios.
 type Alert struct {
 	Family      string            `json:"family"`
-	Severity    string            `json:"severity"`
+	Severity    Severity          `json:"severity"`
 	Team        string            `json:"team"`
 	Expr        string            `json:"expr"`
 	For         string            `json:"for"`
@@ -491,12 +519,12 @@ type Tests struct {
 }
 
 // SortedKeys returns the keys of m in order, so that generators emit deterministic output.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+func SortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 

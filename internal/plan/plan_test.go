@@ -26,7 +26,7 @@ func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 		if r.Signal == nil || r.Signal.Entity != model.EntityMIGRepeated || !strings.Contains(r.Expr, r.Signal.Field) {
 			continue
 		}
-		if r.Op == model.RollupMax && r.Level != conventions.LevelGPU {
+		if r.Op == "max" && r.Level != conventions.LevelGPU {
 			continue // the maximum of a repeated value is the value: nothing to collapse
 		}
 		checked++

@@ -56,7 +56,7 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 		perGPUExpr = s.source(window)
 	}
 	node := func(op string) string { return fmt.Sprintf("%s %s (%s)", op, by(l.Cluster, l.Host), perGPUExpr) }
-	if upAgg == model.RollupAvg {
+	if upAgg == "avg" {
 		sum, count := name(conventions.LevelNode, "sum"), name(conventions.LevelNode, "count")
 		out = append(out,
 			rule(conventions.LevelNode, "sum", node("sum")),

@@ -17,9 +17,9 @@ type Signal struct {
 	// Field is the DCGM field the signal is read from.
 	Field string
 	// Entity is the field's entity level; it decides how MIG instances collapse.
-	Entity string
+	Entity model.Entity
 	// Rollup is how GPUs combine upward: avg, sum, max, or rate (counters, summed).
-	Rollup string
+	Rollup model.Rollup
 	// ThrottleBits, when set, makes the signal a 0/1 flag: any of these bitmask bits set.
 	ThrottleBits []int
 	// ByNamespace adds a namespace rollup over pod-attributed series.
@@ -87,20 +87,21 @@ func (s Signal) gpuAggregation() string {
 func (s Signal) needsCollapse() bool {
 	switch s.Entity {
 	case model.EntityMIGRepeated:
-		return s.upAggregation() != model.RollupMax
+		return s.upAggregation() != "max"
 	case model.EntityMIGNative:
-		return s.upAggregation() == model.RollupAvg
+		return s.upAggregation() == "avg"
 	default: // one series per GPU
 		return false
 	}
 }
 
-// upAggregation combines GPUs into nodes, namespaces, clusters and the fleet.
+// upAggregation is the PromQL aggregation that combines GPUs into nodes, namespaces, clusters
+// and the fleet: the rollup's own, or sum for rates.
 func (s Signal) upAggregation() string {
 	if s.Rollup == model.RollupRate {
 		return "sum"
 	}
-	return s.Rollup
+	return string(s.Rollup)
 }
 
 // operation names an aggregation in a recorded name: a counter's rate keeps its window

@@ -148,7 +148,7 @@ type Entity struct {
 
 // Entities returns the series label sets that a field of the given entity level has on this
 // GPU: one for a whole GPU; one per instance on a MIG GPU; none for GPU-only fields on MIG.
-func (g GPU) Entities(m *model.Model, entity string) []Entity {
+func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	base := g.base(m)
 	if len(g.MIG) == 0 {
 		return []Entity{{Labels: withPod(m, base, g.Pod)}}
@@ -192,7 +192,7 @@ func (g GPU) Pods() []*Pod {
 
 // EntityOf is the entity level of a metric: the catalog field's, or mig-repeated for
 // series that are not catalog fields.
-func EntityOf(m *model.Model, metric string) string {
+func EntityOf(m *model.Model, metric string) model.Entity {
 	if f, ok := m.Fields[metric]; ok {
 		return f.Entity
 	}
