@@ -16,6 +16,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // root is the repository root, where the generated output is checked in.
@@ -195,4 +196,13 @@ func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
 	if r := c.Routes(alertLabels(p, "GPUEccDoubleBit", same)); len(r) != 1 || r[0].Receiver != m.Alertmanager.Receivers[a.Team][a.Severity] {
 		t.Errorf("GPUEccDoubleBit routes to %+v", r)
 	}
+}
+
+// TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

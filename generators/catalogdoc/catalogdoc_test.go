@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
@@ -35,4 +36,13 @@ func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
 	if strings.Contains(row, "SLOInference") {
 		t.Errorf("DBE row names alerts that do not read it: %s", row)
 	}
+}
+
+// TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
@@ -59,4 +60,13 @@ func TestReadCountersSkipsComments(t *testing.T) {
 	if err != nil || len(got) != 2 || !got["DCGM_FI_DEV_GPU_TEMP"] || !got["DCGM_FI_DEV_POWER_USAGE"] {
 		t.Errorf("ReadCounters = %v, %v", got, err)
 	}
+}
+
+// TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

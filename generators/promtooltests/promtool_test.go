@@ -11,6 +11,7 @@ import (
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
@@ -53,11 +54,12 @@ func replaceIn(t *testing.T, path, old, new string) {
 // TestGeneratedTestsPassForEveryExporterProfile runs the generated promtool tests, on series
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
-// with honorLabels: false and other thresholds (4.8.2 is the embedded catalog, which make
+// with honorLabels: false and other thresholds, and the small fixture catalog (4.8.2 is the
+// embedded catalog, which make
 // test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "../../internal/catalog/testdata/override.jsonnet"} {
+	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet"} {
 		t.Run(filepath.Base(config), func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, config)
@@ -146,4 +148,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSmallCatalog shows the test files of the small fixture catalog (go test -update rewrites
+// them).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

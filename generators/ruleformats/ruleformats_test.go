@@ -8,6 +8,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // group is a rule group as the formats hold it: its rules kept as YAML.
@@ -77,4 +78,14 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 	if none, _ := Generate(p, []string{Plain}); len(none) != 0 {
 		t.Errorf("plain only: %d extra files", len(none))
 	}
+}
+
+// TestSmallCatalog shows both formats on the small fixture catalog (go test -update rewrites
+// them).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t), []string{Operator, Mimir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

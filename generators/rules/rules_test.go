@@ -11,6 +11,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func parse(t *testing.T, p *plan.Plan) map[string]File {
@@ -111,4 +112,13 @@ func TestLabelProfileFlowsIntoRules(t *testing.T) {
 	if expr := m.Alerts["GPUTemperatureHigh"].Expr; !strings.HasSuffix(expr, "> 90") {
 		t.Errorf("threshold override did not reach the alert: %s", expr)
 	}
+}
+
+// TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // root is the repository root, where the generated output is checked in.
@@ -134,4 +136,13 @@ func TestFlowchartEscapesLabels(t *testing.T) {
 			t.Errorf("flowchart lacks %s:\n%s", want, got)
 		}
 	}
+}
+
+// TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
+func TestSmallCatalog(t *testing.T) {
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.GoldenFiles(t, "testdata/small", files)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuobs/gpuobs/internal/emit"
 )
 
 // Update makes golden comparisons rewrite the golden files that differ (go test -update).
@@ -39,4 +41,15 @@ func Golden(t *testing.T, path string, got []byte) {
 // Diff is a line diff of two texts, -want +got.
 func Diff(want, got string) string {
 	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
+}
+
+// GoldenFiles compares each generated file with dir/<its path>.golden (see Golden).
+func GoldenFiles(t *testing.T, dir string, files []emit.File) {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no files to compare")
+	}
+	for _, f := range files {
+		Golden(t, filepath.Join(dir, filepath.FromSlash(f.Path)+".golden"), f.Content)
+	}
 }

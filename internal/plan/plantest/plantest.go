@@ -2,6 +2,8 @@
 package plantest
 
 import (
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -17,4 +19,13 @@ func Plan(t testing.TB, config string) *plan.Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Small derives the plan of the small fixture catalog (testdata/small.jsonnet beside this
+// file): two rolled-up fields, three alerts, one record and one dashboard level, so a
+// generator's golden output shows its behaviour on a handful of rules.
+func Small(t testing.TB) *plan.Plan {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return Plan(t, filepath.Join(filepath.Dir(file), "testdata", "small.jsonnet"))
 }
