@@ -55,8 +55,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
 // with honorLabels: false and other thresholds, and the small fixture catalog (4.8.2 is the
-// embedded catalog, which make
-// test runs).
+// embedded catalog, which make test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
 	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet"} {
