@@ -3,12 +3,13 @@ GO        ?= go
 PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
 PINT      := $(GO) tool -modfile=tools/pint/go.mod pint
 AMTOOL    := $(GO) tool -modfile=tools/amtool/go.mod amtool
+GOLANGCI  := $(GO) tool -modfile=tools/golangci-lint/go.mod golangci-lint
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench e2e
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench e2e
 
 all: test
 
@@ -24,6 +25,14 @@ fmt:
 check-fmt:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "run make fmt"; exit 1; }
 	$(GO) tool jsonnetfmt --test $(JSONNET)
+
+## check-tidy: fail when go.mod or go.sum drift from what the imports need
+check-tidy:
+	$(GO) mod tidy -diff
+
+## lint-go: golangci-lint with .golangci.yml (standard linters), e2e code included
+lint-go:
+	$(GOLANGCI) run --build-tags e2e ./...
 
 ## generate: regenerate the checked-in output of the embedded catalog
 generate:
@@ -42,7 +51,7 @@ amtool:
 	$(AMTOOL) --version >/dev/null 2>&1
 
 ## test: everything CI runs
-test: check-fmt check-generated test-go test-promtool test-alertmanager lint-generated
+test: check-fmt check-tidy check-generated lint-go test-go test-promtool test-alertmanager lint-generated
 
 ## test-alertmanager: the generated Alertmanager configuration passes amtool check-config
 test-alertmanager: amtool

@@ -122,7 +122,11 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
+	defer func() {
+		if err := store.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	const step, samples = int64(30_000), 141 // 70 minutes at 30 s
 	loadStart := time.Now()
 	gpus := fleet(benchGPUs(b))

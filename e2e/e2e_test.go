@@ -28,9 +28,9 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
 	"github.com/gpuobs/gpuobs/generators/rules"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
@@ -71,7 +71,7 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-	io.WriteString(w, strings.ReplaceAll(b.String(), "{}", ""))
+	_, _ = io.WriteString(w, strings.ReplaceAll(b.String(), "{}", ""))
 }
 
 func (e *exporter) inject(f func()) {
@@ -146,7 +146,7 @@ func freeAddr(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -164,8 +164,8 @@ func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...str
 		t.Fatalf("starting %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait() // killed: its exit status says so
 		logFile.Close()
 		if t.Failed() {
 			log, _ := os.ReadFile(logFile.Name())
@@ -202,7 +202,7 @@ func getJSON(url string, v any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %s", url, resp.Status)
 	}
@@ -223,12 +223,10 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	prometheusBin, alertmanagerBin := binary(t, "GPUOBS_PROMETHEUS"), binary(t, "GPUOBS_ALERTMANAGER")
 
-	m, err := catalog.Load(catalog.Options{ConfigPath: "testdata/e2e.jsonnet"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := plantest.Plan(t, "testdata/e2e.jsonnet")
+	m := p.Model
 	dir := t.TempDir()
-	files, managed, err := generators.Run(m, generators.Options{})
+	files, managed, err := generators.Run(p, generators.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +268,7 @@ func TestEndToEnd(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
 				return fmt.Errorf("%s", resp.Status)
 			}

@@ -74,7 +74,9 @@ func TestCheckReportsDrift(t *testing.T) {
 	dir := generate(t)
 	path := filepath.Join(dir, "rules", "alerts.yaml")
 	b, _ := os.ReadFile(path)
-	os.WriteFile(path, append(b, '\n'), 0o644)
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	os.Remove(filepath.Join(dir, "rules", "recording.yaml"))
 	before := snapshot(t, dir)
 	code, stdout, _ := run(t, "generate", "--check", "-o", dir)
@@ -156,7 +158,9 @@ func TestVersion(t *testing.T) {
 
 func TestLintExitCodes(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -181,7 +185,9 @@ func TestLintExitCodes(t *testing.T) {
 	}
 	// Only the naming warning, below the default --fail-on error: exit 0, but reported.
 	warnOnly := filepath.Join(t.TempDir(), "warn.yaml")
-	os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(up)\n"), 0o644)
+	if err := os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(up)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, stdout, _ := run(t, "lint", warnOnly); code != ExitOK || !strings.Contains(stdout, "naming/record") {
 		t.Errorf("warnings only: exit %d, output %q", code, stdout)
 	}
@@ -191,7 +197,9 @@ func TestLintExitCodes(t *testing.T) {
 // collect, and lint checks against a deployed counter file.
 func TestUncollectedFieldsWarn(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
-	os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { exporter+: { extraCounters: ['DCGM_FI_DEV_CLOCK_THROTTLE_REASONS'] } }\n"), 0o644)
+	if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { exporter+: { extraCounters: ['DCGM_FI_DEV_CLOCK_THROTTLE_REASONS'] } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr := run(t, "generate", "-c", config, "-o", t.TempDir())
 	if code != ExitOK || !strings.Contains(stderr, "warning: alert GPUEccDoubleBit reads DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, which the exporter does not collect") {
 		t.Errorf("generate: exit %d, stderr %q", code, stderr)
@@ -200,7 +208,9 @@ func TestUncollectedFieldsWarn(t *testing.T) {
 		t.Errorf("the embedded catalog collects what its alerts read: exit %d, stderr %q", code, stderr)
 	}
 	counters := filepath.Join(t.TempDir(), "counters.csv")
-	os.WriteFile(counters, []byte("# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n"), 0o644)
+	if err := os.WriteFile(counters, []byte("# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, _ := run(t, "lint", "--fail-on", "warning", "--exporter-counters", counters, "../../rules")
 	if code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL is not collected") {
 		t.Errorf("lint with a deployed counter file: exit %d\n%s", code, stdout)

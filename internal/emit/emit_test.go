@@ -16,14 +16,18 @@ func gen(path, body string) File { return YAML(path, []byte(body)) }
 func readAll(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			rel, _ := filepath.Rel(dir, p)
-			out[rel] = string(b)
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -50,7 +54,9 @@ func TestCheckReportsStaleMissingExtra(t *testing.T) {
 	if err := Write(dir, old, managed); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "rules", "handwritten.yaml"), []byte("groups: []\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "rules", "handwritten.yaml"), []byte("groups: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	now := []File{gen("rules/a.yaml", "a: 2\n"), gen("rules/new.yaml", "n: 1\n")}
 	d, err := Check(dir, now, managed)
 	if err != nil {
@@ -69,7 +75,9 @@ func TestWriteRemovesOnlyGeneratedExtras(t *testing.T) {
 		t.Fatal(err)
 	}
 	hand := filepath.Join(dir, "rules", "handwritten.yaml")
-	os.WriteFile(hand, []byte("groups: []\n"), 0o644)
+	if err := os.WriteFile(hand, []byte("groups: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +98,9 @@ func TestFailedWriteLeavesDirectoryUntouched(t *testing.T) {
 	}
 	// A regular file where the second output needs a directory: the write must fail after the
 	// first file was staged, and roll everything back.
-	os.WriteFile(filepath.Join(dir, "blocker"), []byte("x"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "blocker"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := readAll(t, dir)
 	err := Write(dir, []File{gen("rules/a.yaml", "a: 2\n"), gen("blocker/b.yaml", "b: 1\n")}, managed)
 	if err == nil {

@@ -207,7 +207,7 @@ func (unitsMismatch) Doc() string {
 func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
 		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind != promql.Binary || !(n.Name == "+" || n.Name == "-" || n.Name == "or" || comparison(n.Name)) {
+			if n.Kind != promql.Binary || n.Name != "+" && n.Name != "-" && n.Name != "or" && !comparison(n.Name) {
 				return
 			}
 			lu, ru := in.unitOf(n.Args[0]), in.unitOf(n.Args[1])
