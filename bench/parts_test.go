@@ -11,14 +11,14 @@ import (
 
 func BenchmarkPartEvaluate(b *testing.B) {
 	for b.Loop() {
-		if _, err := catalog.Evaluate(""); err != nil {
+		if _, err := catalog.Evaluate(catalog.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkPartDecode(b *testing.B) {
-	out, _ := catalog.Evaluate("")
+	out, _ := catalog.Evaluate(catalog.Options{})
 	for b.Loop() {
 		if _, err := catalog.Decode([]byte(out)); err != nil {
 			b.Fatal(err)

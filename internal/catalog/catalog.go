@@ -46,33 +46,49 @@ func (ps Problems) Error() string {
 type Options struct {
 	// ConfigPath is the user's gpuobs.jsonnet; empty means the embedded catalog.
 	ConfigPath string
+	// ImportRoot is the directory the catalog may import files from; empty means the
+	// catalog's own directory.
+	ImportRoot string
+	// Isolated evaluates a catalog file in a child process of this program, bounded by
+	// Limits (DefaultLimits when zero): for catalogs that may come from anyone.
+	Isolated bool
+	Limits   Limits
 }
 
 // Load evaluates and validates a catalog. Its error is Problems, or a read error.
 func Load(opts Options) (*model.Model, error) {
-	out, err := Evaluate(opts.ConfigPath)
+	evaluate := Evaluate
+	if opts.Isolated && opts.ConfigPath != "" {
+		evaluate = evaluateIsolated
+	}
+	out, err := evaluate(opts)
 	if err != nil {
 		return nil, err
 	}
 	return Decode([]byte(out))
 }
 
-// Evaluate runs Jsonnet on configPath (empty: the embedded catalog) and returns the JSON.
-func Evaluate(configPath string) (string, error) {
+// Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns
+// the JSON.
+func Evaluate(opts Options) (string, error) {
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
-	if configPath != "" {
-		data, err := os.ReadFile(configPath)
+	root := ""
+	if opts.ConfigPath != "" {
+		data, err := os.ReadFile(opts.ConfigPath)
 		if err != nil {
 			return "", fmt.Errorf("reading catalog: %w", err)
 		}
-		filename, snippet = configPath, string(data)
+		filename, snippet = opts.ConfigPath, string(data)
+		if root, err = importRoot(opts.ConfigPath, opts.ImportRoot); err != nil {
+			return "", fmt.Errorf("import root: %w", err)
+		}
 	}
 	vm := jsonnet.MakeVM()
-	vm.Importer(newImporter(libsonnet.FS, filename))
+	vm.Importer(newImporter(libsonnet.FS, filename, root))
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
-		return "", Problems{{Message: strings.TrimSpace(err.Error())}}
+		return "", Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
 	}
 	return out, nil
 }

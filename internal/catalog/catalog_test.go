@@ -141,7 +141,7 @@ func TestMissingConfigFile(t *testing.T) {
 // FuzzDecode feeds the strict decoder arbitrary JSON: it must return a model or problems,
 // never panic.
 func FuzzDecode(f *testing.F) {
-	out, err := Evaluate("")
+	out, err := Evaluate(Options{})
 	if err == nil {
 		f.Add([]byte(out))
 	}

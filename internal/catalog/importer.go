@@ -19,16 +19,22 @@ const embeddedPrefix = "embedded:libsonnet/"
 // catalog imports relative to itself inside the embedded tree; a user file imports relative to
 // its own directory on disk and, when no such file exists, from the embedded tree's root (so
 // `import 'gpuobs.libsonnet'` reaches the library). There is no search path.
+//
+// A file on disk is read only when it lies under root (the catalog's own directory unless
+// widened), after symbolic links are resolved: an absolute path or a ../ escape elsewhere is an
+// error that names the import and never shows the file.
 type importer struct {
 	embedded fs.FS
 	// entry is the file evaluation starts from; go-jsonnet reports its imports as coming
 	// from "".
 	entry string
+	// root is the absolute directory, symbolic links resolved, that files may be read from.
+	root  string
 	cache map[string]jsonnet.Contents
 }
 
-func newImporter(embedded fs.FS, entry string) *importer {
-	return &importer{embedded: embedded, entry: entry, cache: map[string]jsonnet.Contents{}}
+func newImporter(embedded fs.FS, entry, root string) *importer {
+	return &importer{embedded: embedded, entry: entry, root: root, cache: map[string]jsonnet.Contents{}}
 }
 
 // Import implements jsonnet.Importer.
@@ -47,17 +53,71 @@ func (im *importer) Import(importedFrom, importedPath string) (jsonnet.Contents,
 	if c, ok := im.cache[candidate]; ok {
 		return c, candidate, nil
 	}
-	data, err := os.ReadFile(candidate)
-	switch {
-	case err == nil:
-		c := jsonnet.MakeContentsRaw(data)
-		im.cache[candidate] = c
-		return c, candidate, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return im.readEmbedded(path.Clean(filepath.ToSlash(importedPath)), importedPath)
-	default:
-		return jsonnet.Contents{}, "", err
+	if err := im.confined(candidate); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(importedPath) && !strings.HasPrefix(filepath.ToSlash(importedPath), "../") {
+			return im.readEmbedded(path.Clean(filepath.ToSlash(importedPath)), importedPath)
+		}
+		if errors.Is(err, errOutsideRoot) {
+			return jsonnet.Contents{}, "", fmt.Errorf("import %q: %w %s; a catalog reads only files under its own directory and the embedded library (--import-root widens that)", importedPath, err, im.root)
+		}
+		return jsonnet.Contents{}, "", fmt.Errorf("import %q: %w", importedPath, err)
 	}
+	data, err := os.ReadFile(candidate)
+	if err != nil {
+		return jsonnet.Contents{}, "", fmt.Errorf("import %q: %w", importedPath, err)
+	}
+	c := jsonnet.MakeContentsRaw(data)
+	im.cache[candidate] = c
+	return c, candidate, nil
+}
+
+// errOutsideRoot is an import of a file that is not under the import root.
+var errOutsideRoot = errors.New("is outside")
+
+// confined checks that a file exists, is a regular file, and lies under the root once
+// symbolic links are resolved.
+func (im *importer) confined(file string) error {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	if !within(im.root, abs) {
+		return errOutsideRoot
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return err
+	}
+	if !within(im.root, resolved) {
+		return errOutsideRoot
+	}
+	info, err := os.Stat(resolved)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return errors.New("is not a regular file")
+	}
+	return nil
+}
+
+// within reports whether path lies under dir (both absolute and clean).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// importRoot is the directory a catalog may import from: root if given, else the catalog's own
+// directory; absolute, symbolic links resolved.
+func importRoot(configPath, root string) (string, error) {
+	if root == "" {
+		root = filepath.Dir(configPath)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }
 
 func (im *importer) readEmbedded(rel, asWritten string) (jsonnet.Contents, string, error) {

@@ -26,7 +26,7 @@ local names = import 'lib/names.libsonnet';
 	if err := os.WriteFile(path, []byte(snippet), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Evaluate(path)
+	out, err := Evaluate(Options{ConfigPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}

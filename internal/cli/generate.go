@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,14 +11,13 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 )
 
 type generateOptions struct {
 	Options
-	config       string
+	catalogFlags
 	output       string
 	check        bool
 	rulesFormats []string
@@ -41,7 +41,7 @@ the exit code is 1 when there are any.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return o.run() },
 	}
-	cmd.Flags().StringVarP(&o.config, "config", "c", "", "catalog file (gpuobs.jsonnet); default: the embedded catalog")
+	o.register(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", ".", "output directory")
 	cmd.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 1 if the output directory is not up to date")
 	cmd.Flags().StringSliceVar(&o.rulesFormats, "rules-format", []string{ruleformats.Plain}, "rule file formats: "+strings.Join(ruleformats.Names, ", ")+" (plain is always written)")
@@ -52,7 +52,7 @@ func (o *generateOptions) run() error {
 	if err := ruleformats.Check(o.rulesFormats); err != nil {
 		return err
 	}
-	m, err := catalog.Load(catalog.Options{ConfigPath: o.config})
+	m, err := o.load()
 	if err != nil {
 		return failed(fmt.Errorf("catalog is invalid, nothing was written:\n%w", err))
 	}
@@ -78,7 +78,7 @@ func (o *generateOptions) run() error {
 		}
 		if !drift.Empty() {
 			fmt.Fprint(o.Stdout, drift.String())
-			return failed(fmt.Errorf("%s is not up to date with the catalog: run 'gpuobs generate -o %s'", o.output, o.output))
+			return failed(fmt.Errorf("%s is not up to date with the catalog: run '%s'", o.output, o.regenerateCommand()))
 		}
 		fmt.Fprintf(o.Stdout, "%d generated files in %s are up to date\n", len(files), o.output)
 		return nil
@@ -92,4 +92,32 @@ func (o *generateOptions) run() error {
 	}
 	fmt.Fprintf(o.Stdout, "wrote %d files to %s\n", len(files), o.output)
 	return nil
+}
+
+// regenerateCommand is the generate command that writes what --check compared against: every
+// flag that shapes the output, repeated.
+func (o *generateOptions) regenerateCommand() string {
+	args := []string{"gpuobs", "generate", "-o", shellQuote(o.output)}
+	if o.config != "" {
+		args = append(args, "-c", shellQuote(o.config))
+	}
+	if o.importRoot != "" {
+		args = append(args, "--import-root", shellQuote(o.importRoot))
+	}
+	if !slices.Equal(o.rulesFormats, []string{ruleformats.Plain}) {
+		args = append(args, "--rules-format", shellQuote(strings.Join(o.rulesFormats, ",")))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain path characters.
+func shellQuote(s string) string {
+	special := func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("_./-,=:@+", r)
+	}
+	plain := s != "" && strings.IndexFunc(s, special) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

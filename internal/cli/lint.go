@@ -11,7 +11,6 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/exporter"
-	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
@@ -26,7 +25,7 @@ func (f findings) Error() string { return fmt.Sprintf("%d problems at or above -
 
 type lintOptions struct {
 	Options
-	config   string
+	catalogFlags
 	format   string
 	failOn   string
 	counters string
@@ -50,7 +49,7 @@ for a whole file with "# gpuobs-lint disable-file <check>", or in the catalog's 
 and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error, 2 usage.`,
 		RunE: func(_ *cobra.Command, args []string) error { return o.run(args) },
 	}
-	cmd.Flags().StringVarP(&o.config, "config", "c", "", "catalog file (gpuobs.jsonnet); default: the embedded catalog")
+	o.register(cmd)
 	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(lint.Formats, ", "))
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
@@ -65,7 +64,7 @@ func (o *lintOptions) run(paths []string) error {
 	if !slices.Contains(lint.Formats, o.format) {
 		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(lint.Formats, ", "))
 	}
-	m, err := catalog.Load(catalog.Options{ConfigPath: o.config})
+	m, err := o.load()
 	if err != nil {
 		return failed(fmt.Errorf("catalog is invalid:\n%w", err))
 	}

@@ -1,0 +1,143 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"time"
+)
+
+// EvaluatorCommand is the hidden first argument under which a gpuobs process evaluates one
+// catalog for its parent (see Isolated). A program that loads catalogs with Isolated set must
+// hand it to RunEvaluator before anything else (cmd/gpuobs does; so do the CLI's tests).
+const EvaluatorCommand = "__gpuobs-evaluate-catalog"
+
+// Limits bound the evaluation of a catalog that may come from anyone (a pull request).
+type Limits struct {
+	// Timeout is how long the evaluation may run.
+	Timeout time.Duration
+	// MaxMemoryMiB is how much heap the evaluation may use.
+	MaxMemoryMiB int
+}
+
+// DefaultLimits leave a realistic catalog (about 150 MiB and well under a second for the
+// embedded one) ample room.
+var DefaultLimits = Limits{Timeout: time.Minute, MaxMemoryMiB: 2048}
+
+// maxStackBytes bounds the Go stack of an evaluation: Jsonnet's own frame limit does not see
+// tail calls (tailstrict), which recurse in Go.
+const maxStackBytes = 256 << 20
+
+// Exit codes of the evaluator process besides 0 (JSON on stdout) and 1 (Jsonnet error on
+// stderr); the runtime's own crash (stack overflow) exits 2.
+const exitMemory = 3
+
+// evaluateIsolated runs Evaluate in a child process of this program, so that a catalog that
+// recurses without end, runs too long or uses too much memory ends with an error instead of
+// taking gpuobs down.
+func evaluateIsolated(opts Options) (string, error) {
+	limits := opts.Limits
+	if limits == (Limits{}) {
+		limits = DefaultLimits
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("evaluating the catalog in its own process: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limits.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, EvaluatorCommand, opts.ConfigPath, opts.ImportRoot, fmt.Sprint(limits.MaxMemoryMiB))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return stdout.String(), nil
+	case ctx.Err() != nil:
+		return "", Problems{{Message: fmt.Sprintf("evaluating the catalog took longer than %s: it may loop without end (--eval-timeout raises the limit)", limits.Timeout)}}
+	case !errors.As(err, &exit):
+		return "", fmt.Errorf("evaluating the catalog in its own process: %w", err)
+	case exit.ExitCode() == 1:
+		return "", Problems{{Message: strings.TrimSpace(stderr.String())}}
+	case exit.ExitCode() == exitMemory:
+		return "", Problems{{Message: fmt.Sprintf("evaluating the catalog used more than %d MiB of memory: it may build ever larger values (--eval-max-memory raises the limit)", limits.MaxMemoryMiB)}}
+	case strings.Contains(stderr.String(), "stack overflow"):
+		return "", Problems{{Message: "evaluating the catalog recursed too deeply: a function calls itself without end (tailstrict recursion is not bounded by Jsonnet's stack limit)"}}
+	}
+	return "", fmt.Errorf("evaluating the catalog in its own process: %w: %s", err, excerpt(lastLine(stderr.String())))
+}
+
+// RunEvaluator is the child side of an isolated evaluation: args are those after
+// EvaluatorCommand (catalog path, import root, memory limit in MiB). It writes the JSON to
+// stdout, or a Jsonnet error to stderr, and returns the exit code.
+func RunEvaluator(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 3 {
+		fmt.Fprintf(stderr, "%s takes the catalog path, the import root and a memory limit\n", EvaluatorCommand)
+		return 1
+	}
+	var maxMiB int
+	if _, err := fmt.Sscan(args[2], &maxMiB); err != nil || maxMiB <= 0 {
+		fmt.Fprintf(stderr, "memory limit %q: want a positive number of MiB\n", args[2])
+		return 1
+	}
+	debug.SetMaxStack(maxStackBytes)
+	go watchMemory(uint64(maxMiB) << 20)
+	out, err := Evaluate(Options{ConfigPath: args[0], ImportRoot: args[1]})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if _, err := io.WriteString(stdout, out); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// watchMemory ends the process when its heap passes max bytes.
+func watchMemory(max uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for range time.Tick(20 * time.Millisecond) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > max {
+			os.Exit(exitMemory)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// maxExcerpt is the most of one line of an error message gpuobs prints: a value a catalog
+// puts into an error (the content of an imported file) shows only its start.
+const maxExcerpt = 200
+
+// excerpt cuts every line of text to maxExcerpt bytes.
+func excerpt(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if len(l) > maxExcerpt {
+			cut := maxExcerpt
+			for cut > 0 && !utf8RuneStart(l[cut]) {
+				cut--
+			}
+			lines[i] = l[:cut] + fmt.Sprintf("… (%d more bytes)", len(l)-cut)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// secret is the content of a file a catalog must not be able to show.
+const secret = "SECRET-TOKEN-4f1c9a"
+
+// hostileCatalog writes a catalog into its own directory below a temporary root whose other
+// files hold the secret, and returns the catalog's path and the root.
+func hostileCatalog(t *testing.T, body string) (config, root string) {
+	t.Helper()
+	root = t.TempDir()
+	dir := filepath.Join(root, "repo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "secret.txt"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config = filepath.Join(dir, "gpuobs.jsonnet")
+	if err := os.WriteFile(config, []byte("local gpuobs = import 'gpuobs.libsonnet';\n"+body+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config, root
+}
+
+// TestCatalogReadsOnlyItsOwnDirectory: an absolute import, a ../ escape and a symbolic link out
+// of the catalog's directory all fail, naming the import and never showing the file.
+func TestCatalogReadsOnlyItsOwnDirectory(t *testing.T) {
+	for name, body := range map[string]string{
+		"absolute": "gpuobs { thresholds+: { gpuTemperatureCelsius: importstr '%ROOT%/secret.txt' } }",
+		"escape":   "gpuobs { thresholds+: { gpuTemperatureCelsius: importstr '../secret.txt' } }",
+		"symlink":  "gpuobs { thresholds+: { gpuTemperatureCelsius: importstr 'link.txt' } }",
+		"import":   "gpuobs + (import '../secret.txt')",
+	} {
+		t.Run(name, func(t *testing.T) {
+			config, root := hostileCatalog(t, "")
+			body = strings.ReplaceAll(body, "%ROOT%", root)
+			if err := os.WriteFile(config, []byte("local gpuobs = import 'gpuobs.libsonnet';\n"+body+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(root, "secret.txt"), filepath.Join(filepath.Dir(config), "link.txt")); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, "generate", "-c", config, "-o", t.TempDir())
+			if code != ExitError || !strings.Contains(stderr, "is outside") {
+				t.Errorf("exit %d, stderr %q: want 1 and the import refused", code, stderr)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("the secret was printed: %s", stderr)
+			}
+		})
+	}
+}
+
+// TestImportRootWidensWhatACatalogReads: --import-root lets a catalog read a shared library
+// beside its directory.
+func TestImportRootWidensWhatACatalogReads(t *testing.T) {
+	config, root := hostileCatalog(t, "gpuobs + (import '../shared.libsonnet')")
+	if err := os.WriteFile(filepath.Join(root, "shared.libsonnet"), []byte("{ thresholds+: { gpuTemperatureCelsius: 91 } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "generate", "-c", config, "-o", t.TempDir()); code != ExitError || !strings.Contains(stderr, "is outside") {
+		t.Fatalf("without --import-root: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "generate", "-c", config, "--import-root", root, "-o", t.TempDir()); code != ExitOK {
+		t.Fatalf("with --import-root: exit %d, %s", code, stderr)
+	}
+}
+
+// TestEvaluationIsBounded: endless recursion, a runaway value and an endless loop each end
+// with exit 1 and a plain message, quickly, instead of crashing or hanging.
+func TestEvaluationIsBounded(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		flags      []string
+		want       string
+	}{
+		{"tailstrict recursion", "local f(n) = f(n + 1) tailstrict; gpuobs { x: f(0) }", nil, "recursed too deeply"},
+		{"memory", "gpuobs { x: std.length(std.join('', std.makeArray(100000000, function(i) 'xxxxxxxxxxxxxxxxxxxxxxxx'))) }", []string{"--eval-max-memory", "256"}, "more than 256 MiB"},
+		{"time", "gpuobs { x: std.foldl(function(a, b) a + b, std.range(1, 100000000), 0) }", []string{"--eval-timeout", "1s", "--eval-max-memory", "100000"}, "longer than 1s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			config, _ := hostileCatalog(t, c.body)
+			start := time.Now()
+			code, _, stderr := run(t, append([]string{"generate", "-c", config, "-o", t.TempDir()}, c.flags...)...)
+			if code != ExitError || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q: want 1 and %q", code, stderr, c.want)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("took %s", took)
+			}
+			if len(stderr) > 2000 {
+				t.Errorf("stderr is %d bytes: a crash dump leaked through", len(stderr))
+			}
+		})
+	}
+}
+
+// TestErrorsQuoteOnlyAnExcerpt: a long value in an error message is cut.
+func TestErrorsQuoteOnlyAnExcerpt(t *testing.T) {
+	config, _ := hostileCatalog(t, "gpuobs { x: error std.join('', std.makeArray(100000, function(i) 'a')) }")
+	code, _, stderr := run(t, "generate", "-c", config, "-o", t.TempDir())
+	if code != ExitError {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if len(line) > 300 {
+			t.Errorf("a %d-byte line was printed: %.80s…", len(line), line)
+		}
+	}
+}
+
+// TestDriftAdviceRepeatsEveryFlag: the command --check suggests regenerates exactly what it
+// compared against, catalog and rule formats included.
+func TestDriftAdviceRepeatsEveryFlag(t *testing.T) {
+	config, _ := hostileCatalog(t, "gpuobs")
+	dir := filepath.Join(t.TempDir(), "out dir")
+	code, _, stderr := run(t, "generate", "--check", "-c", config, "-o", dir, "--rules-format", "operator,mimir")
+	wantCmd := "gpuobs generate -o " + shellQuote(dir) + " -c " + config + " --rules-format operator,mimir"
+	if code != ExitError || !strings.Contains(stderr, wantCmd) {
+		t.Fatalf("exit %d, stderr %q: want the advice %q", code, stderr, wantCmd)
+	}
+	args := []string{"generate", "-o", dir, "-c", config, "--rules-format", "operator,mimir"}
+	if code, _, stderr := run(t, args...); code != ExitOK {
+		t.Fatalf("following the advice: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "generate", "--check", "-c", config, "-o", dir, "--rules-format", "operator,mimir"); code != ExitOK {
+		t.Errorf("after following the advice, --check: exit %d, %s", code, stderr)
+	}
+}
