@@ -223,8 +223,8 @@ func alertIdentities(m *model.Model, gpus []synth.GPU, owner synth.Labels, ident
 	return out
 }
 
-// expectedAlert renders the labels and annotations promtool must see, expanding the
-// description with Prometheus' own template engine.
+// expectedAlert renders the labels and annotations promtool must see, expanding the templates
+// in both (from the series' labels and the value) with Prometheus' own template engine.
 func expectedAlert(a plan.Alert, e expectation) (expAlert, error) {
 	labels := map[string]string{}
 	for k, v := range e.labels {
@@ -239,7 +239,11 @@ func expectedAlert(a plan.Alert, e expectation) (expAlert, error) {
 		annotations[key] = expanded
 	}
 	for k, v := range a.Labels {
-		labels[k] = v
+		expanded, err := promql.ExpandAlertTemplate(a.Name, v, e.labels, e.value)
+		if err != nil {
+			return expAlert{}, fmt.Errorf("alerts.%s label %s: %w", a.Name, k, err)
+		}
+		labels[k] = expanded
 	}
 	return expAlert{ExpLabels: labels, ExpAnnotations: annotations}, nil
 }

@@ -96,8 +96,11 @@ func Evaluate(opts Options) (string, error) {
 // Decode decodes catalog JSON strictly and validates it.
 func Decode(data []byte) (*model.Model, error) {
 	d := decoder{}
-	m := d.decode(renameFields(data))
+	renamed, fieldNames := renameFields(data)
+	m := d.decode(renamed)
 	if m != nil {
+		// The renaming rewrote the map's own keys too: keep the catalog's names.
+		m.Exporter.FieldNames = fieldNames
 		// Entries that failed to decode are left out, so the rest is still validated and
 		// every problem is reported at once.
 		d.problems = append(d.problems, validate(m)...)
@@ -189,14 +192,15 @@ func (d *decoder) decode(data []byte) *model.Model {
 // the whole evaluated catalog before it is decoded: field keys, every expression, dashboards,
 // scenarios and runbooks then use the exporter's names. DCGM field names are distinct tokens,
 // so whole-token replacement is exact. Catalogs that do not decode are left to the decoder.
-func renameFields(data []byte) []byte {
+// It returns the renamed catalog and the renaming.
+func renameFields(data []byte) ([]byte, map[string]string) {
 	var top struct {
 		Exporter struct {
 			FieldNames map[string]string `json:"fieldNames"`
 		} `json:"exporter"`
 	}
 	if json.Unmarshal(data, &top) != nil || len(top.Exporter.FieldNames) == 0 {
-		return data
+		return data, top.Exporter.FieldNames
 	}
 	out := string(data)
 	for _, old := range model.SortedKeys(top.Exporter.FieldNames) {
@@ -206,5 +210,5 @@ func renameFields(data []byte) []byte {
 			out = token.ReplaceAllString(out, "${1}"+top.Exporter.FieldNames[old]+"${2}")
 		}
 	}
-	return []byte(out)
+	return []byte(out), top.Exporter.FieldNames
 }

@@ -31,13 +31,7 @@ func validate(m *model.Model) Problems {
 	if m.Runbooks.BaseURL == "" {
 		v.add("runbooks.baseURL", "is empty; set the base URL your runbook pages live under")
 	}
-	for class, codes := range m.XID {
-		for i, c := range codes {
-			if c <= 0 {
-				v.add(fmt.Sprintf("xid.%s[%d]", class, i), "XID code %d is not positive", c)
-			}
-		}
-	}
+	v.xid(m)
 	for _, name := range []string{m.Exporter.HealthField, m.Exporter.ThrottleReasonsField} {
 		if _, ok := m.Fields[name]; !ok {
 			v.add("exporter", "names field %q, which is not in fields", name)
@@ -48,6 +42,7 @@ func validate(m *model.Model) Problems {
 		v.alert(m, name, &a)
 		m.Alerts[name] = a
 	}
+	v.caseCollisions("alerts", model.SortedKeys(m.Alerts), "their runbook pages would be one file on a case-insensitive disk (macOS, Windows), and Alertmanager matchers tell them apart only by case")
 	v.records(m)
 	v.slos(m)
 	v.cost(m)
@@ -58,6 +53,38 @@ func validate(m *model.Model) Problems {
 }
 
 type validator struct{ problems Problems }
+
+// xid checks the XID classes: positive codes, each in one class only (an XID alert per class
+// would fire twice on one event).
+func (v *validator) xid(m *model.Model) {
+	classOf := map[int]string{}
+	for _, class := range model.SortedKeys(m.XID) {
+		for i, c := range m.XID[class] {
+			p := fmt.Sprintf("xid.%s[%d]", class, i)
+			switch other, seen := classOf[c]; {
+			case c <= 0:
+				v.add(p, "XID code %d is not positive", c)
+			case seen && other != class:
+				v.add(p, "XID code %d is also in xid.%s; a code belongs to one class", c, other)
+			case !seen:
+				classOf[c] = class
+			}
+		}
+	}
+}
+
+// caseCollisions reports names of a section that differ only in case.
+func (v *validator) caseCollisions(section string, names []string, why string) {
+	first := map[string]string{}
+	for _, n := range names {
+		folded := strings.ToLower(n)
+		if other, ok := first[folded]; ok {
+			v.add(section+"."+n, "differs from %s.%s only in case: %s; rename one", section, other, why)
+			continue
+		}
+		first[folded] = n
+	}
+}
 
 func (v *validator) add(path, format string, args ...any) {
 	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
@@ -326,7 +353,12 @@ func (v *validator) slos(m *model.Model) {
 			a := s.Alerts[suffix]
 			enum(v, p+".alerts."+suffix+".severity", a.Severity, model.Severities)
 			v.duration(p+".alerts."+suffix+".for", a.For, false)
+			alert := "SLO" + name + suffix
+			if got, ok := m.Alerts[alert]; ok && got.Labels["slo"] != name {
+				v.add("alerts."+alert, "replaces the burn-rate alert that slos.%s generates (its labels.slo is %q, not %q); rename the alert, or override only its fields with alerts+: { %s+: {...} }", name, got.Labels["slo"], name, alert)
+			}
 		}
+		period, _ := promql.ParseDuration(s.Period)
 		if len(s.Tiers) == 0 {
 			v.add(p+".tiers", "is empty; an SLO needs at least one burn-rate tier")
 		}
@@ -334,6 +366,15 @@ func (v *validator) slos(m *model.Model) {
 			tp := fmt.Sprintf("%s.tiers[%d]", p, i)
 			v.duration(tp+".long", t.Long, true)
 			v.duration(tp+".short", t.Short, true)
+			long, errLong := promql.ParseDuration(t.Long)
+			short, errShort := promql.ParseDuration(t.Short)
+			switch {
+			case errLong != nil || errShort != nil:
+			case long <= short:
+				v.add(tp, "long window %s is not longer than short window %s: the short window confirms a burn the long one sees, so it must be shorter", t.Long, t.Short)
+			case period > 0 && long > period:
+				v.add(tp+".long", "%s is longer than the SLO period %s: no budget is spent over more than the period", t.Long, s.Period)
+			}
 			if _, ok := s.Alerts[t.Alert]; !ok {
 				v.add(tp+".alert", "names alert group %q, which slos.%s.alerts does not define", t.Alert, name)
 			}

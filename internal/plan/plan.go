@@ -70,6 +70,9 @@ func Build(m *model.Model) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMetricsKnown(m, recorded); err != nil {
+		return nil, err
+	}
 	p := &Plan{Model: m, Recorded: recorded, Labels: newRecordedLabels(m, recorded)}
 	if p.RecordingGroups, err = recordingGroups(m, recorded); err != nil {
 		return nil, err
@@ -102,24 +105,21 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 		r := m.Records[key]
 		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true})
 	}
-	names, seen := map[string]bool{}, map[string]bool{}
+	seen := map[string]bool{}
 	for i, r := range recorded {
 		id := r.Name + fmt.Sprint(r.Labels)
+		if seen[id] && r.FromCatalog {
+			return nil, fmt.Errorf("records: %s%v is a recording rule gpuobs already derives from the fields (or another record with the same labels); rename the record or drop it", r.Name, r.Labels)
+		}
 		if seen[id] {
 			return nil, fmt.Errorf("recording rule %s%v is generated twice", r.Name, r.Labels)
 		}
 		seen[id] = true
-		names[r.Name] = true
 		canonical, err := promql.Canonical(r.Expr)
 		if err != nil {
 			return nil, fmt.Errorf("recording rule %s: invalid PromQL: %w", r.Name, err)
 		}
 		recorded[i].Expr = canonical
-	}
-	for _, name := range model.SortedKeys(read) {
-		if _, known := m.Metrics[name]; isRecordedName(name) && !known && !names[name] {
-			return nil, fmt.Errorf("%s reads %s, which no recording rule produces", read[name], name)
-		}
 	}
 	return recorded, nil
 }
@@ -156,7 +156,8 @@ func dependencyOrder(records map[string]model.Record) []string {
 }
 
 // readByAlertsAndRecords maps every metric that alert and catalog record expressions read to
-// the first expression (by catalog path) that reads it.
+// the first expression (by catalog path) that reads it: per-GPU rules are recorded only for
+// what these read.
 func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
 	read := map[string]string{}
 	note := func(path, expr string) error {
@@ -183,9 +184,6 @@ func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
 	}
 	return read, nil
 }
-
-// isRecordedName reports whether a metric name has the shape of a recording rule's.
-func isRecordedName(name string) bool { return conventions.CheckRecordName(name) == nil }
 
 // GroupName names the rule group of a family; kind is recording or alerts.
 func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + kind }

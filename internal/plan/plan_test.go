@@ -101,3 +101,34 @@ func TestReadsFollowsOnlyTheRulesASelectorAllows(t *testing.T) {
 		t.Errorf("availability burn reads another SLO's inputs: %v", reads)
 	}
 }
+
+// TestUnknownMetricsFailWithTheClosestName: an alert, a record or a dashboard reading a metric
+// nothing provides fails the build, naming the closest known metric.
+func TestUnknownMetricsFailWithTheClosestName(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	a := m.Alerts["GPUTemperatureHigh"]
+	a.Expr = "DCGM_FI_DEV_GPU_TMP > 85"
+	m.Alerts["GPUTemperatureHigh"] = a
+	d := m.Dashboards["L2"]
+	d.Rows[0].Panels[0].Queries[0].Expr = "cluster:dcgm_gpu_temp:maximum"
+	m.Dashboards["L2"] = d
+	_, err := Build(m)
+	for _, want := range []string{
+		"alerts.GPUTemperatureHigh.expr reads DCGM_FI_DEV_GPU_TMP, which no field, metric or recording rule of the catalog provides; did you mean DCGM_FI_DEV_GPU_TEMP?",
+		"dashboards.L2 reads cluster:dcgm_gpu_temp:maximum, which no field, metric or recording rule of the catalog provides; did you mean cluster:dcgm_gpu_temp:max?",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Build error %v, want %q", err, want)
+		}
+	}
+}
+
+// TestRecordsCollidingWithDerivedRulesFail: a catalog record with the name and labels of a rule
+// gpuobs derives would be written twice.
+func TestRecordsCollidingWithDerivedRulesFail(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	m.Records["node:dcgm_gpu_temp:max"] = model.Record{Record: "node:dcgm_gpu_temp:max", Family: "thermal", Expr: "max by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP)"}
+	if _, err := Build(m); err == nil || !strings.Contains(err.Error(), "node:dcgm_gpu_temp:max") || !strings.Contains(err.Error(), "already derives") {
+		t.Fatalf("Build = %v, want the colliding record named", err)
+	}
+}

@@ -27,15 +27,25 @@ type Signal struct {
 }
 
 // Signals derives the recorded signals from the catalog: every field with a rollup, and one
-// flag per throttle reason decoded from the configured clock-event bitmask field.
+// flag per throttle reason decoded from the configured clock-event bitmask field. A signal is
+// named after the catalog's name of its field, which exporter.fieldNames does not change: the
+// recorded names stay the same whatever the exporter calls the field.
 func Signals(m *model.Model) []Signal {
+	catalogName := map[string]string{}
+	for old, exported := range m.Exporter.FieldNames {
+		catalogName[exported] = old
+	}
 	var out []Signal
 	for _, name := range model.SortedKeys(m.Fields) {
 		f := m.Fields[name]
 		if f.Rollup == model.RollupNone {
 			continue
 		}
-		out = append(out, Signal{Name: conventions.SignalName(name), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup, ByNamespace: f.ByNamespace})
+		named := name
+		if old, ok := catalogName[name]; ok {
+			named = old
+		}
+		out = append(out, Signal{Name: conventions.SignalName(named), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup, ByNamespace: f.ByNamespace})
 	}
 	bitmask := m.Fields[m.Exporter.ThrottleReasonsField]
 	for _, reason := range model.SortedKeys(m.ThrottleReasons) {

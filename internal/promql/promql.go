@@ -71,8 +71,8 @@ func ValidateRuleFile(content []byte) []error {
 // alertTemplateDefs are the variables Prometheus defines for every alert template.
 const alertTemplateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
 
-// ExpandAlertTemplate renders an alert annotation for the given labels and value, as the
-// Prometheus rule manager does.
+// ExpandAlertTemplate renders an alert's label value or annotation for the given series
+// labels and value, as the Prometheus rule manager does.
 func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
 	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
 	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)

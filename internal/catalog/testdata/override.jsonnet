@@ -4,5 +4,6 @@ local local_overrides = import 'lib/extra.libsonnet';
 gpuobs + local_overrides {
   exporter+: { hostLabel: 'hostname', honorLabels: false },
   thresholds+: { gpuTemperatureCelsius: 90 },
-  alerts+: { GPUTemperatureHigh+: { 'for': '20m' } },
+  // A templated label: Prometheus expands it like an annotation.
+  alerts+: { GPUTemperatureHigh+: { 'for': '20m', labels+: { gpu_slot: 'slot-{{ $labels.gpu }}' } } },
 }

@@ -22,7 +22,7 @@ func Plan(t testing.TB, config string) *plan.Plan {
 }
 
 // Small derives the plan of the small fixture catalog (testdata/small.jsonnet beside this
-// file): two rolled-up fields, three alerts, one record and one dashboard level, so a
+// file): two rolled-up fields, three alerts and one record, so a
 // generator's golden output shows its behaviour on a handful of rules.
 func Small(t testing.TB) *plan.Plan {
 	t.Helper()

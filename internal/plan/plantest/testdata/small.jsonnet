@@ -1,6 +1,6 @@
 // A small catalog for generator tests: two rolled-up fields (GPU temperature and power, their
 // node, cluster and fleet rules), three alerts (a threshold with a for, exporter down with its
-// host record, node cordoned), no SLOs, throttle flags or cost rules; one dashboard level.
+// host record, node cordoned), no SLOs, throttle flags, cost rules or dashboards.
 local gpuobs = import 'gpuobs.libsonnet';
 local keep(obj, names) = { [k]: obj[k] for k in names };
 local rolledUp = ['DCGM_FI_DEV_GPU_TEMP', 'DCGM_FI_DEV_POWER_USAGE'];
@@ -10,12 +10,12 @@ gpuobs {
     gpuobs.fields
   ),
   alerts: std.mapWithKey(
-    function(_, a) a { runbook+: { dashboards: ['L3'] } },
+    function(_, a) a { runbook+: { dashboards: [] } },
     keep(gpuobs.alerts, ['GPUTemperatureHigh', 'DCGMExporterDown', 'GPUNodeCordoned'])
   ),
   records: keep(gpuobs.records, ['instance:dcgm_exporter_host:group']),
   slos: {},
   throttleReasons: {},
-  dashboards: keep(gpuobs.dashboards, ['L3']),
+  dashboards: {},
   alertmanager+: { inhibit+: { gpuGone: '' } },
 }

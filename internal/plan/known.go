@@ -1,0 +1,94 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// builtinMetrics are series Prometheus itself writes.
+var builtinMetrics = map[string]bool{"ALERTS_FOR_STATE": true}
+
+// checkMetricsKnown fails on every metric that an alert, a catalog record or a dashboard
+// reads and that nothing exports: not a catalog field, not a catalog metric (or a histogram's
+// series), not recorded by any rule. Such a rule or panel would stay empty (an alert never
+// fires, its promtool test fails); the error names the closest known metric.
+func checkMetricsKnown(m *model.Model, recorded []Recorded) error {
+	known := map[string]bool{}
+	for name := range m.Fields {
+		known[name] = true
+	}
+	for name := range m.Metrics {
+		known[name] = true
+	}
+	for _, r := range recorded {
+		known[r.Name] = true
+	}
+	isKnown := func(name string) bool {
+		_, histogram := m.HistogramSeries(name)
+		return known[name] || histogram || builtinMetrics[name]
+	}
+	var errs []error
+	check := func(path, expr string) {
+		names, err := promql.MetricNames(expr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			return
+		}
+		for _, n := range names {
+			if !isKnown(n) {
+				errs = append(errs, fmt.Errorf("%s reads %s, which no field, metric or recording rule of the catalog provides%s", path, n, suggestion(n, known)))
+			}
+		}
+	}
+	for _, name := range model.SortedKeys(m.Alerts) {
+		check("alerts."+name+".expr", m.Alerts[name].Expr)
+	}
+	for _, key := range model.SortedKeys(m.Records) {
+		check("records."+key+".expr", m.Records[key].Expr)
+	}
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		for _, expr := range DashboardExprs(m.Dashboards[level]) {
+			check("dashboards."+level, promql.FillGrafanaVariables(expr))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// suggestion names the known metric closest to name, if one is close enough to be a typo.
+func suggestion(name string, known map[string]bool) string {
+	best, bestDistance := "", len(name)/4+2
+	for _, k := range model.SortedKeys(known) {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDistance {
+			best, bestDistance = k, d
+		}
+	}
+	if best == "" {
+		return "; declare it in metrics (with its type and labels) if your Prometheus has it"
+	}
+	return fmt.Sprintf("; did you mean %s?", best)
+}
+
+// editDistance is the Levenshtein distance between two strings, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
