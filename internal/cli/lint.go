@@ -92,8 +92,8 @@ func (o *lintOptions) run(paths []string) error {
 				files = append(files, lint.ReadFile(g.Path, g.Content))
 			}
 		}
-	} else if files, err = lint.ReadPaths(paths); err != nil {
-		return failed(err)
+	} else {
+		files = lint.ReadPaths(paths)
 	}
 	problems := lint.Run(lint.NewInputs(p, files), lint.Checks())
 	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -168,12 +169,12 @@ func ReadRules(path string, data []byte) *File {
 			break
 		}
 		if err != nil {
-			f.Err = readProblem(path, err)
+			f.Err = readProblem(path, data, err)
 			return f
 		}
 		root := &doc
 		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-			root = root.Content[0]
+			root = resolve(root.Content[0])
 		}
 		if root.Kind != yaml.MappingNode {
 			continue
@@ -190,12 +191,13 @@ func ReadRules(path string, data []byte) *File {
 			if rules == nil || rules.Kind != yaml.SequenceNode {
 				continue
 			}
-			for i, r := range rules.Content {
+			for i, item := range rules.Content {
+				r := resolve(item)
 				if r.Kind != yaml.MappingNode {
 					continue
 				}
 				end := lastLine(r)
-				if i+1 < len(rules.Content) {
+				if i+1 < len(rules.Content) && item.Kind != yaml.AliasNode {
 					end = rules.Content[i+1].Line - 1
 				}
 				f.Rules = append(f.Rules, readRule(f, r, end))
@@ -208,8 +210,8 @@ func ReadRules(path string, data []byte) *File {
 func readRule(f *File, n *yaml.Node, end int) *Rule {
 	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end, Labels: map[string]string{}, Annotations: map[string]string{}, AnnotationPos: map[string]Pos{}}
 	r.NamePos = r.Pos
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	for _, kv := range pairs(n) {
+		k, v := kv[0], kv[1]
 		switch k.Value {
 		case "record":
 			r.Record, r.NamePos = v.Value, Pos{v.Line, v.Column}
@@ -220,12 +222,12 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 		case "for":
 			r.For = v.Value
 		case "labels", "annotations":
-			for j := 0; j+1 < len(v.Content); j += 2 {
+			for _, lv := range pairs(v) {
 				if k.Value == "labels" {
-					r.Labels[v.Content[j].Value] = v.Content[j+1].Value
+					r.Labels[lv[0].Value] = lv[1].Value
 				} else {
-					r.Annotations[v.Content[j].Value] = v.Content[j+1].Value
-					r.AnnotationPos[v.Content[j].Value] = Pos{v.Content[j+1].Line, v.Content[j+1].Column}
+					r.Annotations[lv[0].Value] = lv[1].Value
+					r.AnnotationPos[lv[0].Value] = Pos{lv[1].Line, lv[1].Column}
 				}
 			}
 		}
@@ -242,7 +244,7 @@ func ReadDashboard(path string, data []byte) *File {
 	f := &File{Path: path, Lines: splitLines(data)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		f.Err = readProblem(path, err)
+		f.Err = readProblem(path, data, err)
 		return f
 	}
 	root := &doc
@@ -292,16 +294,64 @@ func ReadDashboard(path string, data []byte) *File {
 	return f
 }
 
+// mapValue is the value of a key in a mapping (aliases resolved, merge keys followed).
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+	for _, kv := range pairs(n) {
+		if kv[0].Value == key {
+			return kv[1]
 		}
 	}
 	return nil
+}
+
+// resolve follows an alias (*name) to the node its anchor names.
+func resolve(n *yaml.Node) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < maxAliasDepth; depth++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// maxAliasDepth bounds how far aliases and merge keys are followed: a document can make them
+// refer to themselves.
+const maxAliasDepth = 32
+
+// pairs lists a mapping's key/value pairs, values resolved, with merge keys (<<: *base or
+// <<: [*a, *b]) expanded in place of the key: an explicit key wins over a merged one, and an
+// earlier merged mapping over a later one, as YAML's merge key type says.
+func pairs(n *yaml.Node) [][2]*yaml.Node { return pairsAt(n, 0) }
+
+func pairsAt(n *yaml.Node, depth int) [][2]*yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode || depth > maxAliasDepth {
+		return nil
+	}
+	var own, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		if k.Tag == "!!merge" && v != nil {
+			sources := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				sources = v.Content
+			}
+			for _, src := range sources {
+				merged = append(merged, pairsAt(src, depth+1)...)
+			}
+			continue
+		}
+		own = append(own, [2]*yaml.Node{k, v})
+	}
+	seen := map[string]bool{}
+	for _, kv := range own {
+		seen[kv[0].Value] = true
+	}
+	for _, kv := range merged {
+		if !seen[kv[0].Value] {
+			seen[kv[0].Value] = true
+			own = append(own, kv)
+		}
+	}
+	return own
 }
 
 func lastLine(n *yaml.Node) int {
@@ -318,13 +368,34 @@ func splitLines(data []byte) []string {
 	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
-// readProblem turns a YAML error ("yaml: line 3: ...") into a problem at that line.
-func readProblem(path string, err error) *Problem {
+// readProblem turns a YAML error ("yaml: line 3: ...") into a problem at that line; an error
+// without a line about bytes that are not UTF-8 points at the first such byte.
+func readProblem(path string, data []byte, err error) *Problem {
 	msg := err.Error()
 	pos := Pos{1, 1}
 	var line int
 	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(msg, "yaml: "), "line %d:", &line); scanErr == nil && line > 0 {
 		pos.Line = line
+	} else if !utf8.Valid(data) {
+		pos = firstInvalidUTF8(data)
 	}
 	return &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: pos, Message: "cannot read the file: " + msg}
+}
+
+// firstInvalidUTF8 is the position of the first byte that is not valid UTF-8.
+func firstInvalidUTF8(data []byte) Pos {
+	pos := Pos{1, 1}
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size == 1 {
+			return pos
+		}
+		if r == '\n' {
+			pos = Pos{pos.Line + 1, 1}
+		} else {
+			pos.Col += size
+		}
+		data = data[size:]
+	}
+	return pos
 }

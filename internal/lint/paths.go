@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,43 +20,90 @@ func ReadFile(path string, data []byte) *File {
 }
 
 // ReadPaths reads files, and the .yaml, .yml and .json files under directories, in path order.
-func ReadPaths(paths []string) ([]*File, error) {
-	var names []string
+// Only regular files are read: anything else (a named pipe, a device, a directory named
+// x.yaml) is reported and skipped, and so is what cannot be read (a symbolic-link loop, a
+// permission); the rest is read all the same.
+func ReadPaths(paths []string) []*File {
+	var files []*File
 	for _, p := range paths {
 		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			names = append(names, p)
+		switch {
+		case err != nil:
+			files = append(files, unreadable(p, err))
+			continue
+		case !info.IsDir():
+			files = append(files, readPath(p))
 			continue
 		}
 		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
+		var problems []*File
+		// WalkDir does not follow symbolic links to directories, so it cannot loop.
+		_ = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				problems = append(problems, unreadable(path, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+			case d.IsDir():
+			default:
+				switch strings.ToLower(filepath.Ext(path)) {
+				case ".yaml", ".yml", ".json":
 					found = append(found, path)
 				}
 			}
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
 		sort.Strings(found)
-		names = append(names, found...)
-	}
-	files := make([]*File, 0, len(names))
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
+		for _, name := range found {
+			files = append(files, readPath(name))
 		}
-		files = append(files, ReadFile(filepath.ToSlash(name), data))
+		files = append(files, problems...)
 	}
-	return files, nil
+	return files
+}
+
+// readPath reads one file if it is a regular file (after symbolic links).
+func readPath(name string) *File {
+	info, err := os.Stat(name)
+	if err != nil {
+		return unreadable(name, err)
+	}
+	if !info.Mode().IsRegular() {
+		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", describeMode(info.Mode())))
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return unreadable(name, err)
+	}
+	return ReadFile(filepath.ToSlash(name), data)
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// unreadable is an input that could not be read: an error, since it was meant to be linted.
+func unreadable(name string, err error) *File {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return &File{Path: filepath.ToSlash(name), Err: &Problem{Check: ReadCheck, Severity: Error, Path: filepath.ToSlash(name), Pos: Pos{1, 1}, Message: "cannot read the file: " + msg}}
+}
+
+// skipped is an input that is not a file lint reads: a warning.
+func skipped(name, msg string) *File {
+	return &File{Path: filepath.ToSlash(name), Err: &Problem{Check: ReadCheck, Severity: Warning, Path: filepath.ToSlash(name), Pos: Pos{1, 1}, Message: msg}}
 }

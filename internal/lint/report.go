@@ -29,6 +29,28 @@ func Write(w io.Writer, format string, problems []Problem, files []*File) error 
 	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
 }
 
+// maxSourceWidth is how much of a source line a problem shows: a minified dashboard is one
+// line of many kilobytes.
+const maxSourceWidth = 160
+
+// sourceWindow cuts a long line to maxSourceWidth bytes around column col (1-based), marking
+// the cuts with "...", and returns the caret's column in what it shows.
+func sourceWindow(line string, col int) (string, int) {
+	if len(line) <= maxSourceWidth {
+		return line, col
+	}
+	start := max(0, min(col-1-maxSourceWidth/3, len(line)-maxSourceWidth))
+	end := min(len(line), start+maxSourceWidth)
+	shown, col := line[start:end], col-start
+	if start > 0 {
+		shown, col = "..."+shown, col+3
+	}
+	if end < len(line) {
+		shown += "..."
+	}
+	return shown, col
+}
+
 // writeText prints each problem with its source line and a caret under the offending part.
 func writeText(w io.Writer, problems []Problem, files []*File) error {
 	lines := map[string][]string{}
@@ -41,16 +63,16 @@ func writeText(w io.Writer, problems []Problem, files []*File) error {
 		if p.Pos.Line < 1 || p.Pos.Line > len(src) {
 			continue
 		}
-		line := strings.ReplaceAll(src[p.Pos.Line-1], "\t", " ")
+		line, col := sourceWindow(strings.ReplaceAll(src[p.Pos.Line-1], "\t", " "), p.Pos.Col)
 		width := p.Width
-		if rest := len(line) - p.Pos.Col + 1; width > rest {
+		if rest := len(line) - col + 1; width > rest {
 			width = rest
 		}
 		if width < 1 {
 			width = 1
 		}
 		gutter := fmt.Sprintf("%5d | ", p.Pos.Line)
-		fmt.Fprintf(w, "%s%s\n%s%s%s\n", gutter, line, strings.Repeat(" ", len(gutter)-2)+"| ", strings.Repeat(" ", max(p.Pos.Col-1, 0)), strings.Repeat("^", width))
+		fmt.Fprintf(w, "%s%s\n%s%s%s\n", gutter, line, strings.Repeat(" ", len(gutter)-2)+"| ", strings.Repeat(" ", max(col-1, 0)), strings.Repeat("^", width))
 	}
 	if len(problems) > 0 {
 		counts := map[Severity]int{}

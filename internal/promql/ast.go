@@ -65,8 +65,12 @@ func (e *ParseError) Error() string { return e.Msg }
 
 // Parse parses an expression into gpuobs' view.
 func Parse(expr string) (*Node, error) {
-	e, err := newParser().ParseExpr(expr)
+	e, err := parseExpr(expr)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, pe
+		}
 		var errs parser.ParseErrors
 		if errors.As(err, &errs) && len(errs) > 0 {
 			return nil, &ParseError{Offset: int(errs[0].PositionRange.Start), Msg: errs[0].Err.Error()}

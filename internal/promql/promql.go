@@ -22,7 +22,7 @@ func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
 // Canonical parses a PromQL expression and returns it in Prometheus' canonical form.
 // The error carries the parse position (line:col).
 func Canonical(expr string) (string, error) {
-	e, err := newParser().ParseExpr(expr)
+	e, err := parseExpr(expr)
 	if err != nil {
 		return "", err
 	}
@@ -31,7 +31,7 @@ func Canonical(expr string) (string, error) {
 
 // MetricNames returns the sorted, distinct metric names that an expression selects.
 func MetricNames(expr string) ([]string, error) {
-	e, err := newParser().ParseExpr(expr)
+	e, err := parseExpr(expr)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func IsValidLabelName(name string) bool { return model.LegacyValidation.IsValidL
 
 // Pretty parses an expression and prints it in Prometheus' multi-line canonical layout.
 func Pretty(expr string) (string, error) {
-	e, err := newParser().ParseExpr(expr)
+	e, err := parseExpr(expr)
 	if err != nil {
 		return "", err
 	}

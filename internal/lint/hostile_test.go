@@ -1,0 +1,122 @@
+package lint
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadPathsSkipsWhatIsNotARegularFile: a named pipe, a directory named like a rule file
+// and a symbolic-link loop are reported, and the rule file beside them is still read; nothing
+// hangs.
+func TestReadPathsSkipsWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(rules("      - record: node:x:sum\n        expr: sum(up)\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "dir.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "dir.yaml"), filepath.Join(dir, "link-to-dir.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "loop.yaml"), filepath.Join(dir, "loop.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []*File)
+	go func() { done <- ReadPaths([]string{dir, filepath.Join(dir, "pipe.yaml")}) }()
+	var files []*File
+	select {
+	case files = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadPaths hangs")
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		msg := "read"
+		if f.Err != nil {
+			msg = f.Err.Severity.String() + ": " + f.Err.Message
+		}
+		got[filepath.Base(f.Path)] = msg
+	}
+	for name, want := range map[string]string{
+		"good.yaml":        "read",
+		"pipe.yaml":        "warning: not a regular file (a named pipe): skipped",
+		"link-to-dir.yaml": "warning: not a regular file (a directory): skipped",
+		"loop.yaml":        "error: cannot read the file: too many levels of symbolic links",
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+}
+
+// TestAliasesAndMergeKeys: a rule given as an alias is read, and a merge key supplies the
+// fields it merges (the rule's own keys win).
+func TestAliasesAndMergeKeys(t *testing.T) {
+	src := `groups:
+  - name: g
+    rules:
+      - &rule
+        record: node:x:sum
+        expr: sum by (cluster) (up)
+      - *rule
+      - <<: *rule
+        record: node:y:sum
+`
+	f := ReadRules("r.yaml", []byte(src))
+	if f.Err != nil || len(f.Rules) != 3 {
+		t.Fatalf("read %d rules (%v), want 3", len(f.Rules), f.Err)
+	}
+	for i, want := range []string{"node:x:sum", "node:x:sum", "node:y:sum"} {
+		r := f.Rules[i]
+		if r.Record != want || r.Expr.Node == nil || r.Expr.Text != "sum by (cluster) (up)" {
+			t.Errorf("rule %d: %s %q (%v), want %s with the anchor's expr", i, r.Record, r.Expr.Text, r.Expr.Err, want)
+		}
+	}
+	loop := "a: &a\n  <<: *a\n"
+	if f := ReadRules("loop.yaml", []byte(loop)); len(f.Rules) != 0 {
+		t.Errorf("a self-merging document yields %d rules", len(f.Rules))
+	}
+}
+
+// TestLongLinesShowAWindow: a problem on a minified dashboard shows the part of the line
+// around it, not the whole line.
+func TestLongLinesShowAWindow(t *testing.T) {
+	padding := strings.Repeat(`{"title": "x", "type": "text"}, `, 2000)
+	src := `{"tags": ["L1"], "panels": [` + padding + `{"title": "T", "targets": [{"expr": "DCGM_FI_DEV_XID_ERRORS[5m]"}]}]}`
+	f := ReadDashboard("d.json", []byte(src))
+	problems := Run(NewInputs(loadPlan(t), []*File{f}), Checks())
+	if len(problems) == 0 {
+		t.Fatal("no problem found")
+	}
+	var out bytes.Buffer
+	if err := Write(&out, "text", problems, []*File{f}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if len(line) > 400 {
+			t.Fatalf("a %d-byte line was echoed", len(line))
+		}
+	}
+	if !strings.Contains(out.String(), "DCGM_FI_DEV_XID_ERRORS") {
+		t.Errorf("the window does not show the problem:\n%s", out.String())
+	}
+}
+
+// TestBadBytesAreReportedOnTheirLine: bytes that are not UTF-8 point at their own line.
+func TestBadBytesAreReportedOnTheirLine(t *testing.T) {
+	src := "groups:\n  - name: g\n    rules:\n      - record: a\xff\n        expr: up\n"
+	f := ReadRules("r.yaml", []byte(src))
+	if f.Err == nil || f.Err.Pos != (Pos{4, 18}) {
+		t.Fatalf("error %+v, want one at 4:18", f.Err)
+	}
+}
