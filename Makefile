@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench e2e
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated promtool amtool bench fuzz e2e
 
 all: test
 
@@ -74,6 +74,15 @@ test-promtool: promtool
 bench: promtool
 	$(PINT) version >/dev/null
 	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
+
+## fuzz: every fuzz target for FUZZTIME each (go test prints executions per second)
+FUZZTIME ?= 60s
+FUZZ_TARGETS := FuzzDecode:./internal/catalog FuzzReadRules:./internal/lint FuzzReadDashboard:./internal/lint FuzzParse:./internal/promql
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== $${t%%:*}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:} || exit 1; \
+	done
 
 ## e2e: the generated rules and Alertmanager config in a real Prometheus and Alertmanager
 ## (built from the pinned modules), fed by a synthetic dcgm-exporter, with faults injected

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,24 @@ func TestBadBytesAreReportedOnTheirLine(t *testing.T) {
 	f := ReadRules("r.yaml", []byte(src))
 	if f.Err == nil || f.Err.Pos != (Pos{4, 18}) {
 		t.Fatalf("error %+v, want one at 4:18", f.Err)
+	}
+}
+
+// TestMergeKeysCannotMultiply: merge keys that each merge the previous mapping twice (a
+// billion laughs) are read in bounded time.
+func TestMergeKeysCannotMultiply(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 {x: 1, y: 2}\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d\n  <<: [*a%d, *a%d]\n  k%d: v\n", i, i, i-1, i-1, i)
+	}
+	b.WriteString("groups:\n  - name: g\n    rules:\n      - <<: *a40\n        record: a:b:c\n        expr: up\n")
+	start := time.Now()
+	f := ReadRules("laughs.yaml", []byte(b.String()))
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if len(f.Rules) != 1 {
+		t.Errorf("%d rules, want 1", len(f.Rules))
 	}
 }

@@ -312,20 +312,28 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// maxAliasDepth bounds how far aliases and merge keys are followed: a document can make them
-// refer to themselves.
-const maxAliasDepth = 32
+// maxAliasDepth bounds how far aliases and merge keys are followed, and maxMergedPairs how many
+// pairs the merge keys of one mapping may bring: a document can make them refer to themselves,
+// or multiply (a billion laughs).
+const (
+	maxAliasDepth  = 32
+	maxMergedPairs = 10000
+)
 
 // pairs lists a mapping's key/value pairs, values resolved, with merge keys (<<: *base or
 // <<: [*a, *b]) expanded in place of the key: an explicit key wins over a merged one, and an
 // earlier merged mapping over a later one, as YAML's merge key type says.
-func pairs(n *yaml.Node) [][2]*yaml.Node { return pairsAt(n, 0) }
+func pairs(n *yaml.Node) [][2]*yaml.Node {
+	budget := maxMergedPairs
+	return pairsAt(n, 0, &budget)
+}
 
-func pairsAt(n *yaml.Node, depth int) [][2]*yaml.Node {
+func pairsAt(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode || depth > maxAliasDepth {
+	if n == nil || n.Kind != yaml.MappingNode || depth > maxAliasDepth || *budget <= 0 {
 		return nil
 	}
+	*budget -= len(n.Content) / 2
 	var own, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
@@ -335,7 +343,7 @@ func pairsAt(n *yaml.Node, depth int) [][2]*yaml.Node {
 				sources = v.Content
 			}
 			for _, src := range sources {
-				merged = append(merged, pairsAt(src, depth+1)...)
+				merged = append(merged, pairsAt(src, depth+1, budget)...)
 			}
 			continue
 		}
@@ -364,8 +372,10 @@ func lastLine(n *yaml.Node) int {
 	return last
 }
 
+// splitLines splits a file into lines as YAML counts them: \n, \r\n and a lone \r end a line.
 func splitLines(data []byte) []string {
-	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 // readProblem turns a YAML error ("yaml: line 3: ...") into a problem at that line; an error

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -102,7 +100,7 @@ func NewInputs(p *plan.Plan, files []*File) *Inputs {
 	}
 	for _, r := range p.Recorded {
 		if !fromInputs[r.Name] {
-			in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: newExpr(r.Expr, &yaml.Node{Line: 1, Column: 1}, nil)})
+			in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: &Expr{Text: r.Expr, Node: r.Parsed, pos: Pos{1, 1}}})
 		}
 	}
 	sources := map[string][]plan.Source{}

@@ -37,8 +37,7 @@ func NewLabels(m *model.Model, recorded map[string][]Source) *Labels {
 func newRecordedLabels(m *model.Model, recorded []Recorded) *Labels {
 	sources := map[string][]Source{}
 	for _, r := range recorded {
-		n, _ := promql.Parse(r.Expr) // canonical: it parses
-		sources[r.Name] = append(sources[r.Name], Source{Expr: n, Labels: r.Labels})
+		sources[r.Name] = append(sources[r.Name], Source{Expr: r.Parsed, Labels: r.Labels})
 	}
 	return NewLabels(m, sources)
 }

@@ -120,6 +120,9 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 			return nil, fmt.Errorf("recording rule %s: invalid PromQL: %w", r.Name, err)
 		}
 		recorded[i].Expr = canonical
+		if recorded[i].Parsed, err = promql.Parse(canonical); err != nil {
+			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
+		}
 	}
 	return recorded, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // Recorded is one generated recording rule, with what it means.
@@ -14,6 +15,8 @@ type Recorded struct {
 	// Labels are static labels the rule adds.
 	Labels map[string]string
 	Expr   string
+	// Parsed is Expr parsed, for readers that reason about it.
+	Parsed *promql.Node
 	Family string
 	Level  string
 	// Op is how the rule combines GPUs (avg, sum, max, count), for rules derived from a signal.

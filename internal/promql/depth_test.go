@@ -27,3 +27,33 @@ func TestDeepNestingIsRefusedInLinearTime(t *testing.T) {
 		t.Errorf("parentheses inside a string count: %v", err)
 	}
 }
+
+// FuzzParse: any text either parses into a tree whose node offsets lie in the text, or fails
+// with a ParseError whose offset does; nothing panics.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		`sum by (cluster) (rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{cluster="a"}[5m])) > 0`,
+		`max by (gpu) (x) * on (gpu) group_left (pod) y`,
+		`histogram_quantile(0.99, sum by (le) (rate(h_bucket[5m])))`,
+		`label_replace(up, "a", "$1", "b", "(.*)") or vector(1)`,
+		`avg_over_time(x[1h:5m] offset 1d)`,
+		strings.Repeat("(", 300) + "up" + strings.Repeat(")", 300),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		n, err := Parse(expr)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(expr) {
+				t.Fatalf("error %v has no offset in the text", err)
+			}
+			return
+		}
+		Walk(n, func(c *Node, _ []*Node) {
+			if c.Start < 0 || c.End > len(expr) || c.Start > c.End {
+				t.Fatalf("node %s at %d..%d outside the %d-byte text", c.Name, c.Start, c.End, len(expr))
+			}
+		})
+	})
+}
