@@ -5,8 +5,11 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,8 +23,8 @@ import (
 // Problem is one thing wrong with a catalog: where (a catalog path such as
 // alerts.GPUEccDoubleBit.for, or a jsonnet file:line:col) and what.
 type Problem struct {
-	Path    string
-	Message string
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 func (p Problem) String() string {
@@ -88,9 +91,39 @@ func Evaluate(opts Options) (string, error) {
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
+		// A mistake in the inputs surfaces as a failure deep in the library: say what it is.
+		if opts.ConfigPath != "" {
+			if problems := schemaProblems(vm, filename); len(problems) > 0 {
+				return "", problems
+			}
+		}
 		return "", Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
 	}
 	return out, nil
+}
+
+// schemaFile checks the inputs of a catalog before anything is derived from them.
+const schemaFile = "gpuobs-schema.libsonnet"
+
+// schemaProblems runs the schema checks on a user's catalog file whose evaluation failed: the
+// wrong type or a missing field where the library needs one, each by catalog path, all at
+// once. When the checks themselves fail (the file does not parse, an import is refused), or
+// find nothing, the evaluation's own error stands.
+func schemaProblems(vm *jsonnet.VM, filename string) Problems {
+	snippet := fmt.Sprintf("(import %q).problems(import %q)", schemaFile, filepath.Base(filename))
+	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
+	if err != nil {
+		return nil
+	}
+	var problems Problems
+	if err := json.Unmarshal([]byte(out), &problems); err != nil {
+		return Problems{{Message: fmt.Sprintf("the schema checks returned %.80s: %v", out, err)}}
+	}
+	for i := range problems {
+		problems[i].Message = excerpt(problems[i].Message)
+	}
+	sort.SliceStable(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
+	return problems
 }
 
 // Decode decodes catalog JSON strictly and validates it.
@@ -102,8 +135,17 @@ func Decode(data []byte) (*model.Model, error) {
 		// The renaming rewrote the map's own keys too: keep the catalog's names.
 		m.Exporter.FieldNames = fieldNames
 		// Entries that failed to decode are left out, so the rest is still validated and
-		// every problem is reported at once.
-		d.problems = append(d.problems, validate(m)...)
+		// every problem is reported at once; a value that did not decode is not reported
+		// again for the zero it was left at.
+		undecoded := map[string]bool{}
+		for _, p := range d.problems {
+			undecoded[p.Path] = true
+		}
+		for _, p := range validate(m) {
+			if !undecoded[p.Path] {
+				d.problems = append(d.problems, p)
+			}
+		}
 	}
 	if len(d.problems) > 0 {
 		sort.SliceStable(d.problems, func(i, j int) bool { return d.problems[i].Path < d.problems[j].Path })
@@ -123,10 +165,51 @@ func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			at := path
+			if typeErr.Field != "" {
+				at = strings.TrimPrefix(path+"."+typeErr.Field, ".")
+			}
+			d.add(at, "is %s; want %s", article(typeErr.Value), jsonKind(typeErr.Type))
+			return false
+		}
 		d.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
 		return false
 	}
 	return true
+}
+
+// article names a JSON value kind as the decoder reports it: a string, a number, an object.
+func article(kind string) string {
+	if kind == "" {
+		return "a value"
+	}
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// jsonKind names what a catalog value of Go type t is written as.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
 }
 
 // entries decodes a map section entry by entry, so every bad entry is reported by name.
