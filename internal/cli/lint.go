@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -93,6 +95,15 @@ func (o *lintOptions) run(paths []string) error {
 			}
 		}
 	} else {
+		var missing []string
+		for _, path := range paths {
+			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, path)
+			}
+		}
+		if len(missing) > 0 {
+			return failed(fmt.Errorf("nothing to lint at %s: no such file or directory", strings.Join(missing, ", ")))
+		}
 		files = lint.ReadPaths(paths)
 	}
 	problems := lint.Run(lint.NewInputs(p, files), lint.Checks())

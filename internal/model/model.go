@@ -1,4 +1,4 @@
-// Package model holds the validated gpuobs catalog that every generator reads.
+// Package model holds the validated gpuobs catalog: data only, from which the plan derives.
 package model
 
 import (

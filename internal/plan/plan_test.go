@@ -132,3 +132,29 @@ func TestRecordsCollidingWithDerivedRulesFail(t *testing.T) {
 		t.Fatalf("Build = %v, want the colliding record named", err)
 	}
 }
+
+// TestLabelsFollowRecordedRules: the labels of a recorded metric are those its rule's
+// expression yields, and an expression over it keeps what its aggregation keeps.
+func TestLabelsFollowRecordedRules(t *testing.T) {
+	m := testcatalog.Model(t, "")
+	p, err := Build(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		expr string
+		want []string
+	}{
+		{"node:dcgm_gpu_temp:max", []string{m.Labels.Cluster, m.Labels.Host}},
+		{"max by (cluster) (node:dcgm_gpu_temp:max)", []string{m.Labels.Cluster}},
+		{"gpu_pod:dcgm_gpu_info:group", m.Identity.Alert},
+	} {
+		got, open, err := p.Labels.Expr(c.expr)
+		if err != nil || open || !slices.Equal(got, slices.Sorted(slices.Values(c.want))) {
+			t.Errorf("%s: labels %v (open %v, %v), want %v", c.expr, got, open, err, c.want)
+		}
+	}
+	if _, open, _ := p.Labels.Expr("some_unknown_metric"); !open {
+		t.Error("an unknown metric's labels are not open")
+	}
+}
