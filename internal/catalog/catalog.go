@@ -45,6 +45,10 @@ func (ps Problems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// UpstreamRunbookBaseURL is the embedded catalog's runbooks.baseURL: gpuobs' own runbook
+// pages, which a team's own catalog should replace with where it serves its runbooks/.
+const UpstreamRunbookBaseURL = "https://github.com/gpuobs/gpuobs/blob/main/runbooks/"
+
 // Options selects the catalog to load.
 type Options struct {
 	// ConfigPath is the user's gpuobs.jsonnet; empty means the embedded catalog.

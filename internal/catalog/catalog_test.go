@@ -217,3 +217,14 @@ func TestFieldNamesRenameTheWholeCatalog(t *testing.T) {
 		t.Errorf("alert %s", m.Alerts["GPUEccDoubleBit"].Expr)
 	}
 }
+
+// TestUpstreamRunbookBaseURL: the constant the CLI warns about is the embedded catalog's.
+func TestUpstreamRunbookBaseURL(t *testing.T) {
+	m, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Runbooks.BaseURL != UpstreamRunbookBaseURL {
+		t.Errorf("embedded runbooks.baseURL %q, UpstreamRunbookBaseURL %q", m.Runbooks.BaseURL, UpstreamRunbookBaseURL)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
+	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 )
@@ -38,6 +39,10 @@ exporter.extraCounters): they could never fire.
 
 With --check nothing is written: stale, missing and extra generated files are listed and
 the exit code is 1 when there are any.`,
+		Example: `  gpuobs generate -o .                                  # the embedded catalog into this repository
+  gpuobs generate -c gpuobs.jsonnet -o monitoring/      # your catalog
+  gpuobs generate -c gpuobs.jsonnet --rules-format operator,mimir -o monitoring/
+  gpuobs generate --check -c gpuobs.jsonnet -o monitoring/   # in CI: exit 1 when stale`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return o.run() },
 	}
@@ -45,6 +50,10 @@ the exit code is 1 when there are any.`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", ".", "output directory")
 	cmd.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 1 if the output directory is not up to date")
 	cmd.Flags().StringSliceVar(&o.rulesFormats, "rules-format", []string{ruleformats.Plain}, "rule file formats: "+strings.Join(ruleformats.Names, ", ")+" (plain is always written)")
+	completeValues(cmd, "rules-format", ruleformats.Names)
+	if err := cmd.MarkFlagDirname("output"); err != nil {
+		panic(err)
+	}
 	return cmd
 }
 
@@ -54,7 +63,10 @@ func (o *generateOptions) run() error {
 	}
 	m, err := o.load()
 	if err != nil {
-		return failed(fmt.Errorf("catalog is invalid, nothing was written:\n%w", err))
+		return failed(fmt.Errorf("nothing was written: %w", err))
+	}
+	if o.config != "" && m.Runbooks.BaseURL == catalog.UpstreamRunbookBaseURL {
+		fmt.Fprintf(o.Stderr, "warning: runbooks.baseURL is still %s: every alert's runbook_url points at gpuobs' own pages, not at your runbooks/; set runbooks.baseURL to where you serve them\n", catalog.UpstreamRunbookBaseURL)
 	}
 	p, err := o.buildPlan(m)
 	if err != nil {

@@ -29,7 +29,8 @@ func newInitCommand(opts Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented starter gpuobs.jsonnet that overrides the embedded catalog",
-		Args:  cobra.NoArgs,
+		Example: "  gpuobs init\n  gpuobs init -f monitoring/gpuobs.jsonnet --force",
+		Args:    cobra.NoArgs,
 		RunE:  func(*cobra.Command, []string) error { return o.run() },
 	}
 	cmd.Flags().StringVarP(&o.path, "file", "f", "gpuobs.jsonnet", "where to write the starter catalog")

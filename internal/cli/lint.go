@@ -37,6 +37,10 @@ func newLintCommand(opts Options) *cobra.Command {
 	o := &lintOptions{Options: opts}
 	cmd := &cobra.Command{
 		Use:   "lint [PATH...]",
+		Example: `  gpuobs lint                                      # what the embedded catalog generates
+  gpuobs lint rules/ dashboards/                   # files and directories
+  gpuobs lint -c gpuobs.jsonnet -f github --fail-on warning rules/ dashboards/
+  gpuobs lint --exporter-counters deployed.csv rules/`,
 		Short: "Check rule files and dashboards for cardinality and PromQL problems, offline",
 		Long: `Lint reads Prometheus rule files (rule groups and PrometheusRule manifests, also in
 multi-document YAML), Grafana dashboards (.json) and directories of them, and checks them
@@ -54,6 +58,8 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	o.register(cmd)
 	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(lint.Formats, ", "))
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
+	completeValues(cmd, "format", lint.Formats)
+	completeValues(cmd, "fail-on", []string{lint.Info.String(), lint.Warning.String(), lint.Error.String()})
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
 	return cmd
 }
@@ -68,7 +74,7 @@ func (o *lintOptions) run(paths []string) error {
 	}
 	m, err := o.load()
 	if err != nil {
-		return failed(fmt.Errorf("catalog is invalid:\n%w", err))
+		return failed(err)
 	}
 	if o.counters != "" {
 		data, err := os.ReadFile(o.counters)
@@ -109,6 +115,16 @@ func (o *lintOptions) run(paths []string) error {
 	problems := lint.Run(lint.NewInputs(p, files), lint.Checks())
 	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
 		return failed(err)
+	}
+	if o.format == "text" && len(problems) == 0 {
+		rules, queries := 0, 0
+		for _, f := range files {
+			rules += len(f.Rules)
+			if f.Dashboard != nil {
+				queries += len(f.Dashboard.Queries)
+			}
+		}
+		fmt.Fprintf(o.Stdout, "checked %d files: %d rules, %d dashboard queries; no problems\n", len(files), rules, queries)
 	}
 	n := 0
 	for _, p := range problems {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,25 +53,41 @@ func NewRootCommand(opts Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gpuobs",
 		Short:         "Turn one GPU metric catalog into verified Prometheus rules and tests, and lint them",
+		Example:       "  gpuobs generate -o .\n  gpuobs lint rules/ dashboards/\n  gpuobs init",
+		Version:       version(opts.Version),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          suggestCommands,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cmd.Help()
 			return errors.New("a command is required")
 		},
 	}
+	root.SetVersionTemplate("gpuobs {{.Version}}\n")
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)
 	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newVersionCommand(opts))
 	return root
 }
 
+// suggestCommands rejects arguments to the root command, naming the commands closest to a
+// mistyped one.
+func suggestCommands(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.Name())
+	if suggestions := cmd.SuggestionsFor(args[0]); len(suggestions) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(suggestions, " or "))
+	}
+	return errors.New(msg)
+}
+
 // Run executes gpuobs with args and returns its exit code.
 func Run(args []string, opts Options) int {
 	root := NewRootCommand(opts)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
@@ -83,6 +100,6 @@ func Run(args []string, opts Options) int {
 	if errors.As(err, &re) {
 		return ExitError
 	}
-	fmt.Fprintln(opts.Stderr, "Run 'gpuobs --help' for usage.")
+	fmt.Fprintf(opts.Stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	return ExitUsage
 }

@@ -9,9 +9,10 @@ import (
 
 func newVersionCommand(opts Options) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the gpuobs version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the gpuobs version",
+		Example: "  gpuobs version\n  gpuobs --version",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintf(opts.Stdout, "gpuobs %s\n", version(opts.Version))
 			return nil
@@ -19,13 +20,34 @@ func newVersionCommand(opts Options) *cobra.Command {
 	}
 }
 
-// version is the explicit version, else the module version the binary was built from.
+// version is the explicit version, else what the binary's build info says: the module version
+// (v1.2.3 for go install ...@v1.2.3) and, for a build from a checkout, the VCS revision.
 func version(explicit string) string {
 	if explicit != "" {
 		return explicit
 	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
 	}
-	return "(devel)"
+	return describeBuild(info)
+}
+
+// describeBuild is the module version, then the revision and whether the tree was modified.
+func describeBuild(info *debug.BuildInfo) string {
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += " (modified)"
+		}
+	}
+	return v
 }

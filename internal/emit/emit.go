@@ -175,14 +175,14 @@ func Write(dir string, files []File, managed []string) error {
 		tmp, err := writeTemp(target, f.Content)
 		if err != nil {
 			cleanup()
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			return fmt.Errorf("writing %s: %w", f.Path, cause(err))
 		}
 		temps = append(temps, tmp)
 		targets = append(targets, f)
 	}
 	for i, f := range targets {
 		if err := rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
-			err = fmt.Errorf("writing %s: %w", f.Path, err)
+			err = fmt.Errorf("writing %s: %w", f.Path, cause(err))
 			unrestored := restore(dir, targets[:i], old)
 			temps = temps[i:]
 			cleanup()
@@ -359,15 +359,29 @@ func MustYAML(v any) []byte {
 	return out
 }
 
-// WriteFile writes one file atomically: a temporary file beside it, renamed into place.
+// WriteFile writes one file atomically: a temporary file beside it, renamed into place. Its
+// errors name the file, never the temporary one.
 func WriteFile(path string, content []byte) error {
 	tmp, err := writeTemp(path, content)
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return err
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	return nil
+}
+
+// cause is the system error inside a path or link error (which names the temporary file).
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
