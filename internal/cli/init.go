@@ -27,11 +27,11 @@ type initOptions struct {
 func newInitCommand(opts Options) *cobra.Command {
 	o := &initOptions{Options: opts}
 	cmd := &cobra.Command{
-		Use:   "init",
-		Short: "Write a commented starter gpuobs.jsonnet that overrides the embedded catalog",
+		Use:     "init",
+		Short:   "Write a commented starter gpuobs.jsonnet that overrides the embedded catalog",
 		Example: "  gpuobs init\n  gpuobs init -f monitoring/gpuobs.jsonnet --force",
 		Args:    cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return o.run() },
+		RunE:    func(*cobra.Command, []string) error { return o.run() },
 	}
 	cmd.Flags().StringVarP(&o.path, "file", "f", "gpuobs.jsonnet", "where to write the starter catalog")
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite an existing file")

@@ -36,7 +36,7 @@ type lintOptions struct {
 func newLintCommand(opts Options) *cobra.Command {
 	o := &lintOptions{Options: opts}
 	cmd := &cobra.Command{
-		Use:   "lint [PATH...]",
+		Use: "lint [PATH...]",
 		Example: `  gpuobs lint                                      # what the embedded catalog generates
   gpuobs lint rules/ dashboards/                   # files and directories
   gpuobs lint -c gpuobs.jsonnet -f github --fail-on warning rules/ dashboards/
