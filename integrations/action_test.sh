@@ -2,7 +2,7 @@
 # Runs the GitHub action's script locally, as the runner would, on a clean and a broken rule
 # file: annotations and exit codes, and a refused unpinned version.
 set -euo pipefail
-gpuobs="$1"
+gpuobs=$(realpath "$1")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/good.yaml" <<'YAML'
