@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
@@ -44,5 +43,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
@@ -68,5 +67,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

@@ -11,7 +11,6 @@ import (
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
@@ -156,5 +155,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

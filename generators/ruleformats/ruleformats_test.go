@@ -8,7 +8,6 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // group is a rule group as the formats hold it: its rules kept as YAML.
@@ -87,5 +86,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func parse(t *testing.T, p *plan.Plan) map[string]File {
@@ -120,5 +119,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

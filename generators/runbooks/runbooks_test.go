@@ -14,7 +14,6 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
-	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // root is the repository root, where the generated output is checked in.
@@ -144,5 +143,5 @@ func TestSmallCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.GoldenFiles(t, "testdata/small", files)
+	plantest.GoldenFiles(t, "testdata/small", files)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // run executes gpuobs in-process and returns its exit code and output.
@@ -19,24 +20,6 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := Run(args, Options{Stdout: &stdout, Stderr: &stderr, Version: "v0.0.0-test"})
 	return code, stdout.String(), stderr.String()
-}
-
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func generate(t *testing.T, args ...string) string {
@@ -49,7 +32,7 @@ func generate(t *testing.T, args ...string) string {
 }
 
 func TestGenerateIsDeterministic(t *testing.T) {
-	a, b := snapshot(t, generate(t)), snapshot(t, generate(t))
+	a, b := testutil.ReadTree(t, generate(t)), testutil.ReadTree(t, generate(t))
 	if len(a) == 0 {
 		t.Fatal("nothing generated")
 	}
@@ -78,7 +61,7 @@ func TestCheckReportsDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "rules", "recording.yaml"))
-	before := snapshot(t, dir)
+	before := testutil.ReadTree(t, dir)
 	code, stdout, _ := run(t, "generate", "--check", "-o", dir)
 	if code != ExitError {
 		t.Fatalf("exit %d on drift, want %d", code, ExitError)
@@ -88,14 +71,14 @@ func TestCheckReportsDrift(t *testing.T) {
 			t.Errorf("--check output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if after := snapshot(t, dir); len(after) != len(before) || after["rules/alerts.yaml"] != before["rules/alerts.yaml"] {
+	if after := testutil.ReadTree(t, dir); len(after) != len(before) || after["rules/alerts.yaml"] != before["rules/alerts.yaml"] {
 		t.Error("--check wrote to the output directory")
 	}
 }
 
 func TestBadCatalogLeavesOutputUntouched(t *testing.T) {
 	dir := generate(t)
-	before := snapshot(t, dir)
+	before := testutil.ReadTree(t, dir)
 	code, _, stderr := run(t, "generate", "-o", dir, "-c", "../catalog/testdata/schema-errors.jsonnet")
 	if code != ExitError {
 		t.Fatalf("exit %d for a bad catalog, want %d", code, ExitError)
@@ -103,7 +86,7 @@ func TestBadCatalogLeavesOutputUntouched(t *testing.T) {
 	if !strings.Contains(stderr, `alerts.GPUEccDoubleBit.for: invalid duration "5x"`) {
 		t.Errorf("stderr does not name the catalog path:\n%s", stderr)
 	}
-	after := snapshot(t, dir)
+	after := testutil.ReadTree(t, dir)
 	for name, content := range before {
 		if after[name] != content {
 			t.Errorf("%s changed after a failed run", name)
@@ -135,7 +118,7 @@ func TestInitWritesAStarterThatGeneratesTheDefault(t *testing.T) {
 		t.Errorf("starter is not a commented override of the library:\n%s", content)
 	}
 	// Untouched, the starter is the embedded catalog: same output byte for byte.
-	fromStarter, fromDefault := snapshot(t, generate(t, "-c", path)), snapshot(t, generate(t))
+	fromStarter, fromDefault := testutil.ReadTree(t, generate(t, "-c", path)), testutil.ReadTree(t, generate(t))
 	for name, c := range fromDefault {
 		if fromStarter[name] != c {
 			t.Errorf("%s differs between the starter and the embedded catalog", name)

@@ -9,27 +9,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 func gen(path, body string) File { return YAML(path, []byte(body)) }
-
-func readAll(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func TestWriteThenCheckIsClean(t *testing.T) {
 	dir := t.TempDir()
@@ -41,7 +25,7 @@ func TestWriteThenCheckIsClean(t *testing.T) {
 	if err != nil || !d.Empty() {
 		t.Fatalf("drift right after writing: %v %v", d, err)
 	}
-	got := readAll(t, dir)
+	got := testutil.ReadTree(t, dir)
 	if !strings.HasPrefix(got["rules/a.yaml"], "# "+Header+"\n") {
 		t.Errorf("missing header: %q", got["rules/a.yaml"])
 	}
@@ -81,7 +65,7 @@ func TestWriteRemovesOnlyGeneratedExtras(t *testing.T) {
 	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, dir)
+	got := testutil.ReadTree(t, dir)
 	if _, ok := got["rules/gone.yaml"]; ok {
 		t.Error("a generated file that is no longer produced was kept")
 	}
@@ -101,12 +85,12 @@ func TestFailedWriteLeavesDirectoryUntouched(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "blocker"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := readAll(t, dir)
+	before := testutil.ReadTree(t, dir)
 	err := Write(dir, []File{gen("rules/a.yaml", "a: 2\n"), gen("blocker/b.yaml", "b: 1\n")}, managed)
 	if err == nil {
 		t.Fatal("write through a file succeeded")
 	}
-	after := readAll(t, dir)
+	after := testutil.ReadTree(t, dir)
 	if len(after) != len(before) {
 		t.Errorf("files changed: before %v after %v", before, after)
 	}
@@ -225,7 +209,7 @@ func TestConcurrentWritesTakeTurns(t *testing.T) {
 		if err := errors.Join(errs...); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		got := readAll(t, dir)
+		got := testutil.ReadTree(t, dir)
 		if len(got) != 20 {
 			t.Fatalf("round %d: %d files, want 20: %v", round, len(got), got)
 		}
@@ -246,7 +230,7 @@ func TestFailedRenameRestoresWhatWasRenamed(t *testing.T) {
 	if err := Write(dir, []File{gen("rules/a.yaml", "a: 1\n")}, managed); err != nil {
 		t.Fatal(err)
 	}
-	before := readAll(t, dir)
+	before := testutil.ReadTree(t, dir)
 	calls := 0
 	rename = func(from, to string) error {
 		if calls++; calls == 3 {
@@ -260,7 +244,7 @@ func TestFailedRenameRestoresWhatWasRenamed(t *testing.T) {
 	if err == nil || errors.As(err, &partial) {
 		t.Fatalf("Write = %v, want a plain error (everything restored)", err)
 	}
-	after := readAll(t, dir)
+	after := testutil.ReadTree(t, dir)
 	if fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("after a failed rename the directory holds %v, want %v", after, before)
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/gpuobs/gpuobs/internal/emit"
 )
 
 // Update makes golden comparisons rewrite the golden files that differ (go test -update).
@@ -43,13 +41,21 @@ func Diff(want, got string) string {
 	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
 }
 
-// GoldenFiles compares each generated file with dir/<its path>.golden (see Golden).
-func GoldenFiles(t *testing.T, dir string, files []emit.File) {
+// ReadTree reads every file under dir, by its slash-separated path relative to dir.
+func ReadTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	if len(files) == 0 {
-		t.Fatal("no files to compare")
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range files {
-		Golden(t, filepath.Join(dir, filepath.FromSlash(f.Path)+".golden"), f.Content)
-	}
+	return out
 }

@@ -6,7 +6,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 
@@ -28,4 +30,15 @@ func Small(t testing.TB) *plan.Plan {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return Plan(t, filepath.Join(filepath.Dir(file), "testdata", "small.jsonnet"))
+}
+
+// GoldenFiles compares each generated file with dir/<its path>.golden (see testutil.Golden).
+func GoldenFiles(t *testing.T, dir string, files []emit.File) {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no files to compare")
+	}
+	for _, f := range files {
+		testutil.Golden(t, filepath.Join(dir, filepath.FromSlash(f.Path)+".golden"), f.Content)
+	}
 }
