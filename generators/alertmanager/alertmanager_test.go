@@ -108,10 +108,16 @@ func TestOneBrokenNodeIsOneNotification(t *testing.T) {
 // same thing (inhibited) and on another (not inhibited), through Alertmanager's inhibitor.
 func TestInhibitRules(t *testing.T) {
 	p := plantest.Plan(t, "")
+	m := p.Model
 	c := loadConfig(t, ConfigFile)
 	inhibitions, err := Inhibitions(p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, in := range inhibitions {
+		if slices.Contains(in.Equal, m.Labels.Host) && !slices.Contains(in.Present, m.Labels.Host) {
+			t.Errorf("%s compares hosts but does not require its source to have one", in.Name)
+		}
 	}
 	if len(inhibitions) < 5 {
 		t.Fatalf("%d inhibit rules, want gpu-gone, exporter-down, node-unschedulable, page-over-ticket and SLO rules", len(inhibitions))
@@ -133,6 +139,19 @@ func TestInhibitRules(t *testing.T) {
 				})
 				if muted, err := c.Inhibited([]map[string]string{source}, other); err != nil || muted {
 					t.Errorf("%s on another %s than %s: inhibited %v (%v), want false", target, last, in.Sources[0], muted, err)
+				}
+			}
+			// Fail closed: a source without a machine label (a host label profile that does
+			// not match the exporter) silences nothing, even targets that lack it too.
+			for _, missing := range in.Present {
+				source := alertLabels(p, in.Sources[0], same)
+				delete(source, missing)
+				for _, target := range in.Targets {
+					lacking := alertLabels(p, target, same)
+					delete(lacking, missing)
+					if muted, err := c.Inhibited([]map[string]string{source}, lacking); err != nil || muted {
+						t.Errorf("%s without %s inhibits %s without it: %v (%v)", in.Sources[0], missing, target, muted, err)
+					}
 				}
 			}
 			// A source never silences itself.

@@ -16,10 +16,25 @@ type Inhibition struct {
 	Sources []string
 	Targets []string
 	Equal   []string
+	// Present are the equal labels that name a machine or GPU: a source must carry each of
+	// them, non-empty. Alertmanager compares a missing label as the empty string, so a source
+	// without its host (a label profile that does not match the exporter, an alert's fallback
+	// branch) would otherwise silence the alerts of every host that lacks it too.
+	Present []string
 }
 
 func (in Inhibition) rule() inhibitRule {
-	return inhibitRule{Name: in.Name, SourceMatchers: []string{alertnames(in.Sources)}, TargetMatchers: []string{alertnames(in.Targets)}, Equal: in.Equal}
+	sources := []string{alertnames(in.Sources)}
+	for _, l := range in.Present {
+		sources = append(sources, fmt.Sprintf("%s!=%q", l, ""))
+	}
+	return inhibitRule{Name: in.Name, SourceMatchers: sources, TargetMatchers: []string{alertnames(in.Targets)}, Equal: in.Equal}
+}
+
+// machineLabels are the labels that name a cluster, a machine or a GPU.
+func machineLabels(m *model.Model) []string {
+	l := m.Labels
+	return []string{l.Cluster, l.Host, l.Node, l.GPU, l.UUID, l.PCIBusID, l.Device}
 }
 
 func alertnames(names []string) string {
@@ -52,7 +67,13 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 			}
 		}
 		if len(sources) > 0 && len(targets) > 0 {
-			out = append(out, Inhibition{Name: name, Sources: sources, Targets: targets, Equal: equal})
+			var present []string
+			for _, e := range equal {
+				if slices.Contains(machineLabels(m), e) {
+					present = append(present, e)
+				}
+			}
+			out = append(out, Inhibition{Name: name, Sources: sources, Targets: targets, Equal: equal, Present: present})
 		}
 	}
 	all := func(string, model.Alert) bool { return true }
