@@ -28,21 +28,25 @@ const (
 	CSVKey        = "dcgm-metrics.csv"
 )
 
-// CSV renders fields in dcgm-exporter's counter-file format.
-func CSV(m *model.Model, fields []string) string {
+// counterFile renders fields, then label rows, in dcgm-exporter's counter-file format.
+func counterFile(m *model.Model, fields, labelRows []string) string {
 	var b strings.Builder
 	b.WriteString("# Format: DCGM field, Prometheus metric type, help message.\n")
-	b.WriteString("# The exporter's default fields and every field gpuobs' rules and dashboards read.\n")
+	b.WriteString("# The exporter's default fields and every field gpuobs' rules and dashboards read;\n")
+	b.WriteString("# label rows for the labels they read (the exporter adds a label only for such a row).\n")
 	for _, name := range fields {
 		f := m.Fields[name]
 		fmt.Fprintf(&b, "%s, %s, %s\n", name, f.Type, strings.ReplaceAll(f.Help, ",", ";"))
+	}
+	for _, name := range labelRows {
+		fmt.Fprintf(&b, "%s, label, %s\n", name, "Driver Version")
 	}
 	return b.String()
 }
 
 // Generate renders the counter file, the ConfigMap and the Helm values snippet.
 func Generate(p *plan.Plan) ([]emit.File, error) {
-	csv := CSV(p.Model, p.Usage.Counters)
+	csv := counterFile(p.Model, p.Usage.Counters, p.Usage.LabelRows)
 	configMap := map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",

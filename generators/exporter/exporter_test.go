@@ -69,3 +69,28 @@ func TestSmallCatalog(t *testing.T) {
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
 }
+
+// TestCounterFileKeepsTheLabelRowsRulesRead: the driver-version skew alert reads the driver
+// label, which dcgm-exporter adds only for a counter-file row typed label; each exporter
+// profile names it its own way, and a catalog that reads no such label has no row.
+func TestCounterFileKeepsTheLabelRowsRulesRead(t *testing.T) {
+	for config, want := range map[string]string{
+		"": "DCGM_FI_DRIVER_VERSION, label,",
+		"../promtooltests/testdata/exporter-4.9.jsonnet": "DCGM_FI_SYSTEM_DRIVER_VERSION, label,",
+	} {
+		files, err := Generate(plantest.Plan(t, config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(files[0].Content), "\n"+want) {
+			t.Errorf("%q: the counter file lacks %q", config, want)
+		}
+	}
+	files, err := Generate(plantest.Small(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(files[0].Content), ", label,") {
+		t.Error("a catalog that reads no exporter label has a label row")
+	}
+}

@@ -19,6 +19,9 @@ type Usage struct {
 	// Counters are the fields the exporter's counter file must collect: its default set and
 	// every field a rule, alert or dashboard reads, in field id order.
 	Counters []string
+	// LabelRows are the exporter's label fields that a rule, alert or dashboard reads (the
+	// driver version): dcgm-exporter adds a label only for a counter-file row typed label.
+	LabelRows []string
 }
 
 // Missing lists, by alert, the DCGM fields an alert reads (directly or through recording
@@ -109,11 +112,15 @@ func allows(matchers []promql.Matcher, labels map[string]string) bool {
 // usage indexes who reads which metric directly, and derives the counter set from it.
 func usage(m *model.Model, recorded []Recorded) (Usage, error) {
 	users := map[string][]string{}
+	driverLabelRead := false
 	var errs []error
 	add := func(what, user, expr string) {
 		names, err := promql.MetricNames(expr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		}
+		if n, err := promql.Parse(expr); err == nil && readsLabel(n, m.Labels.DriverVersion) {
+			driverLabelRead = true
 		}
 		for _, n := range names {
 			if !slices.Contains(users[n], user) {
@@ -142,7 +149,25 @@ func usage(m *model.Model, recorded []Recorded) (Usage, error) {
 		}
 	}
 	slices.SortStableFunc(counters, func(a, b string) int { return cmp.Compare(m.Fields[a].ID, m.Fields[b].ID) })
-	return Usage{Users: users, Counters: counters}, errors.Join(errs...)
+	u := Usage{Users: users, Counters: counters}
+	if driverLabelRead {
+		u.LabelRows = []string{m.Labels.DriverVersion}
+	}
+	return u, errors.Join(errs...)
+}
+
+// readsLabel reports whether an expression names a label: in a matcher, a grouping, vector
+// matching, or a string argument (label_replace, label_join, count_values).
+func readsLabel(n *promql.Node, label string) bool {
+	found := false
+	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+		for _, m := range c.Matchers {
+			found = found || m.Name == label
+		}
+		found = found || slices.Contains(c.Grouping, label) || slices.Contains(c.MatchOn, label) || slices.Contains(c.Include, label) ||
+			c.Kind == promql.String && c.Name == label
+	})
+	return found
 }
 
 // rank orders users: recording rules, alerts, dashboards.
