@@ -9,6 +9,7 @@
 //
 // L1 and L2 read recording rules only, so they stay cheap at fleet size; L3-L5 read the raw
 // series of one node, workload or GPU. Thresholds are the alerts' thresholds.
+local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 {
   local l = $.labels,
@@ -215,7 +216,7 @@ local names = import 'lib/names.libsonnet';
       links: ['L2', 'L5'],
       local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
       local quantiles(metric) = [
-        q('histogram_quantile(' + p + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + std.toString(p * 100))
+        q('histogram_quantile(' + e.num(p) + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + e.num(p * 100))
         for p in [0.5, 0.95, 0.99]
       ],
       rows: [

@@ -152,7 +152,7 @@ local t = import 'lib/test.libsonnet';
       expr: 'max by (' + id + ') (avg_over_time(' + activity + '{' + l.namespace + '!=""}[5m])) < ' + th.idleActivity,
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for 30 minutes.',
-      description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + th.idleActivity + ').',
+      description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + e.num(th.idleActivity) + ').',
       tests:
         local busy = 0.6, idle = th.idleActivity / 5;
         [
@@ -171,7 +171,7 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       identity: [l.cluster],
       summary: 'A cluster has almost no allocatable GPUs left.',
-      description: 'Cluster {{ $labels.' + l.cluster + ' }} has {{ $value | humanizePercentage }} of its allocatable GPUs requested by pods (threshold ' + th.clusterAllocationRatio + '): new GPU pods will wait.',
+      description: 'Cluster {{ $labels.' + l.cluster + ' }} has {{ $value | humanizePercentage }} of its allocatable GPUs requested by pods (threshold ' + e.num(th.clusterAllocationRatio) + '): new GPU pods will wait.',
       tests:
         local node = e.ksm(ksmJob, { node: 'gpu-node-0', resource: gpuResource, unit: 'integer' });
         local pod(name, gpus, running) = [

@@ -1,5 +1,13 @@
 // Small PromQL builders shared by the catalog files.
 {
+  // The shortest text that reads back as the number x (0.95, not 0.94999999999999996, which
+  // std.toString prints): for numbers in alert text, runbooks and dashboard queries.
+  num(x)::
+    local shortest(p) =
+      local s = std.format('%.' + p + 'g', x);
+      if p >= 17 || std.parseJson(s) == x then s else shortest(p + 1);
+    if x == std.floor(x) && std.abs(x) < 1e15 then std.toString(x) else shortest(1),
+
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
 
