@@ -142,25 +142,28 @@ func dashboardLink(m *model.Model, d model.Dashboard) string {
 	return link
 }
 
-// flowchart draws the diagnosis steps as a Mermaid decision chain: each check's yes ends in
-// its action, its no goes on to the next check or ends in its own answer; the last no
-// escalates.
+// flowchart draws the diagnosis steps as a Mermaid decision chain: an answer that has an
+// action ends there; an answer without one goes on to the next check, or after the last check
+// escalates. (Validation keeps every check reachable: only the last may end both ways.)
 func flowchart(steps []model.Step, escalation string) string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
 	b.WriteString("  start([Alert fires]) --> s0\n")
+	escalated := false
 	for i, s := range steps {
 		fmt.Fprintf(&b, "  s%d{\"%s\"}\n", i, label(s.Check))
-		if s.Yes != "" {
-			fmt.Fprintf(&b, "  s%d -- yes --> y%d[\"%s\"]\n", i, i, label(s.Yes))
-		}
-		switch {
-		case s.No != "":
-			fmt.Fprintf(&b, "  s%d -- no --> n%d[\"%s\"]\n", i, i, label(s.No))
-		case i+1 < len(steps):
-			fmt.Fprintf(&b, "  s%d -- no --> s%d\n", i, i+1)
-		default:
-			fmt.Fprintf(&b, "  s%d -- no --> escalate[\"%s\"]\n", i, label("Escalate: "+escalation))
+		for _, branch := range []struct{ answer, action, node string }{{"yes", s.Yes, "y"}, {"no", s.No, "n"}} {
+			switch {
+			case branch.action != "":
+				fmt.Fprintf(&b, "  s%d -- %s --> %s%d[\"%s\"]\n", i, branch.answer, branch.node, i, label(branch.action))
+			case i+1 < len(steps):
+				fmt.Fprintf(&b, "  s%d -- %s --> s%d\n", i, branch.answer, i+1)
+			case escalated:
+				fmt.Fprintf(&b, "  s%d -- %s --> escalate\n", i, branch.answer)
+			default:
+				fmt.Fprintf(&b, "  s%d -- %s --> escalate[\"%s\"]\n", i, branch.answer, label("Escalate: "+escalation))
+				escalated = true
+			}
 		}
 	}
 	return b.String()

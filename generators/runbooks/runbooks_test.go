@@ -128,6 +128,58 @@ func TestFirstLookQueriesParse(t *testing.T) {
 	}
 }
 
+var (
+	mermaidBlock = regexp.MustCompile("(?s)```mermaid\n(.*?)\n```")
+	mermaidNode  = regexp.MustCompile(`^\s*([A-Za-z0-9_]+)[\[{(]`)
+	mermaidEdge  = regexp.MustCompile(`^\s*([A-Za-z0-9_]+)(?:\(\[[^\]]*\]\))? --(?: [a-z]+ --)?> ([A-Za-z0-9_]+)`)
+)
+
+// TestEveryCheckOfAFlowchartIsReachable reads the diagnosis flowchart of every checked-in
+// runbook and walks it from the start: every node is reached.
+func TestEveryCheckOfAFlowchartIsReachable(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	charts := 0
+	for _, f := range files {
+		page, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := mermaidBlock.FindStringSubmatch(string(page))
+		if block == nil {
+			continue
+		}
+		charts++
+		nodes, edges := map[string]bool{}, map[string][]string{}
+		for _, line := range strings.Split(block[1], "\n") {
+			if e := mermaidEdge.FindStringSubmatch(line); e != nil {
+				edges[e[1]] = append(edges[e[1]], e[2])
+				nodes[e[2]] = true
+			} else if n := mermaidNode.FindStringSubmatch(line); n != nil {
+				nodes[n[1]] = true
+			}
+		}
+		reached := map[string]bool{}
+		var walk func(string)
+		walk = func(n string) {
+			if !reached[n] {
+				reached[n] = true
+				for _, to := range edges[n] {
+					walk(to)
+				}
+			}
+		}
+		walk("start")
+		for n := range nodes {
+			if !reached[n] {
+				t.Errorf("%s: %s cannot be reached from the start", filepath.Base(f), n)
+			}
+		}
+	}
+	if charts == 0 {
+		t.Fatal("no flowchart read")
+	}
+}
+
 func TestFlowchartEscapesLabels(t *testing.T) {
 	got := flowchart([]model.Step{{Check: `Is "x" > 1 in ` + "`nvidia-smi`?", Yes: "drain"}}, "infra")
 	for _, want := range []string{`s0{"Is #quot;x#quot; #gt; 1 in nvidia-smi?"}`, `s0 -- yes --> y0["drain"]`, `s0 -- no --> escalate["Escalate: infra"]`} {

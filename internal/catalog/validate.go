@@ -417,6 +417,11 @@ func (v *validator) runbooks(m *model.Model) {
 				v.add(p+".dashboards", "names dashboard level %q, which dashboards does not define", level)
 			}
 		}
+		for i, step := range rb.Diagnosis {
+			if i+1 < len(rb.Diagnosis) && step.Yes != "" && step.No != "" {
+				v.add(fmt.Sprintf("%s.diagnosis[%d]", p, i), "both answers end the diagnosis, so the checks after it are never reached; leave the answer that goes on to the next check empty")
+			}
+		}
 	}
 }
 

@@ -6,6 +6,11 @@ gpuobs {
     GPUTemperatureHIGH: gpuobs.alerts.GPUTemperatureHigh,
     // Replaces the burn-rate alert the InferenceTTFT SLO generates.
     SLOInferenceTTFTFastBurn: gpuobs.alerts.GPUTemperatureHigh,
+    // The first check ends both ways: the rest of the diagnosis is never reached.
+    GPUEccDoubleBit+: { runbook+: { diagnosis: [
+      { check: 'Is the GPU still there?', yes: 'Reset it.', no: 'Drain the node.' },
+      { check: 'Did it happen before?', yes: 'Open an RMA.', no: '' },
+    ] } },
   },
   slos+: {
     InferenceLatency+: { tiers: [
