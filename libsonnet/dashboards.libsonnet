@@ -44,8 +44,10 @@ local names = import 'lib/names.libsonnet';
   local server = cluster + ', namespace="$namespace", pod=~"$pod"',
 
   local clusterVar = v('cluster', 'Cluster', 'label_values(cluster:kube_gpu_allocatable:sum, ' + l.cluster + ')'),
-  local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + $.exporter.healthField + ', ' + l.cluster + ')'),
-  local nodeVar = v('node', 'Node', 'label_values(' + $.exporter.healthField + '{' + cluster + '}, ' + l.host + ')'),
+  // Variables list values from the recorded GPU-to-pod map (one series per GPU or pod's share),
+  // never by scanning raw exporter series.
+  local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
+  local nodeVar = v('node', 'Node', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.host + ')'),
 
   // How a catalog unit shows in Grafana: the unit, and the factor that converts the value
   // into it (Grafana has no MHz or mJ). Counters are shown as rates.
@@ -245,7 +247,7 @@ local names = import 'lib/names.libsonnet';
       title: 'Single GPU',
       description: 'One GPU: every field the exporter collects over time, error events as annotations.',
       vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },
-      variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + $.exporter.healthField + '{' + node + '}, ' + l.uuid + ')')],
+      variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
       links: ['L3'],
       annotations: [
         { name: 'XID events', expr: 'gpu_pod:dcgm_xid_errors:new' + $.windows.event + '{' + gpu + '}', color: 'red', title: 'New XID' },

@@ -175,6 +175,9 @@ func TestQueriesReadOnlyWhatGpuobsKnows(t *testing.T) {
 				if (level == "L1" || level == "L2") && !recorded[c.Name] {
 					t.Errorf("%s %s: reads raw series %s; fleet and cluster dashboards read recording rules only", level, q.where, c.Name)
 				}
+				if strings.HasSuffix(q.where, ".query") && !recorded[c.Name] {
+					t.Errorf("%s %s: a variable scans raw series %s; variables list values from recording rules", level, q.where, c.Name)
+				}
 				if c.Range > 0 && counter(c.Name) && c.Range != rateInterval {
 					t.Errorf("%s %s: range [%v] over counter %s; use $__rate_interval", level, q.where, c.Range, c.Name)
 				}
