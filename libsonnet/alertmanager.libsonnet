@@ -20,6 +20,10 @@
       capacity: [l.cluster],
       hygiene: [l.cluster],
       inference: [l.cluster, 'namespace', 'pod'],
+      // Workload tickets go to the team running the namespace, not per node: at 100k GPUs a
+      // node grouping sends hundreds a day.
+      utilization: [l.cluster, l.namespace],
+      workload: [l.cluster, l.namespace],
       slo: ['alertname', 'slo', l.cluster, 'namespace', 'model_name'],
     },
     // Notification timing by severity.

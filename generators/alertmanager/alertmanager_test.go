@@ -224,3 +224,30 @@ func TestSmallCatalog(t *testing.T) {
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
 }
+
+// TestWorkloadTicketsGroupByNamespace: the ML platform's tickets about one namespace on many
+// nodes are one notification.
+func TestWorkloadTicketsGroupByNamespace(t *testing.T) {
+	p := plantest.Plan(t, "")
+	m := p.Model
+	c := loadConfig(t, ConfigFile)
+	for _, name := range []string{"GPUAllocatedIdle", "GPUTrainingStraggler", "GPUMemoryExhaustionRisk"} {
+		keys := map[string]bool{}
+		for _, host := range []string{"node-a", "node-b"} {
+			labels := alertLabels(p, name, same)
+			labels[m.Labels.Host] = host
+			r := c.Routes(labels)
+			if len(r) != 1 {
+				t.Fatalf("%s routes to %d routes", name, len(r))
+			}
+			key := ""
+			for _, l := range r[0].GroupBy {
+				key += l + "=" + labels[l] + ","
+			}
+			keys[key] = true
+		}
+		if len(keys) != 1 {
+			t.Errorf("%s on two nodes of one namespace makes %d groups (%v), want 1", name, len(keys), keys)
+		}
+	}
+}
