@@ -98,6 +98,22 @@ local t = import 'lib/test.libsonnet';
     GPUXidFatal: xidAlert('critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
     GPUXidHardware: xidAlert('warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus'),
     GPUXidApplication: xidAlert('info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
+    // An XID in none of the classes still reaches a human: newer drivers emit codes the lists
+    // do not know (154: a reset or reboot is required).
+    local classified = std.set(std.flattenArrays([$.xid[c] for c in std.objectFields($.xid)])),
+    local unclassified = std.foldl(std.max, classified, 0) + 1000,
+    GPUXidUnclassified: hw {
+      family: 'xid',
+      severity: 'warning',
+      expr: xidRecord + ' unless (' + std.join(' or ', [xidRecord + ' == ' + c for c in classified]) + ')',
+      summary: 'A GPU reported an XID error that no class of the catalog lists.',
+      description: gpuText + ' reported XID {{ $value | printf "%.0f" }} in the last ' + w.event + '; no class of the catalog (xid) lists it: look it up and add it to one.',
+      tests: [
+        t.case('new unclassified XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + unclassified + 'x5', { err_code: std.toString(unclassified) })], value=unclassified),
+        t.case('old unclassified XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', unclassified + 'x60', { err_code: std.toString(unclassified) })]),
+        t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: $.xid.fatal[0] }]),
+      ],
+    },
 
     GPUEccDoubleBit: hw {
       family: 'memory',

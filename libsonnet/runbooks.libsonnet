@@ -74,6 +74,9 @@
     GPUFellOffBus+: { runbook: xidRunbook('fellOffBus', 'The GPU reported XID 79: the host lost it on the PCIe bus.', 'Every job on the GPU (often on the node) is dead; the GPU stops reporting until the node reboots.') },
     GPUXidFatal+: { runbook: xidRunbook('fatal', 'The GPU reported an XID that leaves it unusable until a reset (uncorrectable memory error, firmware halt, GSP failure).', 'Jobs on the GPU crashed or will; new work scheduled there fails.') },
     GPUXidHardware+: { runbook: xidRunbook('hardware', 'The GPU reported an XID that points at degrading hardware (memory rows, NVLink, ECC rate), not yet fatal.', 'Jobs keep running for now; the GPU may turn fatal. Plan the repair in working hours.') },
+    GPUXidUnclassified+: { runbook: xidRunbook('fatal', "The GPU reported an XID that none of the catalog's classes (xid: " + std.join(', ', std.objectFields($.xid)) + ') lists: a code a newer driver emits, or one nobody classified yet.', 'Unknown until the code is looked up: some (154, GPU recovery action changed) mean the GPU needs a reset or the node a reboot.') {
+      notes: ["Look the code up in NVIDIA's XID catalog for the driver the node runs, then add it to the class it belongs to in the catalog (xid), so that the right alert fires next time.", 'XID 154: GPU recovery action changed: the driver asks for a GPU reset or a node reboot; drain the node and do what it asks.'],
+    } },
     GPUXidApplication+: { runbook: xidRunbook('application', 'The GPU reported an XID that is almost always caused by the application running on it.', 'Usually one job crashed; the GPU is fine. Repeats on one GPU across different jobs point at hardware.') { mitigation: ['Tell the job owner (namespace and pod are on the alert); check the job logs for the kernel or memory access that failed.', 'If the same GPU reports application XIDs for different jobs, treat it as hardware: ' + cordon] } },
 
     GPUEccDoubleBit+: { runbook: hardware(

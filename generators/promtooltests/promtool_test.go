@@ -103,6 +103,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUFellOffBus",
 		},
 		{
+			name: "unclassified XIDs include the classified ones", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "      - alert: GPUXidUnclassified\n        expr: |2-\n            gpu_pod:dcgm_xid_errors:new10m\n          unless\n",
+			new:         "      - alert: GPUXidUnclassified\n        expr: |2-\n            gpu_pod:dcgm_xid_errors:new10m\n          or\n",
+			wantFailure: "alertname: GPUXidUnclassified",
+		},
+		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: AlertsFile,
 			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
 			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",
