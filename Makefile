@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated test-integrations promtool amtool bench fuzz e2e
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations promtool amtool bench fuzz e2e
 
 all: test
 
@@ -51,7 +51,7 @@ amtool:
 	$(AMTOOL) --version >/dev/null 2>&1
 
 ## test: everything CI runs
-test: check-fmt check-tidy check-generated lint-go test-go test-promtool test-alertmanager lint-generated test-integrations
+test: check-fmt check-tidy check-generated lint-go test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations
 
 ## test-alertmanager: the generated Alertmanager configuration passes amtool check-config
 test-alertmanager: amtool
@@ -69,6 +69,10 @@ test-go: promtool
 test-promtool: promtool
 	$(PROMTOOL) check rules $(RULES)
 	printf '%s\n' $(PROMTESTS) | xargs -P 2 -I{} $(PROMTOOL) test rules {}
+
+## lint-pint: pint (pinned in tools/pint) reviews the generated rules; nothing at warning or above
+lint-pint:
+	$(PINT) --offline --no-color lint --fail-on warning $(RULES)
 
 ## test-integrations: the GitHub action's script on a clean and a broken file, and the
 ## pre-commit hooks run for real by Debian's pre-commit on a throwaway repository

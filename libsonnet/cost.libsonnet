@@ -58,18 +58,26 @@ local t = import 'lib/test.libsonnet';
   local serving = { [l.cluster]: 'prod', [ns]: 'serving' },
   local check(name, expect) = [t.recordCase('two namespaces on whole and MIG GPUs', input, expect, name)],
 
+  // One price rule per SKU, told apart by its modelName label (an `or` of label_replace()s
+  // would do the same in one rule, but reads to pint as dead code).
   records+: {
-    'sku:gpu_hourly_cost:dollars': {
+    ['sku:gpu_hourly_cost:dollars:' + s]: {
+      record: 'sku:gpu_hourly_cost:dollars',
+      labels: { [l.modelName]: s },
       family: 'cost',
-      expr: std.join(' or ', ['label_replace(vector(' + price(s) + '), "' + l.modelName + '", "' + s + '", "", "")' for s in skus]),
-      tests: check('sku:gpu_hourly_cost:dollars', [t.sample({ [l.modelName]: s }, price(s)) for s in skus]),
-    },
+      expr: 'vector(' + e.num(price(s)) + ')',
+      // One case checks every SKU's rule: they record one metric.
+      [if s == skus[0] then 'tests']: check('sku:gpu_hourly_cost:dollars', [t.sample({ [l.modelName]: x }, price(x)) for x in skus]),
+    }
+    for s in skus
+  } + {
     // The share of a GPU each (GPU or MIG instance, pod) stands for.
     'gpu_pod:gpu_allocated:share': {
       family: 'cost',
       expr: 'count ' + e.by(id) + ' (group ' + e.by(id + [l.migInstance]) + ' (' + h + '))'
             + ' / ' + e.on($.identity.gpuJoin) + ' group_left () '
-            + 'count ' + e.by($.identity.gpuJoin) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + h + '))',
+            // A GPU's count of instances is never 0; the filter says so to pint (promql/nan).
+            + '(count ' + e.by($.identity.gpuJoin) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + h + ')) > 0)',
     },
     'namespace:gpu_allocated:sum': {
       family: 'cost',

@@ -53,7 +53,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 			"metadata":   map[string]any{"name": op.Name, "namespace": op.Namespace, "labels": op.Labels},
 			"spec":       map[string]any{"groups": groups},
 		}
-		f, err := render(OperatorFile, manifest, map[string]any{"groups": groups})
+		f, err := render(OperatorFile, manifest, groups)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 	}
 	if slices.Contains(formats, Mimir) {
 		doc := map[string]any{"namespace": m.Deploy.Mimir.Namespace, "groups": groups}
-		f, err := render(MimirFile, doc, map[string]any{"groups": groups})
+		f, err := render(MimirFile, doc, groups)
 		if err != nil {
 			return nil, err
 		}
@@ -70,16 +70,14 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 	return files, nil
 }
 
-// render writes doc and checks that its groups load in Prometheus.
-func render(path string, doc, groups any) (emit.File, error) {
-	body, err := emit.MarshalYAML(doc)
+// render writes doc, each rule's comments above it, and checks that its groups load in
+// Prometheus.
+func render(path string, doc any, groups []plan.Group) (emit.File, error) {
+	body, err := emit.CommentRules(emit.MustYAML(doc), plan.RuleComments(groups))
 	if err != nil {
-		return emit.File{}, err
+		return emit.File{}, fmt.Errorf("%s: %w", path, err)
 	}
-	plain, err := emit.MarshalYAML(groups)
-	if err != nil {
-		return emit.File{}, err
-	}
+	plain := emit.MustYAML(map[string]any{"groups": groups})
 	if errs := promql.ValidateRuleFile(plain); len(errs) > 0 {
 		return emit.File{}, fmt.Errorf("%s: its groups do not load in Prometheus: %v", path, errs)
 	}

@@ -23,11 +23,18 @@ type File struct {
 	Groups []plan.Group `yaml:"groups"`
 }
 
-// Generate renders rules/recording.yaml and rules/alerts.yaml.
+// Generate renders rules/recording.yaml and rules/alerts.yaml, each rule's comments above it.
 func Generate(p *plan.Plan) ([]emit.File, error) {
-	files := []emit.File{
-		emit.YAML(RecordingFile, emit.MustYAML(File{Groups: p.RecordingGroups})),
-		emit.YAML(AlertsFile, emit.MustYAML(File{Groups: p.AlertGroups})),
+	var files []emit.File
+	for _, f := range []struct {
+		path   string
+		groups []plan.Group
+	}{{RecordingFile, p.RecordingGroups}, {AlertsFile, p.AlertGroups}} {
+		body, err := emit.CommentRules(emit.MustYAML(File{Groups: f.groups}), plan.RuleComments(f.groups))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.path, err)
+		}
+		files = append(files, emit.YAML(f.path, body))
 	}
 	for _, f := range files {
 		if errs := promql.ValidateRuleFile(f.Content); len(errs) > 0 {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -357,6 +358,36 @@ func MustYAML(v any) []byte {
 		panic(fmt.Sprintf("marshalling %T to YAML: %v", v, err))
 	}
 	return out
+}
+
+// ruleItem is the first line of a rule in a rule file: a sequence item that is a record or an
+// alert (PromQL and annotation text never start a line so).
+var ruleItem = regexp.MustCompile(`^(\s*)- (record|alert): `)
+
+// CommentRules writes comment lines above the rules of a rule file (plain, or a manifest
+// holding rule groups): comments[i] above the i-th rule, in file order. The YAML encoder keeps
+// no comments, and a node round trip breaks indented block scalars, so they are added to the
+// text; a file whose rules do not match comments one for one is an error.
+func CommentRules(content []byte, comments [][]string) ([]byte, error) {
+	lines := strings.SplitAfter(string(content), "\n")
+	var out strings.Builder
+	rule := 0
+	for _, line := range lines {
+		if m := ruleItem.FindStringSubmatch(line); m != nil {
+			if rule >= len(comments) {
+				return nil, fmt.Errorf("the file has more rules than the %d commented", len(comments))
+			}
+			for _, c := range comments[rule] {
+				out.WriteString(m[1] + "# " + c + "\n")
+			}
+			rule++
+		}
+		out.WriteString(line)
+	}
+	if rule != len(comments) {
+		return nil, fmt.Errorf("the file has %d rules, %d commented", rule, len(comments))
+	}
+	return []byte(out.String()), nil
 }
 
 // WriteFile writes one file atomically: a temporary file beside it, renamed into place. Its

@@ -249,3 +249,21 @@ func TestFailedRenameRestoresWhatWasRenamed(t *testing.T) {
 		t.Errorf("after a failed rename the directory holds %v, want %v", after, before)
 	}
 }
+
+// TestCommentRules: comment lines go above their rule, at its indentation, in a plain rule
+// file and in a manifest; a count that does not match is an error.
+func TestCommentRules(t *testing.T) {
+	plain := "groups:\n  - name: g\n    rules:\n      - record: a\n        expr: |-\n          x\n      - alert: B\n        expr: y\n"
+	got, err := CommentRules([]byte(plain), [][]string{nil, {"why", "pint disable promql/impossible"}})
+	want := "groups:\n  - name: g\n    rules:\n      - record: a\n        expr: |-\n          x\n      # why\n      # pint disable promql/impossible\n      - alert: B\n        expr: y\n"
+	if err != nil || string(got) != want {
+		t.Errorf("CommentRules = %q, %v; want %q", got, err, want)
+	}
+	manifest := "spec:\n  groups:\n    - name: g\n      rules:\n        - record: a\n          expr: x\n"
+	if got, err := CommentRules([]byte(manifest), [][]string{{"c"}}); err != nil || !strings.Contains(string(got), "\n        # c\n        - record: a") {
+		t.Errorf("manifest: %q, %v", got, err)
+	}
+	if _, err := CommentRules([]byte(plain), [][]string{nil}); err == nil {
+		t.Error("two rules and one comment list: no error")
+	}
+}

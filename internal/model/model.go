@@ -324,6 +324,9 @@ type Record struct {
 	Expr   string            `json:"expr"`
 	// Tests are promtool cases for records that no alert reads.
 	Tests []RecordCase `json:"tests"`
+	// Comments are written above the rule in rule files, one per line: a peer linter's
+	// suppression ("pint disable promql/impossible"), with the reason on the line before.
+	Comments []string `json:"comments"`
 }
 
 // RecordCase is one promtool case of a catalog record: input series with explicit labels and

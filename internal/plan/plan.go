@@ -62,6 +62,8 @@ type Rule struct {
 	For         string            `yaml:"for,omitempty"`
 	Labels      map[string]string `yaml:"labels,omitempty"`
 	Annotations map[string]string `yaml:"annotations,omitempty"`
+	// Comments are written above the rule, one per line.
+	Comments []string `yaml:"-"`
 }
 
 // Build derives the plan of a validated catalog.
@@ -103,7 +105,7 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 	// Catalog records last: they build on the derived rules of their group.
 	for _, key := range dependencyOrder(m.Records) {
 		r := m.Records[key]
-		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true})
+		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true, Comments: r.Comments})
 	}
 	seen := map[string]bool{}
 	for i, r := range recorded {
@@ -198,7 +200,7 @@ func recordingGroups(m *model.Model, recorded []Recorded) ([]Group, error) {
 		if err != nil {
 			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
 		}
-		byFamily[r.Family] = append(byFamily[r.Family], Rule{Record: r.Name, Expr: expr, Labels: r.Labels})
+		byFamily[r.Family] = append(byFamily[r.Family], Rule{Record: r.Name, Expr: expr, Labels: r.Labels, Comments: r.Comments})
 	}
 	var out []Group
 	for _, family := range model.SortedKeys(byFamily) {
@@ -252,6 +254,17 @@ func alertGroups(alerts map[string]Alert) []Group {
 	var out []Group
 	for _, name := range model.SortedKeys(byGroup) {
 		out = append(out, Group{Name: name, Rules: byGroup[name]})
+	}
+	return out
+}
+
+// RuleComments lists the comments of every rule of the groups, in file order.
+func RuleComments(groups []Group) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			out = append(out, r.Comments)
+		}
 	}
 	return out
 }

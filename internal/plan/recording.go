@@ -25,6 +25,8 @@ type Recorded struct {
 	Signal *Signal
 	// FromCatalog marks rules declared in the catalog's records; alert scenarios test them.
 	FromCatalog bool
+	// Comments are the catalog record's comment lines, written above the rule.
+	Comments []string
 }
 
 func by(labels ...string) string { return "by (" + strings.Join(labels, ", ") + ")" }
