@@ -33,6 +33,12 @@ local t = import 'lib/test.libsonnet';
   // vLLM's metric names (label model_name); older releases call the KV-cache gauge
   // vllm:gpu_cache_usage_perc. `requests` is the HTTP request counter of vLLM's API server
   // (prometheus-fastapi-instrumentator: handler, method, status as 2xx/4xx/5xx).
+  // The controller kinds that run training: a straggler is one of their ranks. Inference
+  // replicas (a Deployment's ReplicaSet, a StatefulSet) serve unevenly by design.
+  training:: {
+    ownerKinds: ['Job', 'PyTorchJob', 'TFJob', 'MPIJob', 'JobSet', 'RayJob', 'XGBoostJob', 'PaddleJob', 'LeaderWorkerSet'],
+  },
+
   inference:: {
     kvCacheUsage: 'vllm:kv_cache_usage_perc',
     waiting: 'vllm:num_requests_waiting',
@@ -80,7 +86,7 @@ local t = import 'lib/test.libsonnet';
   local gpuResource = $.kubeStateMetrics.gpuResource,
 
   records+: {
-    // Per-GPU SM activity of pods that a controller (Job, StatefulSet, training operator) owns,
+    // Per-GPU SM activity of pods that a training controller (training.ownerKinds) owns,
     // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
     [stragglerRecord]: {
       family: 'workload',
@@ -88,7 +94,7 @@ local t = import 'lib/test.libsonnet';
             + 'avg_over_time(DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '!="", ' + l.migInstance + '=""}[' + w.straggler + '])'
             + ' * ' + e.on([l.cluster, l.namespace, l.pod]) + ' group_left (' + std.join(', ', owner) + ') '
             + 'max ' + e.by([l.cluster, l.namespace, l.pod] + owner) + ' ('
-            + e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_name!="<none>"}')
+            + e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_kind=~"' + std.join('|', $.training.ownerKinds) + '", owner_name!="<none>"}')
             + '))',
     },
   } + {
@@ -218,6 +224,7 @@ local t = import 'lib/test.libsonnet';
           t.case('the whole job idle (checkpointing)', false, [t.series(sm, '0.1x60')], gpus=4, owner='llama-7b-finetune'),
           t.case('single-GPU job', false, [t.series(sm, slow + 'x60')], owner='llama-7b-finetune'),
           t.case('no controller owns the pods', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4),
+          t.case('uneven inference replicas (a ReplicaSet)', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llm-server-7d9f', ownerKind='ReplicaSet'),
           t.case('one rank slow for the last 10 minutes', false, siblings(t.steps([[busy, 50], [slow, 10]])), gpus=4, owner='llama-7b-finetune'),
         ],
     },

@@ -152,7 +152,7 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		}
 		if c.Owner != "" {
 			for _, p := range g.Pods() {
-				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c.Owner)), Values: constant(1, steps)})
+				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c)), Values: constant(1, steps)})
 			}
 		}
 	}
@@ -163,15 +163,20 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 	return append(out, upSeries(m, gpus[0], c.Up))
 }
 
-// ownerKind is the kind of controller that owns scenario pods.
-const ownerKind = "Job"
+// ownerKind is the kind of controller that owns a scenario's pods: a Job unless it says.
+func ownerKind(c model.AlertCase) string {
+	if c.OwnerKind != "" {
+		return c.OwnerKind
+	}
+	return "Job"
+}
 
-// ownerLabels are kube-state-metrics' labels of a pod owned by a Job.
-func ownerLabels(m *model.Model, cluster string, p *synth.Pod, owner string) synth.Labels {
+// ownerLabels are kube-state-metrics' labels of a pod owned by the scenario's owner.
+func ownerLabels(m *model.Model, cluster string, p *synth.Pod, c model.AlertCase) synth.Labels {
 	return synth.Labels{
 		m.Labels.Cluster: cluster, "job": m.KubeStateMetrics.Job, "instance": "kube-state-metrics:8080",
 		"namespace": p.Namespace, "pod": p.Name, "uid": "uid-" + p.Name,
-		"owner_kind": ownerKind, "owner_name": owner, "owner_is_controller": "true",
+		"owner_kind": ownerKind(c), "owner_name": c.Owner, "owner_is_controller": "true",
 	}
 }
 
@@ -197,7 +202,7 @@ func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, clust
 	}
 	var owner synth.Labels
 	if c.Owner != "" {
-		owner = synth.Labels{"owner_kind": ownerKind, "owner_name": c.Owner}
+		owner = synth.Labels{"owner_kind": ownerKind(c), "owner_name": c.Owner}
 	}
 	var out []synth.Labels
 	for i, id := range alertIdentities(m, gpus, owner, identity) {

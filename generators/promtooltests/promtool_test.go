@@ -109,6 +109,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUXidUnclassified",
 		},
 		{
+			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         `owner_kind=~"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet",`,
+			new:         "",
+			wantFailure: "alertname: GPUTrainingStraggler",
+		},
+		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: AlertsFile,
 			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
 			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",

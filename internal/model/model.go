@@ -418,8 +418,10 @@ type AlertCase struct {
 	GPUs int `json:"gpus"`
 	// Drivers sets the driver version of GPU i; unset GPUs keep the default.
 	Drivers []string `json:"drivers"`
-	// Owner names the workload (kube_pod_owner) that owns the scenario's pods.
-	Owner string `json:"owner"`
+	// Owner names the workload (kube_pod_owner) that owns the scenario's pods, and OwnerKind
+	// its kind (a Job when empty).
+	Owner     string `json:"owner"`
+	OwnerKind string `json:"ownerKind"`
 	// Extra are series not on a GPU (kube-state-metrics, vLLM), with explicit labels; the
 	// scenario's cluster label is added.
 	Extra []CaseSeries `json:"extra"`

@@ -35,7 +35,7 @@
   //   firing     which GPU identities (one per GPU or MIG instance, by index) fire; all if null
   //   without    identity labels the alert lacks in this scenario
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, without=[], alsoFires=[]):: {
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, without=[], alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
@@ -45,6 +45,7 @@
     gpus: gpus,
     drivers: drivers,
     owner: owner,
+    [if ownerKind != '' then 'ownerKind']: ownerKind,
     health: if health == false then '' else health,
     [if extraHealth != null then 'extraHealth']: extraHealth,
     up: up,
