@@ -49,13 +49,6 @@ func (l *Labels) Of(n *promql.Node) labelflow.Set {
 	return labelflow.Output(n, l.metric)
 }
 
-// Metric is the labels of a metric's series.
-func (l *Labels) Metric(name string) labelflow.Set {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.metric(name)
-}
-
 // Expr is the label names of an expression's result, and whether others may appear (open).
 func (l *Labels) Expr(expr string) (names []string, open bool, err error) {
 	n, err := promql.Parse(expr)

@@ -32,12 +32,12 @@ func Golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
 	}
 	if string(want) != string(got) {
-		t.Errorf("output differs from %s (go test -update rewrites it); -want +got:\n%s", path, Diff(string(want), string(got)))
+		t.Errorf("output differs from %s (go test -update rewrites it); -want +got:\n%s", path, diff(string(want), string(got)))
 	}
 }
 
-// Diff is a line diff of two texts, -want +got.
-func Diff(want, got string) string {
+// diff is a line diff of two texts, -want +got.
+func diff(want, got string) string {
 	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
 }
 
