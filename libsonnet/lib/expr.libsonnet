@@ -2,11 +2,16 @@
 {
   // The shortest text that reads back as the number x (0.95, not 0.94999999999999996, which
   // std.toString prints): for numbers in alert text, runbooks and dashboard queries.
+  // (Arithmetic, not std.format, which costs milliseconds a call.)
   num(x)::
-    local shortest(p) =
-      local s = std.format('%.' + p + 'g', x);
-      if p >= 17 || std.parseJson(s) == x then s else shortest(p + 1);
-    if x == std.floor(x) && std.abs(x) < 1e15 then std.toString(x) else shortest(1),
+    local a = std.abs(x);
+    // The fewest decimals that read back as x, and its digits without the point.
+    local decimals(k) = if k >= 17 || std.round(a * std.pow(10, k)) / std.pow(10, k) == a then k else decimals(k + 1);
+    local k = decimals(1);
+    local digits = std.toString(std.round(a * std.pow(10, k)));
+    local padded = std.repeat('0', std.max(0, k + 1 - std.length(digits))) + digits;
+    if x == std.floor(x) && a < 1e15 then std.toString(x)
+    else (if x < 0 then '-' else '') + std.substr(padded, 0, std.length(padded) - k) + '.' + std.substr(padded, std.length(padded) - k, k),
 
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
