@@ -61,6 +61,7 @@ local names = import 'lib/names.libsonnet';
     percent: { unit: 'percent', scale: 1 },
     ratio: { unit: 'percentunit', scale: 1 },
     bytes_per_second: { unit: 'Bps', scale: 1 },
+    MiB_per_second: { unit: 'MiBs', scale: 1 },
     bool: { unit: 'bool', scale: 1 },
     xid: { unit: 'none', scale: 1 },
     bitmask: { unit: 'none', scale: 1 },

@@ -33,7 +33,7 @@
         DCGM_FI_DEV_FB_FREE: 'bytes',
         DCGM_FI_DEV_FB_USED: 'bytes',
         DCGM_FI_DEV_FB_RESERVED: 'bytes',
-        DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: 'bytes',
+        DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: 'bytes_per_second',
       },
     },
   },

@@ -103,7 +103,9 @@
     DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: field(419, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink data CRC errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: field(429, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink replay (retry) errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.'),
-    DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink bandwidth counters, all lanes.', default=true),
+    // Declared a counter, but dcgm-exporter reports the current bandwidth (MiB/s), which goes
+    // up and down: a gauge (dcgm-exporter issue 417).
+    DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'MiB_per_second', 'nvlink', 'mig-repeated', 'NVLink bandwidth, all lanes, in MiB/s (already a per-second rate: never rate() it).', default=true, kind='gauge'),
 
     // vGPU
     DCGM_FI_DEV_VGPU_LICENSE_STATUS: field(526, 'gauge', 'bool', 'vgpu', 'gpu', 'vGPU license status (1 = licensed).', default=true, kind='flag'),

@@ -263,3 +263,28 @@ func TestUnitsFollowTheExporterVersion(t *testing.T) {
 		t.Error("4.9 L3 converts units the exporter no longer uses")
 	}
 }
+
+// TestNVLinkBandwidthIsShownAsTheRateItIs: the exporter declares the NVLink bandwidth a
+// counter, but reports the current MiB/s: its panel shows the value, never its rate().
+func TestNVLinkBandwidthIsShownAsTheRateItIs(t *testing.T) {
+	d, err := Build(testcatalog.Model(t, ""), "L5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := canonicalJSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, q := range queries(t, data) {
+		if strings.Contains(q.expr, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL") {
+			found = true
+			if strings.Contains(q.expr, "rate(") {
+				t.Errorf("%s: %s takes the rate of a rate", q.where, q.expr)
+			}
+		}
+	}
+	if !found || !strings.Contains(string(data), `"unit": "MiBs"`) {
+		t.Errorf("no NVLink bandwidth panel in MiB/s on L5 (found %v)", found)
+	}
+}

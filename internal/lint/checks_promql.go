@@ -104,7 +104,7 @@ func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {
 // kindOf is a metric's real kind and declared type, from the catalog ("" when unknown).
 func (in *Inputs) kindOf(name string) (kind model.Kind, declared, note string) {
 	if f, ok := in.Model.Fields[name]; ok {
-		if f.Unit == "bytes_per_second" {
+		if strings.HasSuffix(f.Unit, "_per_second") {
 			note = "it is already a per-second rate"
 		}
 		return f.Kind, f.Type, note
