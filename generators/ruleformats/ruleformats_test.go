@@ -66,10 +66,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 		if rules != want {
 			t.Errorf("%s holds %d rules, want %d", f.Path, rules, want)
 		}
-		plainDoc, err := emit.MarshalYAML(map[string]any{"groups": groups})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plainDoc := emit.MustYAML(map[string]any{"groups": groups})
 		if errs := promql.ValidateRuleFile(plainDoc); len(errs) > 0 || len(groups) == 0 {
 			t.Errorf("%s: %d groups, errors %v", f.Path, len(groups), errs)
 		}

@@ -12,6 +12,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // EvaluatorCommand is the hidden first argument under which a gpuobs process evaluates one
@@ -131,7 +132,7 @@ func excerpt(text string) string {
 	for i, l := range lines {
 		if len(l) > maxExcerpt {
 			cut := maxExcerpt
-			for cut > 0 && !utf8RuneStart(l[cut]) {
+			for cut > 0 && !utf8.RuneStart(l[cut]) {
 				cut--
 			}
 			lines[i] = l[:cut] + fmt.Sprintf("… (%d more bytes)", len(l)-cut)
@@ -139,5 +140,3 @@ func excerpt(text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

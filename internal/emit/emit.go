@@ -336,28 +336,20 @@ func HasHeader(path string, content []byte) bool {
 	return bytes.Contains(firstLine, []byte(Header))
 }
 
-// MarshalYAML renders v as YAML with two-space indentation; map keys come out sorted.
-func MarshalYAML(v any) ([]byte, error) {
+// MustYAML renders v as YAML with two-space indentation, map keys sorted. It is for values of
+// types that always marshal (structs, maps and slices of strings and numbers, YAML nodes): a
+// failure is a programming error, and panics.
+func MustYAML(v any) []byte {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// MustYAML is MarshalYAML for values of types that always marshal (structs, maps and slices
-// of strings and numbers): a failure is a programming error, and panics.
-func MustYAML(v any) []byte {
-	out, err := MarshalYAML(v)
-	if err != nil {
 		panic(fmt.Sprintf("marshalling %T to YAML: %v", v, err))
 	}
-	return out
+	if err := enc.Close(); err != nil {
+		panic(fmt.Sprintf("marshalling %T to YAML: %v", v, err))
+	}
+	return buf.Bytes()
 }
 
 // ruleItem is the first line of a rule in a rule file: a sequence item that is a record or an

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
@@ -130,7 +131,7 @@ func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 		_, metric := in.Model.Metrics[n.Name]
 		_, histogram := in.Model.HistogramSeries(n.Name)
 		_, recorded := in.recorded[n.Name]
-		if n.Name != "" && !field && !metric && !histogram && !recorded && n.Name != "ALERTS_FOR_STATE" {
+		if n.Name != "" && !field && !metric && !histogram && !recorded && !plan.Builtin(n.Name) {
 			report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
 		}
 	})

@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
-// builtinMetrics are series Prometheus itself writes.
-var builtinMetrics = map[string]bool{"ALERTS_FOR_STATE": true}
+// Builtin reports whether Prometheus itself writes a metric (beyond the catalog's metrics,
+// which declare ALERTS and up).
+func Builtin(name string) bool { return name == "ALERTS_FOR_STATE" }
 
-// checkMetricsKnown fails on every metric that an alert, a catalog record or a dashboard
-// reads and that nothing exports: not a catalog field, not a catalog metric (or a histogram's
-// series), not recorded by any rule. Such a rule or panel would stay empty (an alert never
-// fires, its promtool test fails); the error names the closest known metric.
-func checkMetricsKnown(m *model.Model, recorded []Recorded) error {
+// checkMetricsKnown fails on every metric that an alert, a recording rule or a dashboard
+// reads (readBy: metric to the catalog paths reading it) and that nothing exports: not a
+// catalog field, not a catalog metric (or a histogram's series), not recorded by any rule.
+// Such a rule or panel would stay empty (an alert never fires, its promtool test fails); the
+// error names the closest known metric.
+func checkMetricsKnown(m *model.Model, recorded []Recorded, readBy map[string][]string) error {
 	known := map[string]bool{}
 	for name := range m.Fields {
 		known[name] = true
@@ -27,32 +28,13 @@ func checkMetricsKnown(m *model.Model, recorded []Recorded) error {
 	for _, r := range recorded {
 		known[r.Name] = true
 	}
-	isKnown := func(name string) bool {
-		_, histogram := m.HistogramSeries(name)
-		return known[name] || histogram || builtinMetrics[name]
-	}
 	var errs []error
-	check := func(path, expr string) {
-		names, err := promql.MetricNames(expr)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
-			return
+	for _, name := range model.SortedKeys(readBy) {
+		if _, histogram := m.HistogramSeries(name); known[name] || histogram || Builtin(name) {
+			continue
 		}
-		for _, n := range names {
-			if !isKnown(n) {
-				errs = append(errs, fmt.Errorf("%s reads %s, which no field, metric or recording rule of the catalog provides%s", path, n, suggestion(n, known)))
-			}
-		}
-	}
-	for _, name := range model.SortedKeys(m.Alerts) {
-		check("alerts."+name+".expr", m.Alerts[name].Expr)
-	}
-	for _, key := range model.SortedKeys(m.Records) {
-		check("records."+key+".expr", m.Records[key].Expr)
-	}
-	for _, level := range model.SortedKeys(m.Dashboards) {
-		for _, expr := range DashboardExprs(m.Dashboards[level]) {
-			check("dashboards."+level, promql.FillGrafanaVariables(expr))
+		for _, path := range readBy[name] {
+			errs = append(errs, fmt.Errorf("%s reads %s, which no field, metric or recording rule of the catalog provides%s", path, name, suggestion(name, known)))
 		}
 	}
 	return errors.Join(errs...)

@@ -72,10 +72,14 @@ func Build(m *model.Model) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMetricsKnown(m, recorded); err != nil {
+	p := &Plan{Model: m, Recorded: recorded, Labels: newRecordedLabels(m, recorded)}
+	var readBy map[string][]string
+	if p.Usage, readBy, err = usage(m, recorded); err != nil {
 		return nil, err
 	}
-	p := &Plan{Model: m, Recorded: recorded, Labels: newRecordedLabels(m, recorded)}
+	if err := checkMetricsKnown(m, recorded, readBy); err != nil {
+		return nil, err
+	}
 	if p.RecordingGroups, err = recordingGroups(m, recorded); err != nil {
 		return nil, err
 	}
@@ -83,9 +87,6 @@ func Build(m *model.Model) (*Plan, error) {
 		return nil, err
 	}
 	p.AlertGroups = alertGroups(p.Alerts)
-	if p.Usage, err = usage(m, recorded); err != nil {
-		return nil, err
-	}
 	return p, nil
 }
 

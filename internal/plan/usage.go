@@ -109,34 +109,43 @@ func allows(matchers []promql.Matcher, labels map[string]string) bool {
 	return true
 }
 
-// usage indexes who reads which metric directly, and derives the counter set from it.
-func usage(m *model.Model, recorded []Recorded) (Usage, error) {
-	users := map[string][]string{}
+// usage indexes who reads which metric directly, and derives the counter set from it. It also
+// returns, for every metric read, the catalog paths of what reads it, for checkMetricsKnown.
+func usage(m *model.Model, recorded []Recorded) (Usage, map[string][]string, error) {
+	users, readBy := map[string][]string{}, map[string][]string{}
 	driverLabelRead := false
 	var errs []error
-	add := func(what, user, expr string) {
-		names, err := promql.MetricNames(expr)
+	add := func(what, user string, n *promql.Node) {
+		driverLabelRead = driverLabelRead || readsLabel(n, m.Labels.DriverVersion)
+		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+			if c.Kind != promql.Selector || c.Name == "" {
+				return
+			}
+			if !slices.Contains(users[c.Name], user) {
+				users[c.Name] = append(users[c.Name], user)
+			}
+			if !slices.Contains(readBy[c.Name], what) {
+				readBy[c.Name] = append(readBy[c.Name], what)
+			}
+		})
+	}
+	parse := func(what, user, expr string) {
+		n, err := promql.Parse(expr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+			return
 		}
-		if n, err := promql.Parse(expr); err == nil && readsLabel(n, m.Labels.DriverVersion) {
-			driverLabelRead = true
-		}
-		for _, n := range names {
-			if !slices.Contains(users[n], user) {
-				users[n] = append(users[n], user)
-			}
-		}
+		add(what, user, n)
 	}
 	for _, r := range recorded {
-		add("recording rule "+r.Name, "`"+r.Name+"`", r.Expr)
+		add("recording rule "+r.Name, "`"+r.Name+"`", r.Parsed)
 	}
 	for _, name := range model.SortedKeys(m.Alerts) {
-		add("alerts."+name+".expr", name, m.Alerts[name].Expr)
+		parse("alerts."+name+".expr", name, m.Alerts[name].Expr)
 	}
 	for _, level := range model.SortedKeys(m.Dashboards) {
 		for _, expr := range DashboardExprs(m.Dashboards[level]) {
-			add("dashboards."+level, level, promql.FillGrafanaVariables(expr))
+			parse("dashboards."+level, level, promql.FillGrafanaVariables(expr))
 		}
 	}
 	for k := range users {
@@ -153,7 +162,7 @@ func usage(m *model.Model, recorded []Recorded) (Usage, error) {
 	if driverLabelRead {
 		u.LabelRows = []string{m.Labels.DriverVersion}
 	}
-	return u, errors.Join(errs...)
+	return u, readBy, errors.Join(errs...)
 }
 
 // readsLabel reports whether an expression names a label: in a matcher, a grouping, vector
