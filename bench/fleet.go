@@ -136,7 +136,7 @@ func fieldValues(m *model.Model, name string, f model.Field, g synth.GPU, e synt
 	case f.Kind == model.KindCounter:
 		inc := synth.CounterIncrease(f, g, e)
 		return func(i int) float64 { return inc * float64(i) }
-	case f.Kind == model.KindFlag || f.Kind == model.KindLastEvent:
+	case f.Kind == model.KindFlag || f.Kind == model.KindLastEvent || f.Family == "xid":
 		return func(int) float64 { return 0 }
 	default:
 		v := synth.GaugeValue(f, g, e)

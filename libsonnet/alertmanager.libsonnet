@@ -37,9 +37,10 @@
       gpuGone: 'GPUFellOffBus',
       // ...every alert that reads the exporter's series, on the same node.
       exporterDown: 'DCGMExporterDown',
-      // ...alerts of these families on the same node.
+      // ...alerts of these families on the same node (repair: GPUs awaiting an RMA, whose
+      // tickets stop once the node is cordoned for the repair).
       nodeUnschedulable: 'GPUNodeCordoned',
-      nodeUnschedulableFamilies: ['utilization', 'workload'],
+      nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
     },
   },
 

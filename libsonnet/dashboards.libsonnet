@@ -151,14 +151,16 @@ local names = import 'lib/names.libsonnet';
           panel('SM activity of allocated GPUs by namespace', 'bargauge', [q('sort(namespace:dcgm_sm_active:avg{' + cluster + '})', '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
           panel('Idle cost by namespace', 'table', [q('sort_desc(namespace:gpu_idle_cost_dollars_per_hour:sum{' + cluster + '})')], unit='currencyUSD', width=8, drill='L4'),
           panel('Cost by team', 'table', [q('sort_desc(team:gpu_cost_dollars_per_hour:sum{' + cluster + '})')], unit='currencyUSD', width=8),
-          panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q('count((' + freePerNode + ') > 0 < scalar(max(node:kube_gpu_allocatable:sum{' + cluster + '})))')], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),
+          // Each node against its own allocatable GPUs: a node of 4 free GPUs among nodes of 8 is
+          // free, not fragmented.
+          panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q('count(((' + freePerNode + ') > 0) < node:kube_gpu_allocatable:sum{' + cluster + '})')], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),
           // kube-state-metrics names the node `node`; the exporter's host label is the same name.
           panel('Free GPUs by node', 'table', [q('(' + freePerNode + ') > 0')], width=4, drill='L3', drillVars={ node: l.node }),
         ]),
         row('Health', [
           panel('GPUs throttled by reason', 'timeseries', [q('cluster:dcgm_clock_throttle_' + r + ':sum{' + cluster + '}', r) for r in std.objectFields($.throttleReasons)], stack=true),
           panel('ECC error rate', 'timeseries', [q('cluster:dcgm_ecc_sbe_vol_total:rate5m{' + cluster + '} * 3600', 'single-bit'), q('cluster:dcgm_ecc_dbe_vol_total:rate5m{' + cluster + '} * 3600', 'double-bit')], unit='short', description='Errors per hour.'),
-          panel('XID events', 'timeseries', [q('count by (xid) (count_values("xid", gpu_pod:dcgm_xid_errors:new10m{' + cluster + '}))', 'XID {{xid}}')], description='GPUs with a new XID in the last ' + $.windows.event + ', by code.'),
+          panel('XID events', 'timeseries', [q('count by (xid) (group by (' + std.join(', ', $.identity.gpuJoin + ['xid']) + ') (' + names.xidEvents($.windows.event) + '{' + cluster + '}))', 'XID {{xid}}')], description='GPUs with a new XID in the last ' + $.windows.event + ', by code.'),
           panel('Hottest GPU', 'timeseries', [q('cluster:dcgm_gpu_temp:max{' + cluster + '}', 'max')], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius)),
           panel('GPUs reporting against capacity', 'timeseries', [q('cluster:dcgm_gpus_reporting:count{' + cluster + '}', 'reporting'), q('cluster:kube_gpu_capacity:sum{' + cluster + '}', 'capacity')]),
           panel('Cordoned nodes', 'stat', [q('count(ALERTS{alertname="GPUNodeCordoned", alertstate="firing", ' + cluster + '})')], width=4),
@@ -191,7 +193,7 @@ local names = import 'lib/names.libsonnet';
           panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
           panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
           panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
-          panel('Throttled (share of the last 15m)', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[15m])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
+          panel('Throttled (share of the last ' + $.windows.throttle + ')', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
           panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake.', width=12),
         ]),
         row('Interconnect and errors', [
@@ -219,7 +221,7 @@ local names = import 'lib/names.libsonnet';
       links: ['L2', 'L5'],
       local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
       local quantiles(metric) = [
-        q('histogram_quantile(' + e.num(p) + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + e.num(p * 100))
+        q('histogram_quantile(' + e.num(p) + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + e.percent(p))
         for p in [0.5, 0.95, 0.99]
       ],
       rows: [
@@ -251,7 +253,7 @@ local names = import 'lib/names.libsonnet';
       variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
       links: ['L3'],
       annotations: [
-        { name: 'XID events', expr: 'gpu_pod:dcgm_xid_errors:new' + $.windows.event + '{' + gpu + '}', color: 'red', title: 'New XID' },
+        { name: 'XID events', expr: names.xidEvents($.windows.event) + '{' + gpu + '}', color: 'red', title: 'New XID' },
         { name: 'Alerts', expr: 'ALERTS{alertstate="firing", ' + is(l.uuid, 'gpu') + '}', color: 'orange', title: '{{alertname}}' },
       ],
       local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),

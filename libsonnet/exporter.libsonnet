@@ -25,6 +25,7 @@
       units: {
         DCGM_FI_DEV_SM_CLOCK: 'Hz',
         DCGM_FI_DEV_MEM_CLOCK: 'Hz',
+        DCGM_FI_DEV_MAX_SM_CLOCK: 'Hz',
         DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: 'joules',
         DCGM_FI_DEV_GPU_UTIL: 'ratio',
         DCGM_FI_DEV_MEM_COPY_UTIL: 'ratio',
@@ -56,6 +57,13 @@
     // Name of the clock-event bitmask field your exporter collects
     // (DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer counter files).
     throttleReasonsField: profile.throttleReasonsField,
+    // Whether GPU series carry the cluster label (relabeling adds it). false where cluster is an
+    // external label of one Prometheus per cluster: the label self-check then looks only at
+    // the host label.
+    clusterOnSeries:: true,
+    // dcgm-exporter's per-code XID count (the events of each XID within its window, label xid),
+    // which sees a repeated XID that the last-XID gauge hides; null for an exporter without it.
+    xidCountField:: 'DCGM_EXP_XID_ERRORS_COUNT',
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
     // Fields your counter file collects beyond the exporter's default set. The default lists
@@ -63,6 +71,7 @@
     // neither.
     extraCounters: [
       self.throttleReasonsField,
+    ] + (if self.xidCountField == null then [] else [self.xidCountField]) + [
       'DCGM_FI_DEV_ECC_SBE_VOL_TOTAL',
       'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',
       'DCGM_FI_DEV_RETIRED_PENDING',
@@ -72,6 +81,8 @@
       'DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL',
       'DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL',
       'DCGM_FI_PROF_SM_ACTIVE',
+      // Power throttling's evidence: SM clocks against their maximum.
+      'DCGM_FI_DEV_MAX_SM_CLOCK',
       // Dashboards: power against the limit, NVLink traffic.
       'DCGM_FI_DEV_POWER_MGMT_LIMIT',
       'DCGM_FI_PROF_NVLINK_TX_BYTES',

@@ -39,6 +39,7 @@
     // Clocks
     DCGM_FI_DEV_SM_CLOCK: field(100, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'SM clock frequency.', default=true),
     DCGM_FI_DEV_MEM_CLOCK: field(101, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'Memory clock frequency.', default=true),
+    DCGM_FI_DEV_MAX_SM_CLOCK: field(113, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'Maximum supported SM clock.'),
 
     // Clock events (throttle reasons). Renamed DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer DCGM; same id.
     DCGM_FI_DEV_CLOCK_THROTTLE_REASONS: field(112, 'gauge', 'bitmask', 'throttling', 'mig-repeated', 'Current clock throttle reasons (bitmask; 0x1 means idle, not throttled).', kind='bitmask'),
@@ -66,6 +67,10 @@
 
     // XID: a gauge holding the last XID seen; err_code/err_msg labels follow the value.
     DCGM_FI_DEV_XID_ERRORS: field(230, 'gauge', 'xid', 'xid', 'mig-repeated', 'Value of the last XID error encountered (held until the next XID).', default=true, kind='last-event'),
+
+    // Computed by dcgm-exporter itself (no DCGM field id): the XID events of each code within
+    // the exporter's window (--xid-count-window-size, 5 minutes by default), labelled xid.
+    DCGM_EXP_XID_ERRORS_COUNT: field(0, 'gauge', 'count', 'xid', 'gpu', 'XID errors of each code within the exporter window (label xid).'),
 
     // Throttle durations (declared in microseconds; nanoseconds in exporters since late 2025)
     DCGM_FI_DEV_POWER_VIOLATION: field(240, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to power constraints.'),
@@ -102,7 +107,7 @@
     DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: field(409, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink flow-control CRC errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: field(419, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink data CRC errors, all links.', rollup='rate'),
     DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: field(429, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink replay (retry) errors, all links.', rollup='rate'),
-    DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.'),
+    DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: field(439, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink recovery errors, all links.', rollup='rate'),
     // Declared a counter, but dcgm-exporter reports the current bandwidth (MiB/s), which goes
     // up and down: a gauge (dcgm-exporter issue 417).
     DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'MiB_per_second', 'nvlink', 'mig-repeated', 'NVLink bandwidth, all lanes, in MiB/s (already a per-second rate: never rate() it).', default=true, kind='gauge'),

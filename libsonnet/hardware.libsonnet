@@ -3,6 +3,7 @@
 // Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
 // summary (plain sentence), description (Prometheus template), identity (labels the alert keeps),
 // and tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet).
+local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
@@ -15,6 +16,8 @@ local t = import 'lib/test.libsonnet';
     pcieReplaysPerMinute: 10,
     // Share of the window in which the throttle reason was set.
     throttleRatio: 0.5,
+    // Power throttling costs performance when SM clocks sit below this share of their maximum.
+    throttledClockRatio: 0.8,
   },
 
   windows: {
@@ -44,7 +47,7 @@ local t = import 'lib/test.libsonnet';
 
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.
-  local xidRecord = 'gpu_pod:dcgm_xid_errors:new' + $.windows.event,
+  local xidRecord = names.xidEvents($.windows.event),
   local exporterHost = 'instance:dcgm_exporter_host:group',
   records+: {
     // Which host each exporter target serves, for alerts on the target (up has no host label).
@@ -52,17 +55,26 @@ local t = import 'lib/test.libsonnet';
       family: 'exporter',
       expr: 'group by (' + $.labels.cluster + ', instance, ' + $.labels.host + ') (' + $.exporter.healthField + ')',
     },
+    // New XID events of the event window, one series per GPU (pod) and code, the code in the
+    // xid label and the value how many events were seen.
+    //
     // The gauge holds the last XID forever, so an event is a changed value in the same series,
-    // or a new series (err_code label changed); an old value never counts again.
+    // or a new series (err_code label changed); an old value never counts again, and a repeat
+    // of the same XID is invisible. dcgm-exporter's per-code count (DCGM_EXP_XID_ERRORS_COUNT,
+    // labelled xid: the events of each code within its window, --xid-count-window-size) sees
+    // repeats: where it is collected it comes first, and the gauge covers exporters without it.
     [xidRecord]: {
       local x = 'DCGM_FI_DEV_XID_ERRORS',
       local w = $.windows.event,
+      local id = std.join(', ', $.identity.alert),
+      local fromGauge = 'count_values by (' + id + ') ("xid", max by (' + id + ') ('
+                        + '(' + x + ' > 0 unless on (' + std.join(', ', $.identity.gpu) + ', err_code) (' + x + ' offset ' + w + '))'
+                        + ' or '
+                        + '(' + x + ' > 0 and changes(' + x + '[' + w + ']) > 0)'
+                        + '))',
+      local fromCount = 'max by (' + id + ', xid) (max_over_time(' + $.exporter.xidCountField + '{xid=~"[1-9][0-9]*"}[' + w + '])) > 0',
       family: 'xid',
-      expr: 'max by (' + std.join(', ', $.identity.alert) + ') ('
-            + '(' + x + ' > 0 unless on (' + std.join(', ', $.identity.gpu) + ', err_code) (' + x + ' offset ' + w + '))'
-            + ' or '
-            + '(' + x + ' > 0 and changes(' + x + '[' + w + ']) > 0)'
-            + ')',
+      expr: if $.exporter.xidCountField == null then fromGauge else fromCount + ' or ' + fromGauge,
     },
   },
 
@@ -78,19 +90,42 @@ local t = import 'lib/test.libsonnet';
     // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
     // GPU-to-pod map.
     local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + names.gpuInfo,
-
-    local xidCases(code, other, otherAlert) = [
-      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=code),
-      t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 ' + code + 'x3')], value=code, pod=false),
-      t.case('old XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) })]),
-      t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: other }]),
+    // How much a counter field grew on a GPU over a window, read from the per-GPU counter so
+    // that an increment on a series that just changed identity still counts.
+    local increasedOver(field, window) = 'increase(' + names.gpuCounter(field) + '[' + window + '])',
+    // Scenarios of an event counter whose series change identity at the moment of the event:
+    // the job dies with the error (the increment lands on the series without its pod), and the
+    // exporter restarts as a new target.
+    local churnCases(field, what, count) = [
+      t.case(what + ' kills the job: the increment lands on the series without the pod', true, [
+        t.series(field, '0x54'),
+        t.series(field, '_x56 ' + count + 'x4', pod=false),
+      ], health='65x54', extraHealth='_x56 65x4', value=count, without=[l.namespace, l.pod]),
+      t.case(what + ' as the exporter restarts as a new target', true, [
+        t.series(field, '0x55'),
+        t.series(field, '_x56 ' + count + 'x4', { instance: '10.250.0.1:9400' }),
+      ], value=count),
     ],
+
+    local xid(code) = { xid: std.toString(code) },
+    local held(code) = t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) }),
+    local xidCases(code, other, otherAlert) = [
+      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=1, labels=xid(code)),
+      t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 ' + code + 'x3')], value=1, pod=false, labels=xid(code)),
+      t.case('old XID still held', false, [held(code)]),
+      t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: 1, labels: xid(other) }]),
+    ] + (if $.exporter.xidCountField == null then [] else [
+           // The gauge already held the code: only the per-code count sees the repeat.
+           t.case('the same XID again, seen by the per-code count', true, [held(code), t.series($.exporter.xidCountField, '_x55 3x5', xid(code))], value=3, labels=xid(code)),
+           t.case('per-code count back to zero', false, [held(code), t.series($.exporter.xidCountField, '_x20 1x5 0x35', xid(code))]),
+         ]),
     local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
       family: 'xid',
       severity: severity,
-      expr: std.join(' or ', [xidRecord + ' == ' + c for c in codes]),
+      expr: xidRecord + (if std.length(codes) == 1 then '{xid="' + codes[0] + '"}' else '{xid=~"' + std.join('|', [std.toString(c) for c in codes]) + '"}') + ' > 0',
+      identity: $.identity.alert + ['xid'],
       summary: summary,
-      description: gpuText + ' reported XID {{ $value | printf "%.0f" }} (' + what + ') in the last ' + w.event + '.',
+      description: gpuText + ' reported XID {{ $labels.xid }} (' + what + ') in the last ' + w.event + ': {{ $value | printf "%.0f" }} event(s).',
       tests: xidCases(codes[0], other, otherAlert),
     },
 
@@ -105,20 +140,21 @@ local t = import 'lib/test.libsonnet';
     GPUXidUnclassified: hw {
       family: 'xid',
       severity: 'warning',
-      expr: xidRecord + ' unless (' + std.join(' or ', [xidRecord + ' == ' + c for c in classified]) + ')',
+      expr: xidRecord + '{xid!~"' + std.join('|', [std.toString(c) for c in classified]) + '"} > 0',
+      identity: $.identity.alert + ['xid'],
       summary: 'A GPU reported an XID error that no class of the catalog lists.',
-      description: gpuText + ' reported XID {{ $value | printf "%.0f" }} in the last ' + w.event + '; no class of the catalog (xid) lists it: look it up and add it to one.',
+      description: gpuText + ' reported XID {{ $labels.xid }} in the last ' + w.event + ' ({{ $value | printf "%.0f" }} event(s)); no class of the catalog (xid) lists it: look it up and add it to one.',
       tests: [
-        t.case('new unclassified XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + unclassified + 'x5', { err_code: std.toString(unclassified) })], value=unclassified),
-        t.case('old unclassified XID still held', false, [t.series('DCGM_FI_DEV_XID_ERRORS', unclassified + 'x60', { err_code: std.toString(unclassified) })]),
-        t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: $.xid.fatal[0] }]),
+        t.case('new unclassified XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + unclassified + 'x5', { err_code: std.toString(unclassified) })], value=1, labels=xid(unclassified)),
+        t.case('old unclassified XID still held', false, [held(unclassified)]),
+        t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: 1, labels: xid($.xid.fatal[0]) }]),
       ],
     },
 
     GPUEccDoubleBit: hw {
       family: 'memory',
       severity: 'critical',
-      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + w.event + '])) > 0',
+      expr: attributed(increasedOver('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', w.event) + ' > 0'),
       summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} double-bit ECC errors in the last ' + w.event + '.',
       tests: [
@@ -126,32 +162,57 @@ local t = import 'lib/test.libsonnet';
         t.case('new DBE on a MIG GPU', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1, mig=true),
         t.case('old DBE, none since', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '2x60')]),
         t.case('counter reset by driver reload', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '3x50 0x10')]),
-      ],
+      ] + churnCases('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', 'DBE', 1),
     },
 
     GPUEccSingleBitRate: hw {
       family: 'memory',
       severity: 'warning',
-      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[' + w.eccRate + '])) > ' + th.eccSingleBitPerHour,
+      expr: attributed(increasedOver('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', w.eccRate) + ' > ' + th.eccSingleBitPerHour),
       'for': '5m',
       summary: 'A GPU is logging correctable (single-bit) ECC errors at a high rate.',
-      description: gpuText + ' logged {{ $value | printf "%.0f" }} single-bit ECC errors in the last ' + w.eccRate + ' (threshold ' + th.eccSingleBitPerHour + ').',
+      description: gpuText + ' logged {{ $value | printf "%.0f" }} single-bit ECC errors in the last ' + w.eccRate + ' (threshold ' + e.num(th.eccSingleBitPerHour) + ').',
       tests: [
         // Scenario values follow the threshold, so the tests hold for any override.
         t.case('SBE spike', true, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', t.risingPerHour(2 * th.eccSingleBitPerHour))], value=2 * th.eccSingleBitPerHour),
         t.case('a trickle of SBEs', false, [t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', t.risingPerHour(th.eccSingleBitPerHour / 2))]),
+        // Half the hour on the pod's series, half on the series without it: neither alone
+        // crosses the threshold, the GPU does.
+        local perMinute = 1.5 * th.eccSingleBitPerHour / 60;
+        t.case('SBE spike across a pod exit', true, [
+          t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+' + perMinute + 'x30'),
+          t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
+        ], health='65x30', extraHealth='_x31 65x29', value=1.5 * th.eccSingleBitPerHour, without=[l.namespace, l.pod]),
       ],
     },
 
+    // The row-remap failure flag stays set until the GPU is replaced. The page fires once,
+    // in the event window after the flag first appears; the ticket follows while the GPU waits
+    // for its RMA, and a cordon (the GPU is being handled) silences it.
+    local remapFailed = 'max by (' + std.join(', ', $.identity.gpu) + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0',
     GPURowRemapFailure: hw {
       family: 'memory',
       severity: 'critical',
-      expr: 'max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0',
+      expr: attributed(remapFailed + ' unless max by (' + std.join(', ', $.identity.gpu) + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE offset ' + w.event + ') > 0'),
       summary: 'A GPU failed to remap a memory row and has no spare rows left.',
       description: gpuText + ' reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.',
       tests: [
         t.case('remap failed', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x50 1x10')], value=1),
+        t.case('remap failed an hour ago: the GPU awaits its RMA', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x5 1x55')], alsoFires=[{ alert: 'GPURowRemapFailureUnrepaired', value: 1 }]),
         t.case('healthy', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x60')]),
+      ],
+    },
+
+    GPURowRemapFailureUnrepaired: hw {
+      family: 'repair',
+      severity: 'warning',
+      expr: attributed(remapFailed),
+      'for': w.event,
+      summary: 'A GPU that failed a row remap is still in service, awaiting repair.',
+      description: gpuText + ' has had no spare memory rows for at least ' + w.event + ' (paged when it failed): cordon the node while the RMA is open; the cordon silences this ticket.',
+      tests: [
+        t.case('awaiting repair', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x5 1x55')], value=1),
+        t.case('just failed: the page covers it', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x55 1x5')], alsoFires=[{ alert: 'GPURowRemapFailure', value: 1 }]),
       ],
     },
 
@@ -179,11 +240,16 @@ local t = import 'lib/test.libsonnet';
                        + ' or ' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)),
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
-      description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + th.nvlinkCrcErrorsPerMinute + ').',
+      description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + e.num(th.nvlinkCrcErrorsPerMinute) + ').',
       tests: [
         t.case('flit CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', t.risingPerMinute(10 * th.nvlinkCrcErrorsPerMinute))], value=10 * th.nvlinkCrcErrorsPerMinute),
         t.case('data CRC errors', true, [t.series('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkCrcErrorsPerMinute))], value=4 * th.nvlinkCrcErrorsPerMinute),
         t.case('rare CRC errors', false, [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkCrcErrorsPerMinute / 2))]),
+        local perMinute = 10 * th.nvlinkCrcErrorsPerMinute;
+        t.case('flit CRC errors across a pod exit', true, [
+          t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+' + perMinute + 'x30'),
+          t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
+        ], health='65x30', extraHealth='_x31 65x29', value=perMinute, without=[l.namespace, l.pod]),
       ],
     },
 
@@ -193,7 +259,7 @@ local t = import 'lib/test.libsonnet';
       expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute)),
       'for': '10m',
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
-      description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + th.nvlinkReplayErrorsPerMinute + ').',
+      description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + e.num(th.nvlinkReplayErrorsPerMinute) + ').',
       tests: [
         t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkReplayErrorsPerMinute))], value=4 * th.nvlinkReplayErrorsPerMinute),
         t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkReplayErrorsPerMinute / 2))]),
@@ -203,13 +269,13 @@ local t = import 'lib/test.libsonnet';
     GPUNvlinkRecoveryErrors: hw {
       family: 'nvlink',
       severity: 'warning',
-      expr: 'max by (' + id + ') (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[' + w.throttle + '])) > 0',
+      expr: attributed(increasedOver('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', w.throttle) + ' > 0'),
       summary: 'An NVLink of a GPU had to be recovered (retrained).',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} NVLink recovery errors in the last ' + w.throttle + '.',
       tests: [
         t.case('link recovery', true, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x56 2x4')], value=2),
         t.case('old recovery', false, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x20 2x40')]),
-      ],
+      ] + churnCases('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', 'recovery', 2),
     },
 
     GPUPcieReplayRate: hw {
@@ -218,7 +284,7 @@ local t = import 'lib/test.libsonnet';
       expr: attributed(perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute)),
       'for': '10m',
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
-      description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + th.pcieReplaysPerMinute + '): check the riser, slot and link width.',
+      description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + e.num(th.pcieReplaysPerMinute) + '): check the riser, slot and link width.',
       tests: [
         t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(3 * th.pcieReplaysPerMinute))], value=3 * th.pcieReplaysPerMinute),
         t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(th.pcieReplaysPerMinute / 10))]),
@@ -232,8 +298,8 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
       'for': '15m',
-      summary: 'A GPU has been running hot for 15 minutes.',
-      description: gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + th.gpuTemperatureCelsius + ' °C).',
+      summary: 'A GPU has been running hot for ' + self['for'] + '.',
+      description: gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.gpuTemperatureCelsius) + ' °C).',
       tests:
         local hot = th.gpuTemperatureCelsius + 5, cool = th.gpuTemperatureCelsius - 20;
         [
@@ -249,8 +315,8 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
       'for': '15m',
-      summary: 'A GPU memory (HBM) has been running hot for 15 minutes.',
-      description: 'Memory of ' + gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + th.memoryTemperatureCelsius + ' °C).',
+      summary: 'A GPU memory (HBM) has been running hot for ' + self['for'] + '.',
+      description: 'Memory of ' + gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.memoryTemperatureCelsius) + ' °C).',
       tests:
         local hot = th.memoryTemperatureCelsius + 5, cool = th.memoryTemperatureCelsius - 20;
         [
@@ -260,29 +326,52 @@ local t = import 'lib/test.libsonnet';
     },
 
     // Sustained throttling reads the per-GPU recorded flags; each alert names the workload on
-    // the GPU.
-    local throttle(reason, summary) =
-      local rec = names.gpuThrottle(reason);
-      local bits = $.throttleReasons[reason].bits;
-      local mask = std.foldl(function(a, b) a + b, bits, 0);
-      hw {
-        family: if reason == 'thermal' then 'thermal' else 'power',
-        severity: 'warning',
-        expr: attributed('avg_over_time(' + rec + '[' + w.throttle + ']) > ' + th.throttleRatio),
-        'for': '5m',
-        summary: summary,
-        description: gpuText + ' has been throttled (' + $.throttleReasons[reason].help + ') for {{ $value | humanizePercentage }} of the last ' + w.throttle + '.',
-        tests: [
-          t.case('sustained', true, [t.series($.exporter.throttleReasonsField, t.steps([[0, 30], [bits[0], 30]]))], value=1),
-          t.case('all reason bits set', true, [t.series($.exporter.throttleReasonsField, t.steps([[0, 30], [mask + 1, 30]]))], value=1),
-          t.case('idle and application clocks only', false, [t.series($.exporter.throttleReasonsField, '3x60')]),
-          t.case('short burst', false, [t.series($.exporter.throttleReasonsField, t.steps([[0, 52], [bits[0], 8]]))]),
-        ],
-      },
+    // the GPU. A GPU at its power limit sets the SW power-cap bit much of the time without
+    // losing much: power throttling needs evidence, SM clocks well below their maximum. HW
+    // slowdown comes with HW thermal slowdown or the HW power brake: it tickets only when
+    // neither the thermal nor the power ticket explains it.
+    local throttled(reason) = 'avg_over_time(' + names.gpuThrottle(reason) + '[' + w.throttle + ']) > ' + th.throttleRatio,
+    local gpuMax(field) = 'max by (' + std.join(', ', $.identity.gpuJoin) + ') (' + field + ')',
+    local clocksLow = gpuMax('DCGM_FI_DEV_SM_CLOCK') + ' < ' + th.throttledClockRatio + ' * ' + gpuMax('DCGM_FI_DEV_MAX_SM_CLOCK'),
+    local condition = {
+      thermal: throttled('thermal'),
+      power: throttled('power') + ' and on (' + std.join(', ', $.identity.gpuJoin) + ') ' + clocksLow,
+      // HW slowdown lowers the clocks by itself: wherever the power flag is sustained too, the
+      // power ticket's evidence holds, so the flags alone decide.
+      hw_slowdown: throttled('hw_slowdown') + ' unless on (' + std.join(', ', $.identity.gpuJoin) + ') (' + self.thermal + ' or ' + throttled('power') + ')',
+    },
+    local bitmask = $.exporter.throttleReasonsField,
+    local bitsOf(reason) = $.throttleReasons[reason].bits,
+    // SM clocks: at their maximum, then well below it (lost performance) from minute 30.
+    local maxClock = 1980,
+    local clocks(low) = [
+      t.series('DCGM_FI_DEV_MAX_SM_CLOCK', maxClock + 'x60'),
+      t.series('DCGM_FI_DEV_SM_CLOCK', t.steps([[maxClock, 30], [if low then std.floor(maxClock * th.throttledClockRatio / 2) else maxClock, 30]])),
+    ],
+    local throttle(reason, summary, cases) = hw {
+      family: if reason == 'thermal' then 'thermal' else 'power',
+      severity: 'warning',
+      expr: attributed(condition[reason]),
+      'for': '5m',
+      summary: summary,
+      description: gpuText + ' has been throttled (' + $.throttleReasons[reason].help + ') for {{ $value | humanizePercentage }} of the last ' + w.throttle + '.',
+      tests: [
+        t.case('sustained', true, [t.series(bitmask, t.steps([[0, 30], [bitsOf(reason)[0], 30]]))] + clocks(true), value=1),
+        t.case('idle and application clocks only', false, [t.series(bitmask, '3x60')]),
+        t.case('short burst', false, [t.series(bitmask, t.steps([[0, 52], [bitsOf(reason)[0], 8]]))] + clocks(true)),
+      ] + cases,
+    },
 
-    GPUThermalThrottling: throttle('thermal', 'A GPU has been thermally throttled for most of the last 15 minutes.'),
-    GPUPowerThrottling: throttle('power', 'A GPU has been power-capped for most of the last 15 minutes.'),
-    GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last 15 minutes.'),
+    local thermalBits = std.foldl(function(a, b) a + b, bitsOf('thermal'), 0),
+    GPUThermalThrottling: throttle('thermal', 'A GPU has been thermally throttled for most of the last ' + w.throttle + '.', [
+      t.case('all reason bits set', true, [t.series(bitmask, t.steps([[0, 30], [511, 30]]))] + clocks(true), value=1, alsoFires=[{ alert: 'GPUPowerThrottling', value: 1 }]),
+      t.case('HW slowdown with HW thermal slowdown: one thermal ticket', true, [t.series(bitmask, t.steps([[0, 30], [bitsOf('hw_slowdown')[0] + thermalBits, 30]]))], value=1),
+    ]),
+    GPUPowerThrottling: throttle('power', 'A GPU has been power-capped for most of the last ' + w.throttle + ', with its SM clocks below ' + e.percent(th.throttledClockRatio) + ' % of their maximum.', [
+      t.case('power cap at full clocks (a GPU at its power limit)', false, [t.series(bitmask, t.steps([[0, 30], [bitsOf('power')[0], 30]]))] + clocks(false)),
+      t.case('HW power brake with HW slowdown: one power ticket', true, [t.series(bitmask, t.steps([[0, 30], [bitsOf('hw_slowdown')[0] + bitsOf('power')[1], 30]]))] + clocks(true), value=1),
+    ]),
+    GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last ' + w.throttle + '.', []),
 
     // The exporter's host comes from the instance-to-host map of the last hour, so that the
     // alert can inhibit the alerts of that node; an exporter unseen for longer alerts without it.
@@ -296,7 +385,7 @@ local t = import 'lib/test.libsonnet';
       'for': '5m',
       identity: [l.cluster, 'instance', 'job', l.host],
       summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
-      description: 'dcgm-exporter {{ $labels.instance }} on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has been down for 5 minutes; none of its GPU alerts can fire.',
+      description: 'dcgm-exporter {{ $labels.instance }} on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has been down for ' + self['for'] + '; none of its GPU alerts can fire.',
       tests: [
         t.case('exporter down', true, [], up='1x30 0x30', health='65x30 _x30', value=0),
         t.case('exporter down since before the host map remembers', true, [], up='0x60', health=false, value=0, without=[l.host]),
@@ -304,21 +393,60 @@ local t = import 'lib/test.libsonnet';
       ],
     },
 
+    // The label profile self-check: GPU series without the host label the catalog expects
+    // (an exporter version that names it differently) or without cluster. Inhibition and every
+    // per-node alert compare those labels; without them they cannot work.
+    DCGMExporterLabelMismatch: hw {
+      local h = $.exporter.healthField,
+      local missing = [l.host] + (if $.exporter.clusterOnSeries then [l.cluster] else []),
+      local otherHost = if l.host == 'Hostname' then 'hostname' else 'Hostname',
+      family: 'exporter',
+      severity: 'warning',
+      // GPUs per target without each label (a branch never groups by the label it lacks).
+      local without(m) =
+        local by = std.join(', ', [x for x in [l.cluster, 'job', 'instance'] if x != m]);
+        'count by (' + by + ') (group by (' + by + ', ' + l.uuid + ') (' + h + '{' + m + '=""})) > 0',
+      expr: std.join(' or ', [without(m) for m in missing]),
+      'for': '5m',
+      identity: [l.cluster, 'job', 'instance'],
+      summary: 'GPU series lack a label the catalog expects: per-node alerts and inhibition cannot work for them.',
+      description: '{{ $value | printf "%.0f" }} GPUs reporting ' + h + ' through {{ $labels.job }} target {{ $labels.instance }} carry no ' + std.join(' or no ', missing) + ' label: the label profile (exporter.version ' + $.exporter.version + ', labels.host ' + l.host + ') does not match what this exporter sends.',
+      tests: [
+        t.case('exporter names the host label ' + otherHost, true, [t.series(h, '65x60', { [l.host]: '', [otherHost]: 'gpu-node-1', instance: '10.250.0.2:9400' })], target={ job: $.exporter.job, instance: '10.250.0.2:9400' }, value=1),
+        t.case('labels as the profile says', false, []),
+      ] + (if $.exporter.clusterOnSeries then [
+             t.case('series without ' + l.cluster, true, [t.series(h, '65x60', { [l.cluster]: '', instance: '10.250.0.3:9400' })], target={ job: $.exporter.job, instance: '10.250.0.3:9400' }, without=[l.cluster], value=1),
+           ] else []),
+    },
+
+    // A GPU that stopped reporting is a fault only while its node is still there: a node the
+    // autoscaler deleted takes its exporter target, GPU series and Kubernetes node away at
+    // once, without an up == 0. The node is there while its other GPUs still report, or while
+    // kube-state-metrics still lists it.
     GPUSeriesMissing: hw {
       family: 'exporter',
       severity: 'warning',
       local h = $.exporter.healthField,
+      local nodeInAPI = 'label_replace(kube_node_info{job="' + $.kubeStateMetrics.job + '"}, "' + l.host + '", "$1", "' + l.node + '", "(.+)")',
       expr: 'max by (' + id + ') ('
             + 'present_over_time(' + h + '[' + w.missing + '])'
             + ' unless on (' + l.cluster + ', instance) (up{job="' + $.exporter.job + '"} == 0)'
-            + ') unless on (' + std.join(', ', $.identity.gpuJoin) + ') ' + h,
+            + ') unless on (' + std.join(', ', $.identity.gpuJoin) + ') ' + h
+            + ' and on (' + l.cluster + ', ' + l.host + ') ('
+            + 'group by (' + l.cluster + ', ' + l.host + ') (' + names.gpuInfo + ')'
+            + ' or group by (' + l.cluster + ', ' + l.host + ') (' + nodeInAPI + '))',
       'for': '10m',
-      summary: 'A GPU stopped reporting while its exporter is up.',
-      description: gpuText + ' stopped reporting ' + h + ' although its exporter is up: the GPU may have fallen off the bus or the driver lost it.',
+      summary: 'A GPU stopped reporting while its node is still in the cluster.',
+      description: gpuText + ' stopped reporting ' + h + ' while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',
       tests: [
-        t.case('GPU vanished', true, [], health='65x30 _x30', value=1),
-        t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
-        t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29'),
+        t.case('GPU vanished, its node still in the cluster', true, [], health='65x30 _x30', nodeInfo='1x60', value=1),
+        t.case('one of two GPUs vanished, no kube-state-metrics', true, [
+          t.series(h, '65x30 _x30', entities=[0]),
+          t.series(h, '65x60', entities=[1]),
+        ], gpus=2, health=false, firing=[0], value=1),
+        t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30'),
+        t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', nodeInfo='1x60', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
+        t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29', nodeInfo='1x60'),
       ],
     },
   },

@@ -48,6 +48,7 @@
     kube_node_status_allocatable: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
     kube_node_status_capacity: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
     kube_node_spec_unschedulable: { type: 'gauge', labels: ksm + ['node'] },
+    kube_node_info: { type: 'gauge', labels: ksm + ['node', 'kernel_version', 'os_image', 'container_runtime_version', 'kubelet_version', 'kubeproxy_version', 'provider_id', 'internal_ip', 'system_uuid'] },
     kube_pod_container_resource_requests: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
     kube_pod_container_resource_limits: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
     kube_pod_status_phase: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'phase', 'uid'] },

@@ -4,6 +4,7 @@
 // $label stands for the value of the alert's label of that name), diagnosis (a flowchart:
 // each step a check, what a yes means, and what a no means or '' to go on), mitigation,
 // escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
+local e = import 'lib/expr.libsonnet';
 {
   // What each XID code means and what to do about it.
   xidMeanings:: {
@@ -46,6 +47,9 @@
     notes: ['XID ' + c + ': ' + $.xidMeanings[std.toString(c)] for c in $.xid[class]],
     queries: [
       q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpu),
+    ] + (if $.exporter.xidCountField == null then [] else [
+           q('Events of each XID code on this GPU (a repeat shows here, not in the last XID)', $.exporter.xidCountField + gpu),
+         ]) + [
       q('XIDs on every GPU of the node', 'DCGM_FI_DEV_XID_ERRORS' + node + ' > 0'),
       q('Other XIDs in the fleet in the last hour (a fleet-wide pattern points at a driver)', 'count by (err_code) (changes(DCGM_FI_DEV_XID_ERRORS[1h]) > 0)'),
     ],
@@ -117,7 +121,16 @@
       [q('Row-remap failure flag', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpu), q('Uncorrectable errors in the last day', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpu + '[1d])')],
       [step('Is the flag still 1 after a GPU reset?', 'The GPU must be replaced: RMA.', 'Watch it: a transient flag after a reset is rare, so check the DCGM diagnostics (`dcgmi diag -r 3`).')],
       [cordon, drain, rma],
-    ) },
+    ) {
+      notes: ['The page fires once, in the ' + $.windows.event + ' after the flag first appears; while the flag stays set, GPURowRemapFailureUnrepaired follows as a ticket until the node is cordoned.'],
+    } },
+
+    GPURowRemapFailureUnrepaired+: { runbook: $.alerts.GPURowRemapFailure.runbook {
+      meaning: 'A GPU that ran out of spare memory rows (paged as GPURowRemapFailure) is still in service: its node is not cordoned.',
+      impact: 'New jobs can land on a GPU that will corrupt data or crash them.',
+      diagnosis: [step('Is an RMA open for the GPU?', 'Cordon the node until it is replaced: the cordon silences this ticket.', 'Open one (see mitigation), then cordon the node.')],
+      notes: ['This ticket repeats while the flag is set and the node schedulable; the cordon (GPUNodeCordoned) inhibits it.'],
+    } },
 
     GPURetiredPagesPending+: { runbook: hardware(
       'Memory pages or rows were marked bad and wait for a GPU reset to be retired or remapped.',
@@ -161,8 +174,8 @@
       [cordon, drain, "Reseat the GPU and riser; check the slot's link width and generation.", rma],
     ) },
 
-    local thermal(what, field, limit) = hardware(
-      "The GPU's " + what + ' has stayed above ' + limit + ' °C for 15 minutes.',
+    local thermal(alert, what, field, limit) = hardware(
+      "The GPU's " + what + ' has stayed above ' + e.num(limit) + ' °C for ' + $.alerts[alert]['for'] + '.',
       'The GPU throttles its clocks to protect itself: jobs slow down; sustained heat shortens its life.',
       [
         q(what + ' on every GPU of the node', field + node),
@@ -175,15 +188,15 @@
       ],
       ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone, drain it for hardware service.'],
     ),
-    GPUTemperatureHigh+: { runbook: thermal('core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius) },
-    GPUMemoryTemperatureHigh+: { runbook: thermal('memory (HBM) temperature', 'DCGM_FI_DEV_MEMORY_TEMP', $.thresholds.memoryTemperatureCelsius) },
+    GPUTemperatureHigh+: { runbook: thermal('GPUTemperatureHigh', 'core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius) },
+    GPUMemoryTemperatureHigh+: { runbook: thermal('GPUMemoryTemperatureHigh', 'memory (HBM) temperature', 'DCGM_FI_DEV_MEMORY_TEMP', $.thresholds.memoryTemperatureCelsius) },
 
     local throttling(reason, cause, fix) = hardware(
-      'The GPU has had its clocks lowered by ' + $.throttleReasons[reason].help + ' for most of the last 15 minutes.',
+      'The GPU has had its clocks lowered by ' + $.throttleReasons[reason].help + ' for most of the last ' + $.windows.throttle + '.',
       'The job on the GPU runs slower than it should; in a multi-GPU job every rank waits for this one.',
       [
         q('The clock-event bitmask (decode it: 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake)', $.exporter.throttleReasonsField + gpu),
-        q('Share of the last 15 minutes throttled', 'avg_over_time(gpu:dcgm_clock_throttle_' + reason + ':max' + gpu + '[15m])'),
+        q('Share of the last ' + $.windows.throttle + ' throttled', 'avg_over_time(gpu:dcgm_clock_throttle_' + reason + ':max' + gpu + '[' + $.windows.throttle + '])'),
         q('SM clock', 'DCGM_FI_DEV_SM_CLOCK' + gpu),
         q('Power and temperature', 'DCGM_FI_DEV_POWER_USAGE' + gpu + ' or DCGM_FI_DEV_GPU_TEMP' + gpu),
       ],
@@ -214,6 +227,22 @@
       dashboards: ['L2', 'L3'],
     } },
 
+    DCGMExporterLabelMismatch+: { runbook: {
+      meaning: 'GPU series of ' + $.exporter.healthField + ' from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
+      impact: 'Every alert and inhibit rule that compares the host or cluster of these GPUs sees an empty value: per-node grouping, the exporter-down and cordon inhibitions and the dashboards miss these GPUs. Nothing about them is silenced by mistake (inhibitions require the labels), but nothing is grouped right either.',
+      queries: [
+        q('The labels the target really sends', 'topk(1, ' + $.exporter.healthField + '{job="$job", instance="$instance"})'),
+        q('Targets sending series without the host label', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.host + '=""})'),
+      ],
+      diagnosis: [
+        step('Does the series carry the other spelling of the host label (Hostname up to dcgm-exporter 4.8.2, hostname from 4.8.3)?', 'The exporter was upgraded or differs from exporter.version: set exporter.version (or exporter.hostLabel) in your catalog to match, and regenerate.'),
+        step('Is the ' + l.cluster + ' label missing?', 'Add it by relabeling in the scrape config (or, with one Prometheus per cluster and cluster as an external label, set exporter.clusterOnSeries:: false).', 'Check the relabeling rules of the scrape config: one of them drops or renames the label.'),
+      ],
+      mitigation: ['Make the catalog and the exporter agree (exporter.version, exporter.hostLabel or relabeling) and regenerate; the alert resolves once the series carry the labels.'],
+      escalation: infraEscalation,
+      dashboards: ['L2'],
+    } },
+
     DCGMExporterScrapesFailing+: { runbook: $.alerts.DCGMExporterDown.runbook {
       meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
       impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
@@ -221,20 +250,24 @@
     } },
 
     GPUSeriesMissing+: { runbook: hardware(
-      'A GPU stopped reporting its health field although its exporter is up.',
-      'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert.',
+      'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
+      'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert. A node deleted by the autoscaler does not raise this alert: its GPUs and its Kubernetes node leave together.',
       [
         q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + $.exporter.healthField + node + ')'),
-        q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + node + '[1h])'),
+        q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + node + '[' + $.windows.missing + '])'),
+        q('Is the node still in the Kubernetes API', 'kube_node_info{' + l.node + '="$' + l.host + '"}'),
       ],
       [
-        step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', 'The GPU is gone: drain and reboot the node.'),
+        step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', ''),
+        step('Does the kernel log (`dmesg`) show XID 79 or "GPU has fallen off the bus"?', 'The GPU fell off the bus: follow GPUFellOffBus (drain, reboot, RMA if it repeats).', 'The driver lost the GPU another way: drain and reboot the node.'),
       ],
       [cordon, drain, 'Reboot the node; if the GPU does not come back, open an RMA.'],
-    ) },
+    ) {
+      notes: ['How a lost GPU reaches a human: dcgm-exporter often drops a GPU that fell off the bus instead of reporting XID 79 for long, so GPUFellOffBus (a page) may never fire. This ticket is the backstop: it fires ' + $.alerts.GPUSeriesMissing['for'] + ' after the GPU went silent. Treat it as urgent when `dmesg` shows XID 79.'],
+    } },
 
     GPUAllocatedIdle+: { runbook: {
-      meaning: 'A pod has held this GPU (or MIG instance) for 30 minutes without using it.',
+      meaning: 'A pod has held this GPU (or MIG instance) for ' + $.alerts.GPUAllocatedIdle['for'] + ' with its engine under ' + e.percent($.thresholds.idleActivity) + ' % active.',
       impact: 'The GPU costs money and blocks other jobs while doing nothing.',
       queries: [
         q("Engine activity of the pod's GPUs", 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' + pod),
@@ -252,7 +285,7 @@
     } },
 
     GPUClusterAllocationHigh+: { runbook: {
-      meaning: 'Pods request more than ' + std.round($.thresholds.clusterAllocationRatio * 100) + " % of the cluster's allocatable GPUs.",
+      meaning: 'Pods request more than ' + e.percent($.thresholds.clusterAllocationRatio) + " % of the cluster's allocatable GPUs.",
       impact: 'New GPU pods stay Pending; autoscaled inference cannot scale out.',
       queries: [
         q('Allocation ratio', 'cluster:kube_gpu_allocation:ratio{' + is(l.cluster) + '}'),
@@ -299,7 +332,7 @@
     },
     local server = '{' + is(l.cluster) + ', namespace="$namespace", pod="$pod"}',
     GPUInferenceKVCachePressure+: { runbook: inferenceRunbook(
-      'A vLLM server has kept its KV cache over ' + std.round($.thresholds.kvCacheUsageRatio * 100) + ' % full for 10 minutes and preempts requests.',
+      'A vLLM server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests.',
       'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
       [
         q('KV-cache usage', $.inference.kvCacheUsage + server),

@@ -46,7 +46,7 @@ local t = import 'lib/test.libsonnet';
   local latencySLO(metric, seconds, what) = $.sloDefaults {
     team: 'inference',
     objective: 0.99,
-    description: what + ' within ' + seconds + ' s',
+    description: e.percent(self.objective) + ' % of ' + what + ' within ' + seconds + ' s',
     by: [l.cluster, 'namespace', 'model_name'],
     // Prometheus 3 normalises le="1.0" to le="1"; match both spellings.
     local good = metric + '_bucket{le=~"' + seconds + '|' + seconds + '.0"}',
@@ -67,13 +67,13 @@ local t = import 'lib/test.libsonnet';
   },
 
   slos: {
-    InferenceTTFT: latencySLO(inf.ttft, 1, '99 % of requests get their first token'),
-    InferenceLatency: latencySLO(inf.e2eLatency, 30, '99 % of requests complete'),
+    InferenceTTFT: latencySLO(inf.ttft, 1, 'requests get their first token'),
+    InferenceLatency: latencySLO(inf.e2eLatency, 30, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
       team: 'inference',
       objective: 0.995,
-      description: '99.5 % of inference requests succeed (no 5xx)',
+      description: e.percent(self.objective) + ' % of inference requests succeed (no 5xx)',
       by: [l.cluster, 'namespace'],
       local requests(w, status) = 'sum ' + e.by(self.by) + ' (rate(' + inf.requests + '{handler=~"' + inf.handlers + '"' + status + '}[' + w + ']))',
       errorRatio(w):: requests(w, ', status="5xx"') + ' / ' + requests(w, ''),
@@ -102,7 +102,7 @@ local t = import 'lib/test.libsonnet';
       mitigation:: ['Drain and repair the unhealthy GPUs; RMA the repeat offenders.', 'Restore exporters that are down.'],
       dashboards:: ['L1', 'L2', 'L3'],
       objective: 0.99,
-      description: '99 % of GPU capacity is healthy',
+      description: e.percent(self.objective) + ' % of GPU capacity is healthy',
       by: [l.cluster],
       errorRatio(w):: 'avg_over_time(cluster:gpu_unavailable:ratio[' + w + '])',
       // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node

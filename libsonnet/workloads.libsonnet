@@ -157,7 +157,7 @@ local t = import 'lib/test.libsonnet';
       // instance is found even when its neighbours are busy.
       expr: 'max by (' + id + ') (avg_over_time(' + activity + '{' + l.namespace + '!=""}[5m])) < ' + th.idleActivity,
       'for': w.idle,
-      summary: 'A GPU held by a pod has been idle for 30 minutes.',
+      summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
       description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + e.num(th.idleActivity) + ').',
       tests:
         local busy = 0.6, idle = th.idleActivity / 5;

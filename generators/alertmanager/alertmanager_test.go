@@ -251,3 +251,17 @@ func TestWorkloadTicketsGroupByNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestCordonSilencesTheRMAFollowUp: while a GPU waits for its RMA, the follow-up ticket stops
+// once its node is cordoned; the page of the failure itself never does.
+func TestCordonSilencesTheRMAFollowUp(t *testing.T) {
+	p := plantest.Plan(t, "")
+	c := loadConfig(t, ConfigFile)
+	cordon := alertLabels(p, p.Model.Alertmanager.Inhibit.NodeUnschedulable, same)
+	for alert, want := range map[string]bool{"GPURowRemapFailureUnrepaired": true, "GPURowRemapFailure": false} {
+		muted, err := c.Inhibited([]map[string]string{cordon}, alertLabels(p, alert, same))
+		if err != nil || muted != want {
+			t.Errorf("%s on a cordoned node: inhibited %v (%v), want %v", alert, muted, err, want)
+		}
+	}
+}

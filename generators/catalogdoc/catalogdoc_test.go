@@ -27,7 +27,7 @@ func TestPageListsEveryFieldWithItsUsers(t *testing.T) {
 	}
 	row := page[strings.Index(page, "| `DCGM_FI_DEV_ECC_DBE_VOL_TOTAL` |"):]
 	row = row[:strings.Index(row, "\n")]
-	for _, want := range []string{"`node:dcgm_ecc_dbe_vol_total:rate5m`", "`cluster:gpu_healthy:count`", "GPUEccDoubleBit", "L3", "L5"} {
+	for _, want := range []string{"`gpu:dcgm_ecc_dbe_vol_total:max`", "`cluster:gpu_healthy:count`", "L3", "L5"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("DBE row lacks %s: %s", want, row)
 		}

@@ -94,12 +94,12 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 					for _, l := range c.Without {
 						delete(id, l)
 					}
-					expected[name] = append(expected[name], expectation{labels: id, value: *c.Value})
+					expected[name] = append(expected[name], expectation{labels: id.With(c.Labels), value: *c.Value})
 				}
 			}
 			for _, also := range c.AlsoFires {
 				for _, id := range firingIdentities(m, gpus, c, cluster, m.Alerts[also.Alert].Identity, also.Firing, also.Target) {
-					expected[also.Alert] = append(expected[also.Alert], expectation{labels: id, value: also.Value})
+					expected[also.Alert] = append(expected[also.Alert], expectation{labels: id.With(also.Labels), value: also.Value})
 				}
 			}
 		}
@@ -136,9 +136,14 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 	var out []series
 	for _, s := range c.Series {
 		for i, e := range entitiesOf(m, gpus, synth.EntityOf(m, s.Metric)) {
-			if selected(s.Entities, i) {
-				out = append(out, series{Series: synth.Series(s.Metric, e.Labels.With(s.Labels)), Values: s.Values})
+			if !selected(s.Entities, i) {
+				continue
 			}
+			labels := e.Labels
+			if s.WithoutPod {
+				labels = e.WithoutPod(m)
+			}
+			out = append(out, series{Series: synth.Series(s.Metric, labels.With(s.Labels)), Values: s.Values})
 		}
 	}
 	for _, g := range gpus {
@@ -155,6 +160,10 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c)), Values: constant(1, steps)})
 			}
 		}
+	}
+	if c.NodeInfo != "" {
+		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster, "job": m.KubeStateMetrics.Job, "instance": "kube-state-metrics:8080", m.Labels.Node: gpus[0].Host}
+		out = append(out, series{Series: synth.Series("kube_node_info", labels), Values: c.NodeInfo})
 	}
 	for _, s := range c.Extra {
 		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(s.Labels)

@@ -104,9 +104,51 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "unclassified XIDs include the classified ones", file: "rules/alerts.yaml", testFile: AlertsFile,
-			old:         "      - alert: GPUXidUnclassified\n        expr: |2-\n            gpu_pod:dcgm_xid_errors:new10m\n          unless\n",
-			new:         "      - alert: GPUXidUnclassified\n        expr: |2-\n            gpu_pod:dcgm_xid_errors:new10m\n          or\n",
+			old:         `gpu_pod:dcgm_xid_errors:new10m{xid!~"`,
+			new:         `gpu_pod:dcgm_xid_errors:new10m{xid=~".+|`,
 			wantFailure: "alertname: GPUXidUnclassified",
+		},
+		{
+			name: "counter increments on a new series missed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "increase(gpu:dcgm_ecc_dbe_vol_total:max[10m])",
+			new:         "max by (cluster, Hostname, gpu, UUID) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m]))",
+			wantFailure: "alertname: GPUEccDoubleBit",
+		},
+		{
+			name: "a node deleted by the autoscaler alerts", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "group by (cluster, Hostname) (gpu_pod:dcgm_gpu_info:group)",
+			new:         "group by (cluster, Hostname) (present_over_time(gpu_pod:dcgm_gpu_info:group[1h]))",
+			wantFailure: "alertname: GPUSeriesMissing",
+		},
+		{
+			name: "row-remap failure pages while the flag stays set", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_ROW_REMAP_FAILURE offset 10m)",
+			new:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_ROW_REMAP_FAILURE offset 3h)",
+			wantFailure: "alertname: GPURowRemapFailure,",
+		},
+		{
+			name: "power cap at full clocks tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "                <\n                  0.8 * max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_MAX_SM_CLOCK)\n            )\n",
+			new:         "                <\n                  1.1 * max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_MAX_SM_CLOCK)\n            )\n",
+			wantFailure: "alertname: GPUPowerThrottling",
+		},
+		{
+			name: "HW slowdown duplicates the thermal ticket", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "                    avg_over_time(gpu:dcgm_clock_throttle_thermal:max[15m]) > 0.5\n                  or",
+			new:         "                    avg_over_time(gpu:dcgm_clock_throttle_thermal:max[15m]) > 1.5\n                  or",
+			wantFailure: "alertname: GPUHwSlowdown",
+		},
+		{
+			name: "label profile mismatch unnoticed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         `DCGM_FI_DEV_GPU_TEMP{Hostname=""}`,
+			new:         `DCGM_FI_DEV_GPU_TEMP{Hostname="-"}`,
+			wantFailure: "alertname: DCGMExporterLabelMismatch",
+		},
+		{
+			name: "repeated XID unseen without the per-code count", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         `max_over_time(DCGM_EXP_XID_ERRORS_COUNT{xid=~"[1-9][0-9]*"}[10m])`,
+			new:         `max_over_time(DCGM_EXP_XID_ERRORS_COUNT{xid="none"}[10m])`,
+			wantFailure: "alertname: GPUFellOffBus",
 		},
 		{
 			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,

@@ -126,7 +126,7 @@ func recordingTests(p *plan.Plan, steps int) testFile {
 		}
 		var samples []sample
 		if r.Signal != nil {
-			samples = signalSamples(m, fleet, r)
+			samples = signalSamples(m, fleet, r, steps)
 		} else {
 			samples = allocationSamples(m, fleet, pods, r)
 		}
@@ -202,8 +202,9 @@ func combiner(rollup string) func([]float64) float64 {
 // device-level value repeated on MIG instances counts once and MIG-native values combine by
 // the rollup; each level combines the GPUs it holds by the rule's operation (averages over
 // GPUs, never over averages); namespaces combine pod-attributed series, whole GPUs only for
-// repeated values.
-func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded) []sample {
+// repeated values. A counter's per-GPU record holds its level at the evaluation time, after
+// steps increases.
+func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded, steps int) []sample {
 	s := *r.Signal
 	f := m.Fields[s.Field]
 	combine, combineLevel := combiner(string(s.Rollup)), combiner(r.Op)
@@ -216,6 +217,8 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded) []sample 
 				}
 			}
 			return 0
+		case r.Name == conventions.GPUCounter(s.Name):
+			return synth.CounterIncrease(f, g, e) * float64(steps)
 		case s.Rollup == model.RollupRate:
 			return synth.CounterIncrease(f, g, e) / 60
 		default:

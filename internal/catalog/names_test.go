@@ -18,6 +18,7 @@ local names = import 'lib/names.libsonnet';
 {
   signals: { [f]: names.signal(f) for f in std.objectFields(gpuobs.fields) },
   rates: { [f]: names.gpuRate(f, gpuobs.recording.rateWindow) for f in std.objectFields(gpuobs.fields) },
+  counters: { [f]: names.gpuCounter(f) for f in std.objectFields(gpuobs.fields) },
   throttle: { [r]: names.gpuThrottle(r) for r in std.objectFields(gpuobs.throttleReasons) },
   rateWindow: gpuobs.recording.rateWindow,
   gpuInfo: names.gpuInfo,
@@ -31,8 +32,8 @@ local names = import 'lib/names.libsonnet';
 		t.Fatal(err)
 	}
 	var got struct {
-		Signals, Rates, Throttle map[string]string
-		RateWindow, GPUInfo      string
+		Signals, Rates, Counters, Throttle map[string]string
+		RateWindow, GPUInfo                string
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -47,6 +48,9 @@ local names = import 'lib/names.libsonnet';
 		want := conventions.RecordName(conventions.LevelGPU, conventions.SignalName(field), conventions.RateOperation(got.RateWindow))
 		if got.Rates[field] != want {
 			t.Errorf("gpuRate(%s) = %s, Go names it %s", field, got.Rates[field], want)
+		}
+		if want := conventions.GPUCounter(conventions.SignalName(field)); got.Counters[field] != want {
+			t.Errorf("gpuCounter(%s) = %s, Go names it %s", field, got.Counters[field], want)
 		}
 	}
 	if got.GPUInfo != conventions.GPUInfo {

@@ -153,10 +153,15 @@ func (v *validator) fields(m *model.Model) {
 	}
 	for _, name := range model.SortedKeys(m.Fields) {
 		f, p := m.Fields[name], "fields."+name
-		if !strings.HasPrefix(name, "DCGM_FI_") {
-			v.add(p, "is not a DCGM field name (DCGM_FI_...)")
-		}
-		if f.ID <= 0 {
+		// DCGM_EXP_ metrics are computed by dcgm-exporter itself and have no DCGM field id.
+		switch {
+		case strings.HasPrefix(name, "DCGM_EXP_"):
+			if f.ID != 0 {
+				v.add(p+".id", "is %d; a metric dcgm-exporter computes (DCGM_EXP_...) has no DCGM field id: set 0", f.ID)
+			}
+		case !strings.HasPrefix(name, "DCGM_FI_"):
+			v.add(p, "is not a DCGM field name (DCGM_FI_...) or a metric dcgm-exporter computes (DCGM_EXP_...)")
+		case f.ID <= 0:
 			v.add(p+".id", "DCGM field id %d is not positive", f.ID)
 		}
 		v.oneOf(p+".type", f.Type, "counter", "gauge")

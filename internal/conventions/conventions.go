@@ -55,6 +55,10 @@ func ThrottleSignalName(reason string) string { return "dcgm_clock_throttle_" + 
 // labelled with the alert identity; value 1.
 var GPUInfo = RecordName(LevelGPUPod, "dcgm_gpu_info", "group")
 
+// GPUCounter names the per-GPU record of a counter signal: the largest of the GPU's series,
+// whatever their pod or target labels.
+func GPUCounter(signal string) string { return RecordName(LevelGPU, signal, "max") }
+
 // RateOperation names a rate over a window, e.g. rate5m.
 func RateOperation(window string) string { return "rate" + window }
 

@@ -58,39 +58,61 @@ func (promqlCounter) Doc() string {
 	return "counters read without rate()/increase(), and gauges inside them, by the catalog's real semantics"
 }
 func (promqlCounter) Run(in *Inputs, report func(Problem)) {
-	in.Selectors(func(f *File, e *Expr, n *promql.Node, up []*promql.Node) {
-		kind, declared, note := in.kindOf(n.Name)
-		if kind == "" {
-			return
-		}
-		var parent *promql.Node
-		if len(up) > 0 {
-			parent = up[len(up)-1]
-		}
-		if kind != model.KindCounter {
-			if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
-				msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
-				if declared == string(model.KindCounter) {
-					msg += " (the exporter declares it a counter; its value is not cumulative)"
-				}
-				if note != "" {
-					msg += ": " + note
-				}
-				report(at(f, e, parent, Error, "%s", msg))
+	in.Exprs(func(f *File, r *Rule, _ *Query, e *Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
+			recordsCounter := r != nil && r.Record != "" && keepsCounter(up)
+			if n.Kind == promql.Selector && !recordsCounter {
+				checkCounter(in, f, e, n, up, report)
 			}
-			return
-		}
-		for i := len(up) - 1; i >= 0; i-- {
-			a := up[i]
-			if (a.Kind == promql.Call && counterSafe[a.Name]) || (a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group")) {
-				return
-			}
-			if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && i+1 <= len(up) && inRHS(a, up, i, n) {
-				return
-			}
-		}
-		report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
+		})
 	})
+}
+
+// keepsCounter reports whether the ancestors of a selector only pick one of its series per
+// group (max, min): a recording rule that does so records a counter, which its readers rate().
+func keepsCounter(up []*promql.Node) bool {
+	for _, a := range up {
+		if a.Kind != promql.Aggregate || (a.Name != "max" && a.Name != "min") {
+			return false
+		}
+	}
+	return true
+}
+
+// checkCounter reports a counter read without rate() or increase(), and a rate() of what is
+// not a counter.
+func checkCounter(in *Inputs, f *File, e *Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
+	kind, declared, note := in.kindOf(n.Name)
+	if kind == "" {
+		return
+	}
+	var parent *promql.Node
+	if len(up) > 0 {
+		parent = up[len(up)-1]
+	}
+	if kind != model.KindCounter {
+		if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
+			msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
+			if declared == string(model.KindCounter) {
+				msg += " (the exporter declares it a counter; its value is not cumulative)"
+			}
+			if note != "" {
+				msg += ": " + note
+			}
+			report(at(f, e, parent, Error, "%s", msg))
+		}
+		return
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		a := up[i]
+		if (a.Kind == promql.Call && counterSafe[a.Name]) || (a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group")) {
+			return
+		}
+		if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && i+1 <= len(up) && inRHS(a, up, i, n) {
+			return
+		}
+	}
+	report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
 }
 
 // inRHS reports whether n sits in the right-hand side of the binary node up[i].

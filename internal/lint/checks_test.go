@@ -39,8 +39,12 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum(\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n")}},
 		{promqlCounter{},
-			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_DEV_RETIRED_PENDING[5m]))\n")},
-			map[string]string{"r.yaml": rules("      - record: node:x:rate5m\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m])))\n")}},
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_DEV_RETIRED_PENDING[5m]))\n" +
+				// An alert on the raw total of a counter, even through max.
+				"      - alert: GPUDbe\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:rate5m\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m])))\n" +
+				// The per-GPU counter recorded as the largest of the GPU's series is still a counter.
+				"      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)\n")}},
 		{promqlUnknownMetric{},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (gpu_memory_used_bytes)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n")}},

@@ -413,7 +413,10 @@ type AlertCase struct {
 	Health      string       `json:"health"`
 	ExtraHealth string       `json:"extraHealth"`
 	Up          string       `json:"up"`
-	AlsoFires   []AlsoFiring `json:"alsoFires"`
+	// NodeInfo, when set, are the values of kube-state-metrics' kube_node_info for the
+	// scenario's host: the node as the Kubernetes API knows it.
+	NodeInfo  string       `json:"nodeInfo"`
+	AlsoFires []AlsoFiring `json:"alsoFires"`
 	// GPUs is how many GPUs the scenario's host has (1 when unset).
 	GPUs int `json:"gpus"`
 	// Drivers sets the driver version of GPU i; unset GPUs keep the default.
@@ -433,6 +436,8 @@ type AlertCase struct {
 	Firing []int `json:"firing"`
 	// Without are identity labels the alert lacks in this scenario (a fallback branch).
 	Without []string `json:"without"`
+	// Labels are identity labels the alert has beyond the GPU's (the code of an XID).
+	Labels map[string]string `json:"labels"`
 }
 
 // CaseSeries is one input series of a scenario: on the scenario's GPUs, or with explicit
@@ -444,6 +449,9 @@ type CaseSeries struct {
 	// Entities selects, by index, which of the scenario's entities for this metric (GPUs, or
 	// MIG instances, in order) carry the series; all when unset.
 	Entities []int `json:"entities"`
+	// WithoutPod makes the series carry no pod attribution: the pod on the GPU has exited and
+	// the exporter reports the GPU as a new series.
+	WithoutPod bool `json:"withoutPod"`
 }
 
 // AlsoFiring names another alert that a scenario makes fire, with its value.
@@ -454,6 +462,8 @@ type AlsoFiring struct {
 	Firing []int `json:"firing"`
 	// Target as AlertCase.Target.
 	Target map[string]string `json:"target"`
+	// Labels as AlertCase.Labels.
+	Labels map[string]string `json:"labels"`
 }
 
 // Fleet is the fleet size projections are made for.

@@ -44,7 +44,9 @@ func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 }
 
 // TestPerGPURulesOnlyWhereRead checks that per-GPU copies are recorded only for what alerts
-// or catalog records read: each would add one series per GPU of the fleet.
+// or catalog records read: each would add one series per GPU of the fleet. A counter's per-GPU
+// record is the exception: every rate of the counter reads it, so that no increment is lost
+// when the GPU's series change identity.
 func TestPerGPURulesOnlyWhereRead(t *testing.T) {
 	m := testcatalog.Model(t, "")
 	p, err := Build(m)
@@ -61,6 +63,12 @@ func TestPerGPURulesOnlyWhereRead(t *testing.T) {
 			continue
 		}
 		perGPU++
+		if r.Signal != nil && r.Signal.Rollup == model.RollupRate && r.Name == conventions.GPUCounter(r.Signal.Name) {
+			if !readByRule(p, r.Name) {
+				t.Errorf("%s is recorded per GPU but no rate reads it", r.Name)
+			}
+			continue
+		}
 		if _, ok := read[r.Name]; !ok {
 			t.Errorf("%s is recorded per GPU but nothing reads it", r.Name)
 		}
@@ -68,6 +76,16 @@ func TestPerGPURulesOnlyWhereRead(t *testing.T) {
 	if perGPU == 0 {
 		t.Error("no per-GPU rule: the throttle alerts read per-GPU flags")
 	}
+}
+
+// readByRule reports whether a recording rule of the plan reads the named series.
+func readByRule(p *Plan, name string) bool {
+	for _, r := range p.Recorded {
+		if r.Name != name && strings.Contains(r.Expr, name+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 func TestAlertReadingAnUnknownRecordingRuleFails(t *testing.T) {

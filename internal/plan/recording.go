@@ -53,11 +53,20 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 	}
 	var out []Recorded
 	perGPUExpr := fmt.Sprintf("%s %s (%s)", gpuAgg, by(m.Identity.GPU...), s.source(window))
+	if s.Rollup == model.RollupRate {
+		// A GPU's series change identity whenever its pod exits, the exporter restarts or a MIG
+		// layout changes, and an increment in the first sample of a new series is invisible to
+		// rate() on the raw series. The counter of the GPU is recorded first, the largest of its
+		// series whatever their pod or target labels, and every rate reads that.
+		level := conventions.GPUCounter(s.Name)
+		out = append(out, Recorded{Name: level, Expr: fmt.Sprintf("max %s (%s)", by(m.Identity.GPU...), s.Field), Family: s.Family, Level: conventions.LevelGPU, Op: "max", Signal: &sig})
+		perGPUExpr = fmt.Sprintf("rate(%s[%s])", level, window)
+	}
 	switch {
 	case perGPU:
 		out = append(out, rule(conventions.LevelGPU, gpuAgg, perGPUExpr))
 		perGPUExpr = name(conventions.LevelGPU, gpuAgg)
-	case !s.needsCollapse():
+	case s.Rollup != model.RollupRate && !s.needsCollapse():
 		perGPUExpr = s.source(window)
 	}
 	node := func(op string) string { return fmt.Sprintf("%s %s (%s)", op, by(l.Cluster, l.Host), perGPUExpr) }

@@ -165,6 +165,16 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	return out
 }
 
+// WithoutPod is the entity's label set once its pod has exited: the same series without pod
+// attribution.
+func (e Entity) WithoutPod(m *model.Model) Labels {
+	out := e.Labels.With(nil)
+	delete(out, m.Labels.Namespace)
+	delete(out, m.Labels.Pod)
+	delete(out, m.Labels.Container)
+	return out
+}
+
 // WithoutPod is the GPU's whole-GPU label set without pod attribution.
 func (g GPU) WithoutPod(m *model.Model) Labels { return g.base(m) }
 

@@ -13,6 +13,9 @@
     if x == std.floor(x) && a < 1e15 then std.toString(x)
     else (if x < 0 then '-' else '') + std.substr(padded, 0, std.length(padded) - k) + '.' + std.substr(padded, std.length(padded) - k, k),
 
+  // A ratio as a percentage for text: 0.07 reads 7, not 7.000000000000001.
+  percent(ratio):: self.num(std.round(ratio * 1e6) / 1e4),
+
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
 

@@ -13,6 +13,13 @@
   // The per-GPU rate of a counter field: gpu:<signal>:rate<window>.
   gpuRate(field, window):: 'gpu:' + self.signal(field) + ':rate' + window,
 
+  // The per-GPU counter of a counter field (rollup rate): the largest of the GPU's series,
+  // whatever their pod or target labels, so that no increment is lost when they change.
+  gpuCounter(field):: 'gpu:' + self.signal(field) + ':max',
+
+  // The new XID events of the last window, per GPU and pod; the value is the XID.
+  xidEvents(window):: 'gpu_pod:dcgm_xid_errors:new' + window,
+
   // Which pod holds which GPU (or MIG instance), labelled with the alert identity.
   gpuInfo:: 'gpu_pod:dcgm_gpu_info:group',
 

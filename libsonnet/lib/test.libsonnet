@@ -1,12 +1,14 @@
 // Helpers for promtool scenarios in alert definitions and cases of catalog records.
 {
   // One input series of a scenario: a metric on the scenario's GPUs, promtool value notation,
-  // extra labels; entities selects which GPUs (or MIG instances), by index, carry it.
-  series(metric, values, labels={}, entities=null):: {
+  // extra labels; entities selects which GPUs (or MIG instances), by index, carry it; pod=false
+  // drops the pod attribution (the series the exporter reports once the pod has exited).
+  series(metric, values, labels={}, entities=null, pod=true):: {
     metric: metric,
     values: values,
     labels: labels,
     [if entities != null then 'entities']: entities,
+    [if !pod then 'withoutPod']: true,
   },
 
   // A counter growing by perMinute every minute (tests sample once a minute).
@@ -30,12 +32,14 @@
   //   health     values of the exporter's health field, or false for none
   //   extraHealth  a second health series per GPU without pod labels (pod churn)
   //   up         values of the exporter's up series
+  //   nodeInfo   values of kube_node_info for the host (the node is in the Kubernetes API)
   //   extra      series not on a GPU (kube-state-metrics, vLLM) with explicit labels
   //   target     labels of the thing at fault when it is not a GPU (an SLO, a cluster)
   //   firing     which GPU identities (one per GPU or MIG instance, by index) fire; all if null
   //   without    identity labels the alert lacks in this scenario
+  //   labels     identity labels the alert has beyond the GPU's (the code of an XID)
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', extra=[], target=null, firing=null, without=[], alsoFires=[]):: {
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
@@ -49,10 +53,12 @@
     health: if health == false then '' else health,
     [if extraHealth != null then 'extraHealth']: extraHealth,
     up: up,
+    [if nodeInfo != null then 'nodeInfo']: nodeInfo,
     extra: extra,
     [if target != null then 'target']: target,
     [if firing != null then 'firing']: firing,
     without: without,
+    [if labels != {} then 'labels']: labels,
     alsoFires: alsoFires,
   },
 
