@@ -36,6 +36,16 @@
     },
     // Checks to skip everywhere, by name (promql/counter) or area (cardinality).
     disable: [],
+    // Your own conventions, checked in rule files gpuobs did not generate (its own output keeps
+    // gpuobs' conventions); each empty entry checks nothing. For example:
+    //   severities: ['critical', 'warning', 'info', 'none'], annotations: ['summary', 'runbook'],
+    //   recordNames: '^[a-z_]*:[a-zA-Z0-9_]+:[a-z0-9_]+$', alertNames: '^[A-Z][A-Za-z0-9]+$'
+    policy: {
+      severities: [],
+      annotations: [],
+      recordNames: '',
+      alertNames: '',
+    },
     // Checks to skip for some files: [{ check: 'naming/alert', path: 'legacy/*.yaml' }].
     ignore: [],
   },

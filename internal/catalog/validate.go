@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -218,6 +219,11 @@ func (v *validator) lint(m *model.Model) {
 	}
 	for name, mt := range m.Metrics {
 		v.oneOf("metrics."+name+".type", mt.Type, "counter", "gauge", "histogram", "summary")
+	}
+	for key, pattern := range map[string]string{"recordNames": m.Lint.Policy.RecordNames, "alertNames": m.Lint.Policy.AlertNames} {
+		if _, err := regexp.Compile(pattern); err != nil {
+			v.add("lint.policy."+key, "is not a regular expression: %v", err)
+		}
 	}
 }
 

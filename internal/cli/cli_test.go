@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,7 +142,7 @@ func TestVersion(t *testing.T) {
 
 func TestLintExitCodes(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(bad, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n      - record: node:x:avg\n        expr: avg(DCGM_FI_PROF_SM_OCCUPANCY)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -152,7 +153,7 @@ func TestLintExitCodes(t *testing.T) {
 		{[]string{"lint"}, ExitOK, ""},                // the catalog's own output
 		{[]string{"lint", "../../rules"}, ExitOK, ""}, // the checked-in output
 		{[]string{"lint", bad}, ExitFindings, "promql/mig-double-count"},
-		{[]string{"lint", "--fail-on", "warning", bad}, ExitFindings, "naming/record"},
+		{[]string{"lint", "--fail-on", "warning", bad}, ExitFindings, "exporter/not-collected"},
 		{[]string{"lint", "-f", "json", bad}, ExitFindings, `"check": "promql/mig-double-count"`},
 		{[]string{"lint", "-f", "sarif", bad}, ExitFindings, `"version": "2.1.0"`},
 		{[]string{"lint", "-f", "checkstyle", bad}, ExitFindings, "<checkstyle"},
@@ -166,12 +167,12 @@ func TestLintExitCodes(t *testing.T) {
 			t.Errorf("gpuobs %v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.out, stdout, stderr)
 		}
 	}
-	// Only the naming warning, below the default --fail-on error: exit 0, but reported.
+	// Only a warning, below the default --fail-on error: exit 0, but reported.
 	warnOnly := filepath.Join(t.TempDir(), "warn.yaml")
-	if err := os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: sum(up)\n"), 0o644); err != nil {
+	if err := os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: avg(DCGM_FI_PROF_SM_OCCUPANCY)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, _ := run(t, "lint", warnOnly); code != ExitOK || !strings.Contains(stdout, "naming/record") {
+	if code, stdout, _ := run(t, "lint", warnOnly); code != ExitOK || !strings.Contains(stdout, "exporter/not-collected") {
 		t.Errorf("warnings only: exit %d, output %q", code, stdout)
 	}
 }
@@ -232,5 +233,59 @@ func TestPlanIsBuiltOncePerCommand(t *testing.T) {
 		if builds != 1 {
 			t.Errorf("gpuobs %s built the plan %d times, want once", strings.Join(args, " "), builds)
 		}
+	}
+}
+
+// TestLintBaseline: a repository adopts lint with a baseline; only problems it does not list
+// fail, and moving a rule within its file does not raise its problems again.
+func TestLintBaseline(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "gpu.yaml")
+	baseline := filepath.Join(dir, "baseline.json")
+	old := "      - record: node:power:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"
+	write := func(items string) {
+		if err := os.WriteFile(rules, []byte("groups:\n  - name: g\n    rules:\n"+items), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(old)
+	if code, stdout, stderr := run(t, "lint", "--write-baseline", baseline, rules); code != ExitOK || !strings.Contains(stdout, "wrote 1 problems") {
+		t.Fatalf("--write-baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	moved := "      - record: node:ok:max\n        expr: max(DCGM_FI_DEV_GPU_TEMP)\n" + old
+	write(moved)
+	if code, stdout, _ := run(t, "lint", "--baseline", baseline, rules); code != ExitOK || !strings.HasSuffix(stdout, "; no problems\n") {
+		t.Errorf("a moved rule's accepted problem: exit %d\n%s", code, stdout)
+	}
+	write(moved + "      - record: node:fb:sum\n        expr: count(DCGM_FI_DEV_GPU_TEMP)\n")
+	if code, stdout, _ := run(t, "lint", "--baseline", baseline, rules); code != ExitFindings || strings.Count(stdout, "[promql/mig-double-count]") != 1 || !strings.Contains(stdout, "count over") {
+		t.Errorf("a new problem: exit %d, want only it\n%s", code, stdout)
+	}
+}
+
+// TestLintChangedSince: only the files a pull request changed are reported; the others are
+// still read.
+func TestLintChangedSince(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	bad := "groups:\n  - name: g\n    rules:\n      - record: node:power:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n"
+	for _, name := range []string{"old.yaml", "new.yaml"} {
+		if err := os.WriteFile(name, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", "old.yaml")
+	git("commit", "-q", "-m", "base")
+	git("add", "new.yaml")
+	code, stdout, stderr := run(t, "lint", "--changed-since", "HEAD", ".")
+	if code != ExitFindings || !strings.Contains(stdout, "new.yaml:5:") || strings.Contains(stdout, "old.yaml") {
+		t.Errorf("--changed-since HEAD: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
 
@@ -28,9 +31,12 @@ func (f findings) Error() string { return fmt.Sprintf("%d problems at or above -
 type lintOptions struct {
 	Options
 	catalogFlags
-	format   string
-	failOn   string
-	counters string
+	format        string
+	failOn        string
+	counters      string
+	baseline      string
+	writeBaseline string
+	changedSince  string
 }
 
 func newLintCommand(opts Options) *cobra.Command {
@@ -40,14 +46,20 @@ func newLintCommand(opts Options) *cobra.Command {
 		Example: `  gpuobs lint                                      # what the embedded catalog generates
   gpuobs lint rules/ dashboards/                   # files and directories
   gpuobs lint -c gpuobs.jsonnet -f github --fail-on warning rules/ dashboards/
-  gpuobs lint --exporter-counters deployed.csv rules/`,
+  gpuobs lint --exporter-counters deployed.csv rules/
+  gpuobs lint --write-baseline .gpuobs-lint-baseline.json rules/   # adopt: accept what is there
+  gpuobs lint --baseline .gpuobs-lint-baseline.json rules/         # then fail only on new problems
+  gpuobs lint --changed-since origin/main rules/ dashboards/       # report only files a PR changed`,
 		Short: "Check rule files and dashboards for cardinality and PromQL problems, offline",
 		Long: `Lint reads Prometheus rule files (rule groups and PrometheusRule manifests, also in
 multi-document YAML), Grafana dashboards (.json) and directories of them, and checks them
 against the catalog (the embedded one, or -c gpuobs.jsonnet): cardinality at the catalog's
 fleet size, counters and gauges by their real semantics, MIG double counting, fields the
 exporter does not collect, units, alert hygiene and naming. Without PATH it lints the rules
-and dashboards the catalog generates.
+and dashboards the catalog generates. Directories are walked for .yaml, .yml, .rules and .json
+files; dashboards inside ConfigMaps are read too. GPU checks apply to expressions that read a
+DCGM field or a rule derived from one; gpuobs' naming, severity and annotation conventions
+apply to its own output, and to other files only as the catalog's lint.policy says.
 
 Suppress a check for one rule with a comment in it or just above it,
   # gpuobs-lint disable promql/counter
@@ -61,6 +73,9 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	completeValues(cmd, "format", lint.Formats)
 	completeValues(cmd, "fail-on", []string{lint.Info.String(), lint.Warning.String(), lint.Error.String()})
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "baseline file (from --write-baseline): report only problems it does not list")
+	cmd.Flags().StringVar(&o.writeBaseline, "write-baseline", "", "write every problem found to this baseline file and exit 0")
+	cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "git ref: report only problems in files changed since it (the rest is still read, for the rules it records)")
 	return cmd
 }
 
@@ -84,6 +99,9 @@ func (o *lintOptions) run(paths []string) error {
 		if m.Exporter.Deployed, err = exporter.ReadCounters(o.counters, data); err != nil {
 			return failed(err)
 		}
+	}
+	if err := lint.CheckSuppressions(m); err != nil {
+		return failed(err)
 	}
 	p, err := o.buildPlan(m)
 	if err != nil {
@@ -112,19 +130,31 @@ func (o *lintOptions) run(paths []string) error {
 		}
 		files = lint.ReadPaths(paths)
 	}
-	problems := lint.Run(lint.NewInputs(p, files), lint.Checks())
+	in := lint.NewInputs(p, files)
+	in.FleetSource = "the embedded catalog's default fleet; set fleet in your gpuobs.jsonnet"
+	if o.config != "" {
+		in.FleetSource, in.BaseDir = "fleet of "+o.config, filepath.Dir(o.config)
+	}
+	problems := lint.Run(in, lint.Checks())
+	if o.writeBaseline != "" {
+		var b strings.Builder
+		if err := in.WriteBaseline(&b, problems); err != nil {
+			return failed(err)
+		}
+		if err := emit.WriteFile(o.writeBaseline, []byte(b.String())); err != nil {
+			return failed(err)
+		}
+		fmt.Fprintf(o.Stdout, "wrote %d problems to the baseline %s\n", len(problems), o.writeBaseline)
+		return nil
+	}
+	if problems, err = o.onlyNew(in, problems); err != nil {
+		return failed(err)
+	}
 	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
 		return failed(err)
 	}
-	if o.format == "text" && len(problems) == 0 {
-		rules, queries := 0, 0
-		for _, f := range files {
-			rules += len(f.Rules)
-			if f.Dashboard != nil {
-				queries += len(f.Dashboard.Queries)
-			}
-		}
-		fmt.Fprintf(o.Stdout, "checked %d files: %d rules, %d dashboard queries; no problems\n", len(files), rules, queries)
+	if o.format == "text" {
+		fmt.Fprintln(o.Stdout, lint.Summary(files, len(problems)))
 	}
 	n := 0
 	for _, p := range problems {
@@ -136,4 +166,37 @@ func (o *lintOptions) run(paths []string) error {
 		return findings{n}
 	}
 	return nil
+}
+
+// onlyNew keeps the problems --baseline does not accept, in files --changed-since names.
+func (o *lintOptions) onlyNew(in *lint.Inputs, problems []lint.Problem) ([]lint.Problem, error) {
+	if o.baseline != "" {
+		data, err := os.ReadFile(o.baseline)
+		if err != nil {
+			return nil, err
+		}
+		b, err := lint.ReadBaseline(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.baseline, err)
+		}
+		problems = in.New(b, problems)
+	}
+	if o.changedSince == "" {
+		return problems, nil
+	}
+	out, err := exec.Command("git", "diff", "--name-only", "--relative", o.changedSince, "--").Output()
+	if err != nil {
+		return nil, fmt.Errorf("--changed-since %s: git diff: %w", o.changedSince, err)
+	}
+	changed := map[string]bool{}
+	for _, name := range strings.Fields(string(out)) {
+		changed[filepath.ToSlash(filepath.Clean(name))] = true
+	}
+	var kept []lint.Problem
+	for _, p := range problems {
+		if changed[filepath.ToSlash(filepath.Clean(p.Path))] {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
 }

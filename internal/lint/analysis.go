@@ -8,6 +8,39 @@ import (
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
 )
 
+// dcgmLooking reports whether a metric name looks like dcgm-exporter's: its DCGM_ fields and
+// own metrics, or the lower-case names of --use-old-namespace.
+func dcgmLooking(name string) bool {
+	return strings.HasPrefix(name, "DCGM_") || strings.HasPrefix(name, "dcgm_")
+}
+
+// gpuRelated reports whether an expression reads a catalog field, a DCGM-looking metric, or a
+// metric a rule records from one: the GPU checks (cardinality, MIG, units) apply to it.
+func (in *Inputs) gpuRelated(n *promql.Node) bool {
+	found := false
+	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+		found = found || (c.Kind == promql.Selector && in.gpuMetric(c.Name))
+	})
+	return found
+}
+
+func (in *Inputs) gpuMetric(name string) bool {
+	if _, field := in.Model.Fields[name]; field || dcgmLooking(name) {
+		return true
+	}
+	if v, ok := in.gpuMemo[name]; ok {
+		return v
+	}
+	in.gpuMemo[name] = false // breaks cycles
+	for _, r := range in.recorded[name] {
+		if r.Expr.Node != nil && in.gpuRelated(r.Expr.Node) {
+			in.gpuMemo[name] = true
+			break
+		}
+	}
+	return in.gpuMemo[name]
+}
+
 // outputLabels are the labels of the series an expression produces.
 func (in *Inputs) outputLabels(n *promql.Node) labelflow.Set { return in.labels.Of(n) }
 
@@ -70,12 +103,12 @@ type projection struct {
 
 // project uses the label hierarchy cluster > host > GPU > MIG instance (a GPU's UUID, bus id,
 // device and index identify it; pods sit on GPUs), counting a label pinned by an equality
-// matcher (a template variable in a dashboard) as one value.
-func (in *Inputs) project(n *promql.Node) projection {
+// matcher, or a regular-expression matcher on a single-value dashboard variable, as one value.
+func (in *Inputs) project(n *promql.Node, single map[string]bool) projection {
 	// topk(k, x) without grouping returns at most k series.
 	if n.Kind == promql.Aggregate && (n.Name == "topk" || n.Name == "bottomk" || n.Name == "limitk") &&
 		len(n.Grouping) == 0 && !n.Without && len(n.Args) == 2 && n.Args[0].Kind == promql.Number {
-		p := in.project(n.Args[1])
+		p := in.project(n.Args[1], single)
 		if k := int(n.Args[0].Value); k >= 0 && k < p.series {
 			p.series = k
 		}
@@ -85,7 +118,7 @@ func (in *Inputs) project(n *promql.Node) projection {
 	pinned := map[string]bool{}
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
 		for _, m := range c.Matchers {
-			if m.Type == "=" {
+			if m.Type == "=" || m.Type == "=~" && single[strings.Trim(m.Value, "${}")] {
 				pinned[m.Name] = true
 			}
 		}
@@ -114,10 +147,14 @@ func (in *Inputs) project(n *promql.Node) projection {
 	ns := present(l.Namespace, "namespace")
 	namespacePinned := pinned[l.Namespace] || pinned["namespace"]
 	podPinned := pinned[l.Pod] || pinned["pod"]
+	// A GPU lives on one host of one cluster: pinning it pins them.
+	gpuPinned := pinned[l.UUID] || pinned[l.PCIBusID]
+	hostPinned := gpuPinned || pinned[l.Host] || pinned[l.Node] || pinned["instance"]
+	clusterPinned := hostPinned || pinned[l.Cluster]
 	switch {
 	case (gpu != "" || mig != "" || pod != "") && (namespacePinned || podPinned) && host != "":
 		// The GPUs of one namespace (spread over hosts), or of one pod (one host).
-		if !pinned[l.Cluster] {
+		if !clusterPinned {
 			mul(firstNonEmpty(cluster, host), f.Clusters)
 		}
 		perNamespace := max(1, f.NodesPerCluster*f.GPUsPerNode/max(1, f.NamespacesPerCluster))
@@ -130,13 +167,17 @@ func (in *Inputs) project(n *promql.Node) projection {
 		}
 	case gpu != "" || mig != "" || host != "" || pod != "":
 		// Host-scoped series exist per host of every cluster.
-		if !pinned[l.Cluster] {
+		if !clusterPinned {
 			mul(firstNonEmpty(cluster, host, gpu, pod), f.Clusters)
 		}
-		if !pinned[l.Host] && !pinned[l.Node] {
+		if !hostPinned {
 			mul(firstNonEmpty(host, gpu, pod), f.NodesPerCluster)
 		}
 		switch {
+		case gpuPinned:
+			if mig != "" {
+				mul(mig, f.MIGInstancesPerGPU)
+			}
 		case gpu != "" || mig != "":
 			mul(firstNonEmpty(gpu, mig), f.GPUsPerNode)
 			if mig != "" {

@@ -145,18 +145,41 @@ type promqlUnknownMetric struct{}
 
 func (promqlUnknownMetric) Name() string { return "promql/unknown-metric" }
 func (promqlUnknownMetric) Doc() string {
-	return "metrics that are neither catalog fields, known metrics, nor recorded by a rule in the inputs"
+	return "in gpuobs' output, metrics that are neither catalog fields, known metrics, nor recorded by a rule; elsewhere, DCGM-looking names that are a typo of a catalog field"
 }
 func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
+	fields := model.SortedKeys(in.Model.Fields)
 	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
-		_, field := in.Model.Fields[n.Name]
-		_, metric := in.Model.Metrics[n.Name]
-		_, histogram := in.Model.HistogramSeries(n.Name)
-		_, recorded := in.recorded[n.Name]
-		if n.Name != "" && !field && !metric && !histogram && !recorded && !plan.Builtin(n.Name) {
+		if n.Name == "" || in.known(n.Name) {
+			return
+		}
+		// Another team's metrics are theirs to know: outside gpuobs' output only a DCGM name
+		// close to a catalog field is surely a mistake.
+		typo := ""
+		if dcgmLooking(n.Name) {
+			typo = plan.Closest(n.Name, fields, typoDistance)
+		}
+		switch {
+		case typo != "":
+			report(at(f, e, n, Warning, "unknown DCGM field %s; did you mean %s?", n.Name, typo))
+		case f.Generated:
 			report(at(f, e, n, Warning, "unknown metric %s: not a catalog field, not in the catalog's metrics, and no rule in the inputs records it", n.Name))
 		}
 	})
+}
+
+// typoDistance is how many edits make a DCGM name a typo of a catalog field: DCGM names share
+// long prefixes, so real fields that the catalog lacks (DCGM_FI_DEV_VIDEO_CLOCK) are further.
+const typoDistance = 2
+
+// known reports whether a metric is a catalog field or metric, a histogram series of one,
+// recorded by a rule, or written by Prometheus itself.
+func (in *Inputs) known(name string) bool {
+	_, field := in.Model.Fields[name]
+	_, metric := in.Model.Metrics[name]
+	_, histogram := in.Model.HistogramSeries(name)
+	_, recorded := in.recorded[name]
+	return field || metric || histogram || recorded || plan.Builtin(name)
 }
 
 type promqlMIGDoubleCount struct{}
@@ -211,12 +234,17 @@ type exporterNotCollected struct{}
 
 func (exporterNotCollected) Name() string { return "exporter/not-collected" }
 func (exporterNotCollected) Doc() string {
-	return "fields the exporter's counter set does not collect: rules on them never see data"
+	return "DCGM fields the exporter's counter set does not collect, and DCGM fields the catalog does not know: rules on them never see data"
 }
 func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
+	fields := model.SortedKeys(in.Model.Fields)
 	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
-		if _, ok := in.Model.Fields[n.Name]; ok && !in.Model.Collected(n.Name) {
+		_, field := in.Model.Fields[n.Name]
+		switch {
+		case field && !in.Model.Collected(n.Name):
 			report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
+		case !field && (strings.HasPrefix(n.Name, "DCGM_FI_") || strings.HasPrefix(n.Name, "DCGM_EXP_")) && !in.known(n.Name) && plan.Closest(n.Name, fields, typoDistance) == "":
+			report(at(f, e, n, Warning, "%s is not a field of the catalog, so no counter file gpuobs generates collects it: declare it in fields (and exporter.extraCounters) if your exporter sends it", n.Name))
 		}
 	})
 }

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -28,12 +29,19 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 		if !ok {
 			return
 		}
-		if p := in.project(n); p.series > budget {
-			report(at(f, e, n, Warning, "%s: projected %d series at %d GPUs, over the %s budget of %d; label %s multiplies it",
-				where, p.series, gpus, lvl, budget, p.factor))
+		var single map[string]bool
+		if f.Dashboard != nil {
+			single = f.Dashboard.SingleValue
+		}
+		if p := in.project(n, single); p.series > budget {
+			report(at(f, e, n, Warning, "%s: projected %d series at %d GPUs (%s), over the %s budget of %d; label %s multiplies it",
+				where, p.series, gpus, in.FleetSource, lvl, budget, p.factor))
 		}
 	}
 	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+		if !in.gpuRelated(e.Node) {
+			return
+		}
 		switch {
 		case r != nil && r.Record != "":
 			lvl := level(r.Record)
@@ -75,6 +83,9 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 				}
 			}
 		}
+		if !in.gpuRelated(e.Node) {
+			return // per-GPU labels mean nothing to other rules
+		}
 		fleetLevel := (r != nil && (level(r.Record) == conventions.LevelCluster || level(r.Record) == conventions.LevelFleet)) ||
 			(q != nil && (f.Dashboard.Level() == "L1" || f.Dashboard.Level() == "L2"))
 		if fleetLevel {
@@ -107,7 +118,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	})
 	in.Rules(func(r *Rule) {
 		own, ok := natural[level(r.Record)]
-		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil {
+		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil || !in.gpuRelated(r.Expr.Node) {
 			return
 		}
 		for _, name := range in.outputLabels(r.Expr.Node).Without(own...).Sorted() {
@@ -128,23 +139,40 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
+// gpuobsAnnotations are the annotations every alert gpuobs generates has.
+var gpuobsAnnotations = []string{"summary", "description", "runbook_url"}
+
+// severities are the severity values a file's alerts may have: gpuobs' tiers in its output,
+// the catalog's lint.policy.severities elsewhere (none: not checked).
+func (in *Inputs) severities(f *File) []string {
+	if f.Generated {
+		out := make([]string, len(model.Severities))
+		for i, s := range model.Severities {
+			out[i] = string(s)
+		}
+		return out
+	}
+	return in.Model.Lint.Policy.Severities
+}
+
 type alertsSeverity struct{}
 
 func (alertsSeverity) Name() string { return "alerts/severity" }
 func (alertsSeverity) Doc() string {
-	return "alerts without a severity label, or with one routing does not know"
+	return "alerts without a severity label, or with one outside the allowed values (gpuobs' tiers in its output, lint.policy.severities elsewhere)"
 }
 func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
 	in.Rules(func(r *Rule) {
-		if r.Alert == "" {
+		allowed := in.severities(r.File)
+		if r.Alert == "" || len(allowed) == 0 {
 			return
 		}
 		sev, ok := r.Labels["severity"]
 		switch {
 		case !ok:
-			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has no severity label (critical pages, warning tickets, info)", r.Alert)})
-		case !model.Valid(model.Severity(sev), model.Severities):
-			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has severity %q; use critical, warning or info", r.Alert, sev)})
+			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has no severity label (%s)", r.Alert, strings.Join(allowed, ", "))})
+		case !slices.Contains(allowed, sev):
+			report(Problem{Severity: Error, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: fmt.Sprintf("alert %s has severity %q; use %s", r.Alert, sev, strings.Join(allowed, ", "))})
 		}
 	})
 }
@@ -152,14 +180,20 @@ func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
 type alertsAnnotations struct{}
 
 func (alertsAnnotations) Name() string { return "alerts/annotations" }
-func (alertsAnnotations) Doc() string  { return "alerts without summary, description or runbook_url" }
+func (alertsAnnotations) Doc() string {
+	return "alerts without the required annotations (summary, description, runbook_url in gpuobs' output; lint.policy.annotations elsewhere)"
+}
 func (alertsAnnotations) Run(in *Inputs, report func(Problem)) {
 	in.Rules(func(r *Rule) {
+		required := in.Model.Lint.Policy.Annotations
+		if r.File.Generated {
+			required = gpuobsAnnotations
+		}
 		if r.Alert == "" {
 			return
 		}
 		var missing []string
-		for _, a := range []string{"summary", "description", "runbook_url"} {
+		for _, a := range required {
 			if strings.TrimSpace(r.Annotations[a]) == "" {
 				missing = append(missing, a)
 			}
@@ -236,34 +270,50 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
+// checkName checks a rule name: with gpuobs' own rule in its output, against the catalog's
+// lint.policy pattern (when set) elsewhere.
+func checkName(r *Rule, name string, own func(string) error, pattern *regexp.Regexp, report func(Problem)) {
+	if name == "" {
+		return
+	}
+	var err error
+	switch {
+	case r.File.Generated:
+		err = own(name)
+	case pattern != nil && !pattern.MatchString(name):
+		err = fmt.Errorf("%q does not match the catalog's lint.policy pattern %s", name, pattern)
+	}
+	if err != nil {
+		report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(name), Message: err.Error()})
+	}
+}
+
+// policyPattern compiles a lint.policy name pattern (validated with the catalog), or nil.
+func policyPattern(pattern string) *regexp.Regexp {
+	if pattern == "" {
+		return nil
+	}
+	return regexp.MustCompile(pattern)
+}
+
 type namingRecord struct{}
 
 func (namingRecord) Name() string { return "naming/record" }
-func (namingRecord) Doc() string  { return "recording rules not named level:metric:operation" }
+func (namingRecord) Doc() string {
+	return "recording rule names: level:metric:operation in gpuobs' output, lint.policy.recordNames elsewhere"
+}
 func (namingRecord) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
-		if r.Record == "" {
-			return
-		}
-		if err := conventions.CheckRecordName(r.Record); err != nil {
-			report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record), Message: err.Error()})
-		}
-	})
+	pattern := policyPattern(in.Model.Lint.Policy.RecordNames)
+	in.Rules(func(r *Rule) { checkName(r, r.Record, conventions.CheckRecordName, pattern, report) })
 }
 
 type namingAlert struct{}
 
 func (namingAlert) Name() string { return "naming/alert" }
 func (namingAlert) Doc() string {
-	return "alert names that are not CamelCase, longer than 40 characters, or lack a family prefix"
+	return "alert names: CamelCase, at most 40 characters, with a family prefix in gpuobs' output; lint.policy.alertNames elsewhere"
 }
 func (namingAlert) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
-		if r.Alert == "" {
-			return
-		}
-		if err := conventions.CheckAlertName(r.Alert); err != nil {
-			report(Problem{Severity: Warning, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Alert), Message: err.Error()})
-		}
-	})
+	pattern := policyPattern(in.Model.Lint.Policy.AlertNames)
+	in.Rules(func(r *Rule) { checkName(r, r.Alert, conventions.CheckAlertName, pattern, report) })
 }

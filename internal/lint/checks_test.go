@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
@@ -18,6 +19,9 @@ func loadPlan(t testing.TB) *plan.Plan {
 func rules(items string) string {
 	return "groups:\n  - name: test\n    rules:\n" + items
 }
+
+// generated is a rule file as gpuobs writes it, with its header: gpuobs' conventions apply.
+func generated(items string) string { return "# " + emit.Header + "\n" + rules(items) }
 
 // dashboard is a minimal dashboard with one panel per query, tagged with a level.
 func dashboard(level string, queries ...string) string {
@@ -46,8 +50,12 @@ func cases() []checkCase {
 				// The per-GPU counter recorded as the largest of the GPU's series is still a counter.
 				"      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)\n")}},
 		{promqlUnknownMetric{},
-			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (gpu_memory_used_bytes)\n")},
-			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n")}},
+			// A typo of a field anywhere; any unknown metric in gpuobs' output.
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USD)\n"),
+				"g.yaml": generated("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (gpu_memory_used_bytes)\n")},
+			// Another team's metrics are theirs to know.
+			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n      - record: cluster:x:sum\n        expr: sum by (cluster) (node:x:sum)\n" +
+				"      - record: instance:node_memory_MemAvailable_bytes:sum\n        expr: sum by (instance) (node_memory_MemAvailable_bytes)\n")}},
 		{promqlMIGDoubleCount{},
 			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n      - record: namespace:power:sum\n        expr: sum by (cluster, namespace) (DCGM_FI_DEV_POWER_USAGE{GPU_I_ID=\"\"})\n" +
@@ -57,7 +65,9 @@ func cases() []checkCase {
 				"      - record: cluster:healthy:count\n        expr: count by (cluster) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP) unless on (cluster, UUID) DCGM_FI_DEV_XID_ERRORS == 48)\n" +
 				"      - record: gpu:instances:count\n        expr: count by (cluster, UUID) (group by (cluster, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP))\n")}},
 		{exporterNotCollected{},
-			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_OCCUPANCY)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_OCCUPANCY)\n" +
+				// A real DCGM field the catalog does not know.
+				"      - record: node:y:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_DEV_VIDEO_CLOCK)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:avg\n        expr: avg by (cluster, Hostname) (DCGM_FI_PROF_SM_ACTIVE)\n")}},
 		{unitsMismatch{},
 			map[string]string{"d.json": dashboard("L3", "DCGM_FI_DEV_FB_USED + DCGM_FI_PROF_PCIE_RX_BYTES", "DCGM_FI_DEV_GPU_UTIL < 0.05")},
@@ -72,11 +82,11 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n")},
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n")}},
 		{alertsSeverity{},
-			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: page}\n")},
-			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: critical}\n")}},
+			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: page}\n")},
+			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: critical}\n")}},
 		{alertsAnnotations{},
-			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down}\n")},
-			map[string]string{"r.yaml": rules("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down, description: d, runbook_url: 'https://r/x'}\n")}},
+			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down}\n")},
+			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        annotations: {summary: down, description: d, runbook_url: 'https://r/x'}\n")}},
 		{alertsFor{},
 			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n")},
 			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n        for: 15m\n      - alert: GPURemap\n        expr: DCGM_FI_DEV_ROW_REMAP_FAILURE > 0\n")}},
@@ -84,11 +94,11 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (cluster) (DCGM_FI_DEV_GPU_TEMP) > 85\n        annotations:\n          description: 'GPU {{ $labels.UUID }}'\n")},
 			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP) > 85\n        annotations:\n          description: 'GPU {{ $labels.UUID }} at {{ $value }}'\n")}},
 		{namingRecord{},
-			map[string]string{"r.yaml": rules("      - record: gpu_power\n        expr: sum(up)\n")},
-			map[string]string{"r.yaml": rules("      - record: fleet:up:sum\n        expr: sum(up)\n")}},
+			map[string]string{"r.yaml": generated("      - record: gpu_power\n        expr: sum(up)\n")},
+			map[string]string{"r.yaml": generated("      - record: fleet:up:sum\n        expr: sum(up)\n")}},
 		{namingAlert{},
-			map[string]string{"r.yaml": rules("      - alert: gpu_down\n        expr: up == 0\n")},
-			map[string]string{"r.yaml": rules("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},
+			map[string]string{"r.yaml": generated("      - alert: gpu_down\n        expr: up == 0\n")},
+			map[string]string{"r.yaml": generated("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},
 	}
 }
 
@@ -99,6 +109,35 @@ func runCheck(t *testing.T, p *plan.Plan, c Check, files map[string]string) []Pr
 		in = append(in, ReadFile(path, []byte(files[path])))
 	}
 	return Run(NewInputs(p, in), []Check{c})
+}
+
+// TestPolicyWhereConfigured: gpuobs' conventions hold its own output; another team's rules are
+// held only to the conventions the catalog's lint.policy names.
+func TestPolicyWhereConfigured(t *testing.T) {
+	p := loadPlan(t)
+	theirs := rules("      - alert: watchdog\n        expr: vector(1)\n        labels: {severity: none}\n        annotations: {runbook: 'https://r/w'}\n" +
+		"      - record: apiserver_request:burnrate1h\n        expr: sum(up)\n")
+	policy := []Check{alertsSeverity{}, alertsAnnotations{}, namingRecord{}, namingAlert{}}
+	run := func() []Problem {
+		var out []Problem
+		for _, c := range policy {
+			out = append(out, runCheck(t, p, c, map[string]string{"r.yaml": theirs})...)
+		}
+		return out
+	}
+	if got := run(); len(got) != 0 {
+		t.Errorf("gpuobs' conventions applied to another team's rules: %+v", got)
+	}
+	p.Model.Lint.Policy = model.LintPolicy{Severities: []string{"critical", "warning"}, Annotations: []string{"runbook", "summary"}, RecordNames: `^[a-z_]+:[a-z0-9_]+:[a-z0-9]+$`, AlertNames: `^[A-Z]`}
+	got := map[string]bool{}
+	for _, pr := range run() {
+		got[pr.Check] = true
+	}
+	for _, c := range policy {
+		if !got[c.Name()] {
+			t.Errorf("lint.policy set, %s does not apply it", c.Name())
+		}
+	}
 }
 
 func TestEveryCheckHasCases(t *testing.T) {

@@ -23,10 +23,19 @@ type File struct {
 	Dashboard *Dashboard
 	// Err is a problem reading the file; nothing else in it was read.
 	Err *Problem
+	// Generated marks gpuobs' own output (its header): gpuobs' conventions apply to it.
+	Generated bool
+	// Groups counts the rule groups read.
+	Groups int
+	// Embedded are the Grafana dashboards of ConfigMaps in a YAML file (the sidecar pattern),
+	// each a File of its own at the same path, positions in the YAML file.
+	Embedded []*File
 	// disabled maps 0-based line numbers to the checks a disable comment there names;
 	// fileDisabled are the checks disable-file comments name.
 	disabled     map[int][]string
 	fileDisabled []string
+	// named are the checks every gpuobs-lint comment names, by 0-based line.
+	named map[int][]string
 }
 
 // Pos is a 1-based line and column.
@@ -77,7 +86,25 @@ func newDashboardExpr(text string, n *yaml.Node, lines []string) *Expr {
 }
 
 func newExprWith(text, parsed string, edits []promql.Edit, n *yaml.Node, lines []string) *Expr {
-	e := &Expr{Text: text, edits: edits, pos: Pos{n.Line, n.Column}}
+	e := scalarAt(text, n, lines)
+	e.edits = edits
+	node, err := promql.Parse(parsed)
+	if err != nil {
+		var pe *promql.ParseError
+		if !errors.As(err, &pe) {
+			pe = &promql.ParseError{Msg: err.Error()}
+		}
+		e.Err = pe
+		return e
+	}
+	e.Node = node
+	return e
+}
+
+// scalarAt places a YAML scalar's text in the file: where it starts and how its lines are
+// indented.
+func scalarAt(text string, n *yaml.Node, lines []string) *Expr {
+	e := &Expr{Text: text, pos: Pos{n.Line, n.Column}}
 	switch n.Style {
 	case yaml.LiteralStyle, yaml.FoldedStyle:
 		// The block's content starts on the next line, at the block's indentation: the least
@@ -97,16 +124,6 @@ func newExprWith(text, parsed string, edits []promql.Edit, n *yaml.Node, lines [
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
 		e.quote = 1
 	}
-	node, err := promql.Parse(parsed)
-	if err != nil {
-		var pe *promql.ParseError
-		if !errors.As(err, &pe) {
-			pe = &promql.ParseError{Msg: err.Error()}
-		}
-		e.Err = pe
-		return e
-	}
-	e.Node = node
 	return e
 }
 
@@ -138,6 +155,9 @@ type Dashboard struct {
 	Tags []string
 	// Queries are the Prometheus expressions of every panel target.
 	Queries []*Query
+	// SingleValue are the template variables that hold one value (not multi, no All): a
+	// matcher on one pins its label.
+	SingleValue map[string]bool
 }
 
 // Query is one panel target's expression.
@@ -179,6 +199,7 @@ func ReadRules(path string, data []byte) *File {
 		if root.Kind != yaml.MappingNode {
 			continue
 		}
+		f.Embedded = append(f.Embedded, configMapDashboards(f, root)...)
 		groups := mapValue(root, "groups")
 		if kind := mapValue(root, "kind"); kind != nil && kind.Value == "PrometheusRule" {
 			groups = mapValue(mapValue(root, "spec"), "groups")
@@ -187,6 +208,7 @@ func ReadRules(path string, data []byte) *File {
 			continue
 		}
 		for _, g := range groups.Content {
+			f.Groups++
 			rules := mapValue(g, "rules")
 			if rules == nil || rules.Kind != yaml.SequenceNode {
 				continue
@@ -205,6 +227,35 @@ func ReadRules(path string, data []byte) *File {
 		}
 	}
 	return f
+}
+
+// configMapDashboards reads the Grafana dashboards a ConfigMap holds in block scalars whose
+// key ends in .json, as Grafana's dashboard sidecar loads them.
+func configMapDashboards(f *File, root *yaml.Node) []*File {
+	if kind := mapValue(root, "kind"); kind == nil || kind.Value != "ConfigMap" {
+		return nil
+	}
+	var out []*File
+	for _, kv := range pairs(mapValue(root, "data")) {
+		v := kv[1]
+		if !strings.HasSuffix(kv[0].Value, ".json") || v.Kind != yaml.ScalarNode || (v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle) {
+			continue
+		}
+		d := ReadDashboard(f.Path, []byte(v.Value))
+		if d.Err != nil || d.Dashboard == nil {
+			continue
+		}
+		// The block starts on the line after its key, indented: shift every position there.
+		block := scalarAt(v.Value, v, f.Lines)
+		for _, q := range d.Dashboard.Queries {
+			q.Expr.pos.Line += block.pos.Line - 1
+			q.Expr.pos.Col += block.col - 1
+			q.Expr.col += block.col - 1
+		}
+		d.Lines = f.Lines
+		out = append(out, d)
+	}
+	return out
 }
 
 func readRule(f *File, n *yaml.Node, end int) *Rule {
@@ -258,7 +309,16 @@ func ReadDashboard(path string, data []byte) *File {
 		f.Err = &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
 		return f
 	}
-	d := &Dashboard{}
+	d := &Dashboard{SingleValue: map[string]bool{}}
+	if list := mapValue(mapValue(root, "templating"), "list"); list != nil {
+		for _, v := range list.Content {
+			name := mapValue(v, "name")
+			multi, all := mapValue(v, "multi"), mapValue(v, "includeAll")
+			if name != nil && (multi == nil || multi.Value != "true") && (all == nil || all.Value != "true") {
+				d.SingleValue[name.Value] = true
+			}
+		}
+	}
 	if tags := mapValue(root, "tags"); tags != nil {
 		for _, t := range tags.Content {
 			d.Tags = append(d.Tags, t.Value)

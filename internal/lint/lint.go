@@ -4,9 +4,14 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +44,10 @@ func ParseSeverity(s string) (Severity, error) {
 
 // ReadCheck names problems reading an input file.
 const ReadCheck = "input/read"
+
+// SuppressionCheck names suppression comments that name no check: they would silently do
+// nothing.
+const SuppressionCheck = "input/suppression"
 
 // Problem is one finding, at a position in a file.
 type Problem struct {
@@ -82,11 +91,17 @@ type Inputs struct {
 	recorded map[string][]*Rule
 	// labels resolves the labels of expressions over the catalog and the recorded rules.
 	labels *plan.Labels
+	// gpuMemo remembers which recorded metrics derive from GPU metrics.
+	gpuMemo map[string]bool
+	// FleetSource says where the fleet size projections use comes from.
+	FleetSource string
+	// BaseDir is the catalog file's directory: lint.ignore paths are relative to it.
+	BaseDir string
 }
 
 // NewInputs prepares files for checking against a catalog's plan.
 func NewInputs(p *plan.Plan, files []*File) *Inputs {
-	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}}
+	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}, gpuMemo: map[string]bool{}, FleetSource: "the catalog's fleet"}
 	for _, f := range files {
 		for _, r := range f.Rules {
 			if r.Record != "" {
@@ -109,7 +124,7 @@ func NewInputs(p *plan.Plan, files []*File) *Inputs {
 			sources[name] = append(sources[name], plan.Source{Expr: r.Expr.Node, Labels: r.Labels})
 		}
 	}
-	in.labels = plan.NewLabels(p.Model, sources)
+	in.labels = plan.NewLabels(p.Model, sources).WithTargetLabels()
 	return in
 }
 
@@ -165,10 +180,17 @@ func Run(in *Inputs, checks []Check) []Problem {
 	for _, f := range in.Files {
 		byPath[f.Path] = f
 	}
+	for _, f := range in.Files {
+		for _, p := range f.unknownSuppressions() {
+			if !in.suppressed(f, p) {
+				out = append(out, p)
+			}
+		}
+	}
 	for _, c := range checks {
 		c.Run(in, func(p Problem) {
 			p.Check = c.Name()
-			if !suppressed(in.Model, byPath[p.Path], p) {
+			if !in.suppressed(byPath[p.Path], p) {
 				out = append(out, p)
 			}
 		})
@@ -196,17 +218,75 @@ func matchesCheck(name, check string) bool {
 
 var disableComment = regexp.MustCompile(`#\s*gpuobs-lint\s+(disable|disable-file)\s+([\w/,\s-]+)`)
 
+// ValidCheckName reports whether a suppression names a check or an area of checks.
+func ValidCheckName(name string) bool {
+	for _, c := range append(Checks(), namedCheck(ReadCheck), namedCheck(SuppressionCheck)) {
+		if matchesCheck(name, c.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedCheck stands for a check that problems carry without a Check of its own.
+type namedCheck string
+
+func (c namedCheck) Name() string               { return string(c) }
+func (c namedCheck) Doc() string                { return "" }
+func (c namedCheck) Run(*Inputs, func(Problem)) {}
+
+// CheckSuppressions reports the catalog's lint.disable and lint.ignore entries that name no
+// check, by catalog path.
+func CheckSuppressions(m *model.Model) error {
+	var errs []error
+	for i, d := range m.Lint.Disable {
+		if !ValidCheckName(d) {
+			errs = append(errs, fmt.Errorf("lint.disable[%d]: %q is not a check or an area of checks (gpuobs lint --help lists them)", i, d))
+		}
+	}
+	for i, ig := range m.Lint.Ignore {
+		if !ValidCheckName(ig.Check) {
+			errs = append(errs, fmt.Errorf("lint.ignore[%d].check: %q is not a check or an area of checks", i, ig.Check))
+		}
+		if _, err := path.Match(ig.Path, ""); err != nil {
+			errs = append(errs, fmt.Errorf("lint.ignore[%d].path: %q is not a path pattern: %v", i, ig.Path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ignored reports whether a lint.ignore pattern, relative to the catalog's directory, matches
+// a problem's file, however its path was typed (relative to the working directory, with ./,
+// or absolute).
+func (in *Inputs) ignored(pattern, file string) bool {
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			if wd, err := os.Getwd(); err == nil {
+				p = filepath.Join(wd, p)
+			}
+		}
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	full := pattern
+	if !filepath.IsAbs(pattern) {
+		full = filepath.Join(in.BaseDir, pattern)
+	}
+	ok, _ := path.Match(abs(full), abs(file))
+	return ok
+}
+
 // suppressed applies the catalog's disable and ignore lists, a file-wide
 // "# gpuobs-lint disable-file <check>" comment, and a "# gpuobs-lint disable <check>" comment
 // inside the rule or on the comment lines just above it.
-func suppressed(m *model.Model, f *File, p Problem) bool {
+func (in *Inputs) suppressed(f *File, p Problem) bool {
+	m := in.Model
 	for _, d := range m.Lint.Disable {
 		if matchesCheck(d, p.Check) {
 			return true
 		}
 	}
 	for _, ig := range m.Lint.Ignore {
-		if ok, _ := path.Match(ig.Path, p.Path); ok && matchesCheck(ig.Check, p.Check) {
+		if matchesCheck(ig.Check, p.Check) && in.ignored(ig.Path, p.Path) {
 			return true
 		}
 	}
@@ -239,12 +319,27 @@ func suppressed(m *model.Model, f *File, p Problem) bool {
 	return false
 }
 
+// unknownSuppressions are the file's gpuobs-lint comments that name no check.
+func (f *File) unknownSuppressions() []Problem {
+	f.scanComments()
+	var out []Problem
+	for _, line := range slices.Sorted(maps.Keys(f.named)) {
+		for _, name := range f.named[line] {
+			if !ValidCheckName(name) {
+				out = append(out, Problem{Check: SuppressionCheck, Severity: Error, Path: f.Path, Pos: Pos{line + 1, 1},
+					Message: fmt.Sprintf("gpuobs-lint comment names %q, which is not a check or an area of checks: it suppresses nothing", name)})
+			}
+		}
+	}
+	return out
+}
+
 // scanComments finds the file's gpuobs-lint comments once.
 func (f *File) scanComments() {
 	if f.disabled != nil {
 		return
 	}
-	f.disabled = map[int][]string{}
+	f.disabled, f.named = map[int][]string{}, map[int][]string{}
 	for i, line := range f.Lines {
 		if !strings.Contains(line, "gpuobs-lint") {
 			continue
@@ -254,6 +349,7 @@ func (f *File) scanComments() {
 			continue
 		}
 		names := strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		f.named[i] = names
 		if m[1] == "disable-file" {
 			f.fileDisabled = append(f.fileDisabled, names...)
 		} else {

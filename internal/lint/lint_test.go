@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +30,8 @@ func readTestdata(t *testing.T) []*File {
 // TestTextSnapshot pins what users see: positions, source lines and carets.
 func TestTextSnapshot(t *testing.T) {
 	p := loadPlan(t)
+	// A team policy like gpuobs' own, so that the snapshot shows the policy checks too.
+	p.Model.Lint.Policy = model.LintPolicy{Severities: []string{"critical", "warning", "info"}, Annotations: []string{"summary", "description", "runbook_url"}, AlertNames: `^[A-Z][A-Za-z0-9]*$`}
 	files := readTestdata(t)
 	var out bytes.Buffer
 	if err := Write(&out, "text", Run(NewInputs(p, files), Checks()), files); err != nil {
@@ -92,28 +96,28 @@ func TestSuppression(t *testing.T) {
 	p := loadPlan(t)
 	bad := "      - record: gpu_power\n        expr: sum(up)\n"
 	for name, src := range map[string]string{
-		"comment above":   rules("      # gpuobs-lint disable naming/record\n" + bad),
-		"comment inside":  rules("      - record: gpu_power # gpuobs-lint disable naming\n        expr: sum(up)\n"),
-		"whole file":      "# gpuobs-lint disable-file naming/record\n" + rules(bad),
-		"several at once": rules("      # gpuobs-lint disable promql/counter, naming/record\n" + bad),
+		"comment above":   generated("      # gpuobs-lint disable naming/record\n" + bad),
+		"comment inside":  generated("      - record: gpu_power # gpuobs-lint disable naming\n        expr: sum(up)\n"),
+		"whole file":      strings.Replace(generated(bad), "groups:", "# gpuobs-lint disable-file naming/record\ngroups:", 1),
+		"several at once": generated("      # gpuobs-lint disable promql/counter, naming/record\n" + bad),
 	} {
 		if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": src}); len(got) != 0 {
 			t.Errorf("%s: not suppressed: %+v", name, got)
 		}
 	}
 	// A comment on another rule does not suppress this one.
-	other := rules("      # gpuobs-lint disable naming/record\n      - record: a:b:c\n        expr: sum(up)\n" + bad)
+	other := generated("      # gpuobs-lint disable naming/record\n      - record: a:b:c\n        expr: sum(up)\n" + bad)
 	if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": other}); len(got) != 1 {
 		t.Errorf("a comment on one rule suppressed another: %+v", got)
 	}
 	// The catalog's disable and ignore lists.
 	p.Model.Lint.Disable = []string{"naming"}
-	if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": rules(bad)}); len(got) != 0 {
+	if got := runCheck(t, p, namingRecord{}, map[string]string{"r.yaml": generated(bad)}); len(got) != 0 {
 		t.Errorf("catalog disable ignored: %+v", got)
 	}
 	p.Model.Lint.Disable = nil
 	p.Model.Lint.Ignore = []model.LintIgnore{{Check: "naming/record", Path: "legacy/*.yaml"}}
-	if got := runCheck(t, p, namingRecord{}, map[string]string{"legacy/r.yaml": rules(bad), "new/r.yaml": rules(bad)}); len(got) != 1 || got[0].Path != "new/r.yaml" {
+	if got := runCheck(t, p, namingRecord{}, map[string]string{"legacy/r.yaml": generated(bad), "new/r.yaml": generated(bad)}); len(got) != 1 || got[0].Path != "new/r.yaml" {
 		t.Errorf("catalog ignore by path: %+v", got)
 	}
 }
@@ -275,7 +279,73 @@ func TestGrafanaVariables(t *testing.T) {
 	}
 	// $cluster pins the cluster: the query projects to one cluster's nodes, not the fleet's.
 	in := NewInputs(p, []*File{f})
-	if got := in.project(e.Node); got.series != p.Model.Fleet.NodesPerCluster {
+	if got := in.project(e.Node, f.Dashboard.SingleValue); got.series != p.Model.Fleet.NodesPerCluster {
 		t.Errorf("projected %d series, want %d (one cluster's nodes)", got.series, p.Model.Fleet.NodesPerCluster)
+	}
+}
+
+// TestReadsRulesFilesAndConfigMapDashboards: .rules files are rule files, and a ConfigMap's
+// dashboards (Grafana's sidecar pattern) are dashboards, positions in the YAML file.
+func TestReadsRulesFilesAndConfigMapDashboards(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"node.rules": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n"),
+		"dashboards.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpu\n  labels: {grafana_dashboard: \"1\"}\ndata:\n  gpu.json: |\n" +
+			"    {\"title\": \"GPU\", \"panels\": [\n      {\"title\": \"Temp\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}\n    ]}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := ReadPaths([]string{dir})
+	var rules, queries []string
+	for _, f := range files {
+		for _, r := range f.Rules {
+			rules = append(rules, r.Record)
+		}
+		if f.Dashboard != nil {
+			for _, q := range f.Dashboard.Queries {
+				pos := q.Expr.PosAt(0)
+				if line := f.Lines[pos.Line-1]; !strings.HasPrefix(line[pos.Col-1:], q.Expr.Text) {
+					t.Errorf("%s: %q is not at %+v in %q", f.Path, q.Expr.Text, pos, line)
+				}
+				queries = append(queries, q.Expr.Text)
+			}
+		}
+	}
+	if !slices.Equal(rules, []string{"node:x:sum"}) || !slices.Equal(queries, []string{"max(DCGM_FI_DEV_GPU_TEMP)"}) {
+		t.Errorf("read rules %v and queries %v", rules, queries)
+	}
+}
+
+// TestSuppressionsCannotRot: a suppression that names no check is an error, in a comment and
+// in the catalog; lint.ignore paths are relative to the catalog and match however the file's
+// path was typed.
+func TestSuppressionsCannotRot(t *testing.T) {
+	p := loadPlan(t)
+	misspelt := generated("      # gpuobs-lint disable naming/recrod\n      - record: gpu_power\n        expr: sum(up)\n")
+	got := Run(NewInputs(p, []*File{ReadFile("r.yaml", []byte(misspelt))}), []Check{namingRecord{}})
+	checks := map[string]bool{}
+	for _, pr := range got {
+		checks[pr.Check] = true
+	}
+	if !checks[SuppressionCheck] || !checks["naming/record"] {
+		t.Errorf("a misspelt suppression: %+v, want %s and the problem it failed to suppress", got, SuppressionCheck)
+	}
+	p.Model.Lint.Disable = []string{"promql/countr", "naming"}
+	p.Model.Lint.Ignore = []model.LintIgnore{{Check: "cardinalty", Path: "x/*.yaml"}}
+	if err := CheckSuppressions(p.Model); err == nil || !strings.Contains(err.Error(), `lint.disable[0]: "promql/countr"`) || !strings.Contains(err.Error(), `lint.ignore[0].check: "cardinalty"`) || strings.Contains(err.Error(), `"naming"`) {
+		t.Errorf("CheckSuppressions = %v", err)
+	}
+	p.Model.Lint.Disable = nil
+	p.Model.Lint.Ignore = []model.LintIgnore{{Check: "naming/record", Path: "legacy/*.yaml"}}
+	catalogDir := t.TempDir()
+	bad := generated("      - record: gpu_power\n        expr: sum(up)\n")
+	for _, typed := range []string{filepath.Join(catalogDir, "legacy", "r.yaml"), filepath.Join(catalogDir, "legacy", ".", "r.yaml")} {
+		in := NewInputs(p, []*File{ReadFile(filepath.ToSlash(typed), []byte(bad))})
+		in.BaseDir = catalogDir
+		if got := Run(in, []Check{namingRecord{}}); len(got) != 0 {
+			t.Errorf("%s not ignored by legacy/*.yaml relative to the catalog: %+v", typed, got)
+		}
 	}
 }

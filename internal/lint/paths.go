@@ -8,18 +8,25 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/emit"
 )
 
 // ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
 // rule file.
 func ReadFile(path string, data []byte) *File {
+	var f *File
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		return ReadDashboard(path, data)
+		f = ReadDashboard(path, data)
+	} else {
+		f = ReadRules(path, data)
 	}
-	return ReadRules(path, data)
+	f.Generated = emit.HasHeader(path, data)
+	return f
 }
 
-// ReadPaths reads files, and the .yaml, .yml and .json files under directories, in path order.
+// ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories, in
+// path order; the dashboards of ConfigMaps follow the file that holds them.
 // Only regular files are read: anything else (a named pipe, a device, a directory named
 // x.yaml) is reported and skipped, and so is what cannot be read (a symbolic-link loop, a
 // permission); the rest is read all the same.
@@ -32,7 +39,8 @@ func ReadPaths(paths []string) []*File {
 			files = append(files, unreadable(p, err))
 			continue
 		case !info.IsDir():
-			files = append(files, readPath(p))
+			f := readPath(p)
+			files = append(append(files, f), f.Embedded...)
 			continue
 		}
 		var found []string
@@ -48,7 +56,7 @@ func ReadPaths(paths []string) []*File {
 			case d.IsDir():
 			default:
 				switch strings.ToLower(filepath.Ext(path)) {
-				case ".yaml", ".yml", ".json":
+				case ".yaml", ".yml", ".json", ".rules":
 					found = append(found, path)
 				}
 			}
@@ -56,7 +64,8 @@ func ReadPaths(paths []string) []*File {
 		})
 		sort.Strings(found)
 		for _, name := range found {
-			files = append(files, readPath(name))
+			f := readPath(name)
+			files = append(append(files, f), f.Embedded...)
 		}
 		files = append(files, problems...)
 	}

@@ -255,3 +255,34 @@ func writeCheckstyle(w io.Writer, problems []Problem) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
+
+// Summary says what lint read (files, rule groups, rules, dashboards, queries) and what it
+// skipped and why, ending "; no problems" when there were none.
+func Summary(files []*File, problems int) string {
+	var groups, rules, dashboards, queries int
+	var empty []string
+	for _, f := range files {
+		groups += f.Groups
+		rules += len(f.Rules)
+		if f.Dashboard != nil {
+			dashboards++
+			queries += len(f.Dashboard.Queries)
+		}
+		if f.Err == nil && f.Groups == 0 && f.Dashboard == nil && len(f.Embedded) == 0 {
+			empty = append(empty, f.Path)
+		}
+	}
+	s := fmt.Sprintf("checked %d files: %d rule groups, %d rules, %d dashboards, %d dashboard queries", len(files), groups, rules, dashboards, queries)
+	if len(empty) > 0 {
+		shown := empty[:min(len(empty), 3)]
+		more := ""
+		if len(empty) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(empty)-len(shown))
+		}
+		s += fmt.Sprintf("; skipped %d with no rule groups, PrometheusRule or dashboard (%s%s)", len(empty), strings.Join(shown, ", "), more)
+	}
+	if problems == 0 {
+		s += "; no problems"
+	}
+	return s
+}

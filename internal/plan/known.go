@@ -42,16 +42,22 @@ func checkMetricsKnown(m *model.Model, recorded []Recorded, readBy map[string][]
 
 // suggestion names the known metric closest to name, if one is close enough to be a typo.
 func suggestion(name string, known map[string]bool) string {
-	best, bestDistance := "", len(name)/4+2
-	for _, k := range model.SortedKeys(known) {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDistance {
-			best, bestDistance = k, d
-		}
-	}
+	best := Closest(name, model.SortedKeys(known), len(name)/4+1)
 	if best == "" {
 		return "; declare it in metrics (with its type and labels) if your Prometheus has it"
 	}
 	return fmt.Sprintf("; did you mean %s?", best)
+}
+
+// Closest is the candidate nearest to name, at most maxDistance edits away (a typo), or "".
+func Closest(name string, candidates []string, maxDistance int) string {
+	best, bestDistance := "", maxDistance+1
+	for _, k := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDistance && k != name {
+			best, bestDistance = k, d
+		}
+	}
+	return best
 }
 
 // editDistance is the Levenshtein distance between two strings, by bytes.

@@ -26,6 +26,16 @@ type Labels struct {
 	recorded map[string][]Source
 	mu       sync.Mutex
 	memo     map[string]labelflow.Set
+	// targetLabels opens the label set of every scraped series: a scrape configuration adds
+	// target labels (kubernetes_node, region, ...) that no catalog lists.
+	targetLabels bool
+}
+
+// WithTargetLabels makes the resolver allow labels a scrape configuration adds to any scraped
+// series, beyond the ones the catalog lists; recorded series keep exactly their rules' labels.
+func (l *Labels) WithTargetLabels() *Labels {
+	l.targetLabels = true
+	return l
 }
 
 // NewLabels resolves labels over a catalog and the rules recording each metric name.
@@ -61,16 +71,18 @@ func (l *Labels) Expr(expr string) (names []string, open bool, err error) {
 
 func (l *Labels) metric(name string) labelflow.Set {
 	if _, ok := l.m.Fields[name]; ok {
-		return exporterLabels(l.m, name)
+		s := exporterLabels(l.m, name)
+		s.Open = l.targetLabels
+		return s
 	}
 	if mt, ok := l.m.Metrics[name]; ok {
-		return labelflow.NewSet(false, mt.Labels...)
+		return labelflow.NewSet(l.targetLabels, mt.Labels...)
 	}
 	if mt, ok := l.m.HistogramSeries(name); ok {
 		if strings.HasSuffix(name, "_bucket") {
-			return labelflow.NewSet(false, append(slices.Clip(mt.Labels), "le")...)
+			return labelflow.NewSet(l.targetLabels, append(slices.Clip(mt.Labels), "le")...)
 		}
-		return labelflow.NewSet(false, mt.Labels...)
+		return labelflow.NewSet(l.targetLabels, mt.Labels...)
 	}
 	rules := l.recorded[name]
 	if len(rules) == 0 {

@@ -30,13 +30,27 @@ func OriginalOffset(edits []Edit, offset int) int {
 // grafanaVariable matches $name, ${name}, ${name:format} and [[name]].
 var grafanaVariable = regexp.MustCompile(`\$\{([A-Za-z0-9_]+)(?::[^}]*)?\}|\$([A-Za-z0-9_]+)|\[\[([A-Za-z0-9_]+)\]\]`)
 
-// intervals are Grafana's built-in duration variables.
-var intervals = map[string]bool{"__rate_interval": true, "__interval": true, "__range": true, "__range_s": false}
+// builtins are Grafana's built-in variables that stand for a duration or a number.
+var builtins = map[string]string{
+	"__rate_interval": "5m", "__interval": "5m", "__range": "5m",
+	"__rate_interval_ms": "300000", "__interval_ms": "300000", "__range_ms": "300000", "__range_s": "300",
+	"__from": "0", "__to": "0",
+}
+
+// durationAt reports whether a variable at [start, end) of a query stands where PromQL wants a
+// duration: inside a range or subquery's brackets, or after offset.
+func durationAt(text string, start, end int) bool {
+	before := strings.TrimRight(text[:start], " \t")
+	after := strings.TrimLeft(text[end:], " \t")
+	return strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") && strings.LastIndex(before, "[") > strings.LastIndex(before, "]") ||
+		strings.HasSuffix(before, "offset") || strings.HasPrefix(after, "]")
+}
 
 // SubstituteGrafanaVariables replaces Grafana template variables so a dashboard query parses
-// as PromQL: durations become 5m, a variable inside a quoted string is left as it is (it is a
-// label value), and any other becomes its own name (a label name in by (...)). The edits map
-// positions back to the original text.
+// as PromQL: built-ins and any variable where a duration goes (the dashboard's own interval
+// variables: [$interval]) become a duration or number, a variable inside a quoted string is
+// left as it is (it is a label value), and any other becomes its own name (a label name in
+// by (...)). The edits map positions back to the original text.
 func SubstituteGrafanaVariables(text string) (string, []Edit) {
 	if !strings.ContainsAny(text, "$[") {
 		return text, nil
@@ -55,9 +69,12 @@ func SubstituteGrafanaVariables(text string) (string, []Edit) {
 				name = text[m[g]:m[g+1]]
 			}
 		}
-		replacement := name
-		if intervals[name] {
+		replacement, builtin := builtins[name]
+		switch {
+		case durationAt(text, start, end) && (!builtin || replacement == "5m"):
 			replacement = "5m"
+		case !builtin:
+			replacement = name
 		}
 		out.WriteString(text[last:start])
 		edits = append(edits, Edit{at: out.Len(), parsedLen: len(replacement), originalLen: end - start})
