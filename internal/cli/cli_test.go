@@ -118,6 +118,12 @@ func TestInitWritesAStarterThatGeneratesTheDefault(t *testing.T) {
 	if !bytes.Contains(content, []byte("import 'gpuobs.libsonnet'")) || !bytes.Contains(content, []byte("//")) {
 		t.Errorf("starter is not a commented override of the library:\n%s", content)
 	}
+	// It shows where lint's settings go.
+	for _, section := range []string{"fleet+:", "metrics+:", "lint+:", "policy+:"} {
+		if !bytes.Contains(content, []byte(section)) {
+			t.Errorf("starter does not show %s", section)
+		}
+	}
 	// Untouched, the starter is the embedded catalog: same output byte for byte.
 	fromStarter, fromDefault := testutil.ReadTree(t, generate(t, "-c", path)), testutil.ReadTree(t, generate(t))
 	for name, c := range fromDefault {

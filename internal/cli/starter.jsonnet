@@ -69,4 +69,24 @@ gpuobs {
     // Page on NVLink XIDs too:
     // fatal+: [74],
   },
+
+  // gpuobs lint: the fleet projections are made for (100,000 GPUs by default; the cardinality
+  // messages say which fleet they used), and what your Prometheus has besides DCGM fields.
+  fleet+: {
+    // clusters: 4, nodesPerCluster: 250, gpusPerNode: 8,
+  },
+
+  metrics+: {
+    // A metric your rules read, with its type and labels:
+    // node_gpu_power_watts: { type: 'gauge', labels: ['cluster', 'instance', 'gpu'] },
+  },
+
+  lint+: {
+    // Your own conventions, checked in rule files gpuobs did not generate (its own output
+    // keeps gpuobs' conventions); empty entries check nothing:
+    // policy+: { severities: ['critical', 'warning', 'info', 'none'], annotations: ['summary', 'runbook_url'] },
+    // Skip a check everywhere, or for some files (paths relative to this file):
+    // disable+: ['cardinality/budget'],
+    // ignore+: [{ check: 'promql/mig-double-count', path: 'legacy/*.yaml' }],
+  },
 }

@@ -288,3 +288,70 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 		})
 	})
 }
+
+// nameUnits are the units a name's suffix claims, by Prometheus' naming conventions, in the
+// catalog's unit names.
+var nameUnits = []struct{ suffix, unit string }{
+	{"_bytes_per_second", "bytes_per_second"}, {"_bytes", "bytes"}, {"_seconds", "seconds"},
+	{"_ratio", "ratio"}, {"_percent", "percent"}, {"_celsius", "celsius"},
+	{"_watts", "watts"}, {"_joules", "joules"}, {"_hertz", "Hz"},
+}
+
+// grafanaUnits are Grafana's unit ids in the catalog's unit names.
+var grafanaUnits = map[string]string{
+	"bytes": "bytes", "decbytes": "bytes", "mbytes": "MiB", "decmbytes": "MiB", "percent": "percent",
+	"percentunit": "ratio", "celsius": "celsius", "watt": "watts", "rotmhz": "MHz", "rothz": "Hz", "hertz": "Hz",
+	"Bps": "bytes_per_second", "binBps": "bytes_per_second", "MiBs": "MiB_per_second", "joule": "joules",
+}
+
+// claimedUnit is the unit a recording rule's name claims, or "": the suffix of its metric part
+// (of level:metric:operation, or of the whole name), per second after a rate operation; ratio
+// for a ratio operation.
+func claimedUnit(record string) string {
+	metric, op := record, ""
+	if parts := strings.Split(record, ":"); len(parts) == 3 {
+		metric, op = parts[1], parts[2]
+	}
+	if op == "ratio" {
+		return "ratio"
+	}
+	metric = strings.TrimSuffix(metric, "_total")
+	for _, u := range nameUnits {
+		if strings.HasSuffix(metric, u.suffix) {
+			if strings.HasPrefix(op, "rate") || strings.HasPrefix(op, "irate") {
+				return u.unit + "_per_second"
+			}
+			return u.unit
+		}
+	}
+	return ""
+}
+
+// normalUnit writes a rate's unit (bytes/s) as the catalog does (bytes_per_second).
+func normalUnit(u string) string {
+	if base, ok := strings.CutSuffix(u, "/s"); ok {
+		return base + "_per_second"
+	}
+	return u
+}
+
+type namingUnit struct{}
+
+func (namingUnit) Name() string { return "naming/unit" }
+func (namingUnit) Doc() string {
+	return "recording rules whose name claims a unit (_bytes, _seconds, _ratio, ...) and panels whose Grafana unit differ from the unit of what they compute"
+}
+func (namingUnit) Run(in *Inputs, report func(Problem)) {
+	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+		claimed, what := "", ""
+		switch {
+		case r != nil && r.Record != "":
+			claimed, what = claimedUnit(r.Record), r.Record
+		case q != nil:
+			claimed, what = grafanaUnits[q.Unit], fmt.Sprintf("panel %q (unit %s)", q.Panel, q.Unit)
+		}
+		if has := normalUnit(in.unitOf(e.Node)); claimed != "" && has != "" && has != claimed {
+			report(at(f, e, e.Node, Warning, "%s claims %s but holds %s: convert it or name it for what it holds", what, claimed, has))
+		}
+	})
+}

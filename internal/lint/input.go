@@ -163,7 +163,9 @@ type Dashboard struct {
 // Query is one panel target's expression.
 type Query struct {
 	Panel string
-	Expr  *Expr
+	// Unit is the panel's Grafana unit (fieldConfig.defaults.unit), or "".
+	Unit string
+	Expr *Expr
 }
 
 // Level is the dashboard's level tag (L1..L5), or "".
@@ -330,14 +332,17 @@ func ReadDashboard(path string, data []byte) *File {
 			return
 		}
 		for _, p := range list.Content {
-			title := ""
+			title, unit := "", ""
 			if t := mapValue(p, "title"); t != nil {
 				title = t.Value
+			}
+			if u := mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"); u != nil {
+				unit = u.Value
 			}
 			if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
 				for _, t := range targets.Content {
 					if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
-						d.Queries = append(d.Queries, &Query{Panel: title, Expr: newDashboardExpr(e.Value, e, f.Lines)})
+						d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newDashboardExpr(e.Value, e, f.Lines)})
 					}
 				}
 			}

@@ -77,7 +77,7 @@ func Checks() []Check {
 		exporterNotCollected{}, unitsMismatch{},
 		cardinalityBudget{}, cardinalityLabel{},
 		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{},
-		namingRecord{}, namingAlert{},
+		namingRecord{}, namingAlert{}, namingUnit{},
 	}
 }
 

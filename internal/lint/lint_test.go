@@ -16,9 +16,10 @@ import (
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
+// readTestdata reads the fixtures directly in testdata (not those of testdata/foreign).
 func readTestdata(t *testing.T) []*File {
 	t.Helper()
-	files := ReadPaths([]string{"testdata"})
+	files := ReadPaths([]string{"testdata/l1.json", "testdata/operator.yaml", "testdata/rules.yaml"})
 	for _, f := range files {
 		if f.Err != nil && f.Err.Check == ReadCheck && strings.HasPrefix(f.Err.Message, "cannot read") {
 			t.Fatalf("%s: %s", f.Path, f.Err.Message)
@@ -347,5 +348,25 @@ func TestSuppressionsCannotRot(t *testing.T) {
 		if got := Run(in, []Check{namingRecord{}}); len(got) != 0 {
 			t.Errorf("%s not ignored by legacy/*.yaml relative to the catalog: %+v", typed, got)
 		}
+	}
+}
+
+// TestNoNoiseOnAnotherTeamsRepository: rules and dashboards in the shapes public monitoring
+// repositories use (another team's severities and annotation keys, common record names, an
+// interval variable, another GPU exporter, a target label, a panel pinned to one GPU, a
+// ConfigMap of dashboards) raise nothing.
+func TestNoNoiseOnAnotherTeamsRepository(t *testing.T) {
+	files := ReadPaths([]string{filepath.Join("testdata", "foreign")})
+	var queries int
+	for _, f := range files {
+		if f.Dashboard != nil {
+			queries += len(f.Dashboard.Queries)
+		}
+	}
+	if len(files) != 4 || queries != 3 {
+		t.Fatalf("read %d files and %d dashboard queries, want 4 (one a ConfigMap's dashboard) and 3", len(files), queries)
+	}
+	if got := Run(NewInputs(loadPlan(t), files), Checks()); len(got) != 0 {
+		t.Errorf("problems on another team's repository:\n%+v", got)
 	}
 }
