@@ -4,7 +4,10 @@
 // exporter reports on it, sizes not weighted). "Used" weighs each share by its graphics-engine
 // activity (reported per MIG instance). Rates are per hour: namespace:gpu_allocated:sum is
 // GPU-hours allocated per hour, and *_dollars_per_hour are dollars per hour; the :sum1d
-// records are GPU-hours over the last day. SKUs missing from the price table cost nothing.
+// records are GPU-hours over the last day: each sample of the per-hour record stands for one
+// evaluation interval, so a namespace that held GPUs for an hour of the day counts that hour.
+// GPUs of SKUs missing from the price table are recorded (cluster:gpu_unpriced:sum) and raise
+// an info alert: they would cost nothing in chargeback.
 local e = import 'lib/expr.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
@@ -57,6 +60,11 @@ local t = import 'lib/test.libsonnet';
   local research = { [l.cluster]: 'prod', [ns]: 'research' },
   local serving = { [l.cluster]: 'prod', [ns]: 'serving' },
   local check(name, expect) = [t.recordCase('two namespaces on whole and MIG GPUs', input, expect, name)],
+  // GPU-hours of the last day: the per-hour record summed over its samples, each one
+  // evaluation interval long. The cases feed the test's hour (evalTime / interval + 1 samples).
+  local hoursPerSample = e.seconds($.recording.interval) / 3600,
+  local gpuHours(rec) = 'sum_over_time(' + rec + '[1d]) / ' + e.num(3600 / e.seconds($.recording.interval)),
+  local testSamples = e.seconds($.tests.evalTime) / e.seconds($.tests.interval) + 1,
 
   // One price rule per SKU, told apart by its modelName label (an `or` of label_replace()s
   // would do the same in one rule, but reads to pint as dead code).
@@ -90,15 +98,25 @@ local t = import 'lib/test.libsonnet';
             + 'max ' + e.by(id) + ' (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])))',
       tests: check('namespace:gpu_used:sum', [t.sample(research { [l.modelName]: h100 }, 0.75), t.sample(serving { [l.modelName]: a100 }, 0.25)]),
     },
+    // A partial day: the namespaces held their GPUs for the test's hour only.
     'namespace:gpu_hours_allocated:sum1d': {
       family: 'cost',
-      expr: 'avg_over_time(namespace:gpu_allocated:sum[1d]) * 24',
-      tests: check('namespace:gpu_hours_allocated:sum1d', [t.sample(research { [l.modelName]: h100 }, 1.5 * 24), t.sample(serving { [l.modelName]: a100 }, 24)]),
+      expr: gpuHours('namespace:gpu_allocated:sum'),
+      tests: check('round(namespace:gpu_hours_allocated:sum1d, 0.001)', [t.sample(research { [l.modelName]: h100 }, t.round3(1.5 * testSamples * hoursPerSample)), t.sample(serving { [l.modelName]: a100 }, t.round3(testSamples * hoursPerSample))]),
     },
     'namespace:gpu_hours_used:sum1d': {
       family: 'cost',
-      expr: 'avg_over_time(namespace:gpu_used:sum[1d]) * 24',
-      tests: check('namespace:gpu_hours_used:sum1d', [t.sample(research { [l.modelName]: h100 }, 0.75 * 24), t.sample(serving { [l.modelName]: a100 }, 0.25 * 24)]),
+      expr: gpuHours('namespace:gpu_used:sum'),
+      tests: check('round(namespace:gpu_hours_used:sum1d, 0.001)', [t.sample(research { [l.modelName]: h100 }, t.round3(0.75 * testSamples * hoursPerSample)), t.sample(serving { [l.modelName]: a100 }, t.round3(0.25 * testSamples * hoursPerSample))]),
+    },
+    // GPUs allocated on SKUs the price table does not list: chargeback would price them at 0.
+    'cluster:gpu_unpriced:sum': {
+      family: 'cost',
+      expr: 'sum ' + e.by([l.cluster, l.modelName]) + ' (namespace:gpu_allocated:sum unless ' + e.on([l.modelName]) + ' sku:gpu_hourly_cost:dollars)',
+      tests: [t.recordCase('an SKU without a price', input + [
+        t.series(h, '65x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
+        t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', '0.5x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
+      ], [t.sample({ [l.cluster]: 'prod', [l.modelName]: 'NVIDIA B200' }, 1)], 'cluster:gpu_unpriced:sum')],
     },
     local priced(rec) = rec + ' * ' + e.on([l.modelName]) + ' group_left () sku:gpu_hourly_cost:dollars',
     'namespace:gpu_cost_dollars_per_hour:sum': {
@@ -126,6 +144,38 @@ local t = import 'lib/test.libsonnet';
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_idle_cost_dollars_per_hour:sum)',
       tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, 0.75 * price(h100) + 0.75 * price(a100))]),
+    },
+  },
+
+  alerts+: {
+    GPUCostUnpriced: {
+      family: 'cost',
+      team: 'ml-platform',
+      severity: 'info',
+      expr: 'cluster:gpu_unpriced:sum > 0',
+      'for': '15m',
+      identity: [l.cluster, l.modelName],
+      summary: 'GPUs of an SKU without a price are allocated: chargeback prices them at 0.',
+      description: '{{ $value }} GPUs of {{ $labels.' + l.modelName + ' }} are allocated in cluster {{ $labels.' + l.cluster + ' }}, but cost.gpuHourly has no price for that SKU: their cost records read 0.',
+      tests: [
+        t.case('an SKU the price table lacks', true, [t.series(h, '65x60', { [l.modelName]: 'NVIDIA B200' })], health=false, target={ [l.modelName]: 'NVIDIA B200' }, value=1),
+        t.case('a priced SKU', false, []),
+      ],
+      runbook: {
+        meaning: "Pods hold GPUs whose modelName has no entry in the catalog's cost.gpuHourly: namespace and team cost records price them at nothing.",
+        impact: 'Chargeback and idle-cost reports understate what these namespaces spend; nothing breaks.',
+        queries: [
+          { title: 'Unpriced GPUs by SKU', expr: 'cluster:gpu_unpriced:sum{' + l.cluster + '="$' + l.cluster + '"}' },
+          { title: 'Namespaces holding them', expr: 'namespace:gpu_allocated:sum{' + l.cluster + '="$' + l.cluster + '", ' + l.modelName + '="$' + l.modelName + '"}' },
+        ],
+        diagnosis: [
+          { check: 'Is the SKU new in the fleet (a new node pool)?', yes: 'Add its price to cost.gpuHourly in your gpuobs.jsonnet and regenerate.', no: '' },
+          { check: 'Does the modelName differ only in spelling from a priced one (a driver reports it differently)?', yes: 'Add the spelling the exporter reports to cost.gpuHourly.', no: 'Add the SKU with its price.' },
+        ],
+        mitigation: ['Add the SKU to cost.gpuHourly (key: the modelName label exactly as the exporter reports it) and regenerate.'],
+        escalation: 'The ML platform team owns the price table.',
+        dashboards: ['L2'],
+      },
     },
   },
 }

@@ -3,16 +3,22 @@
 // An SLO: team (owner, routing), objective (share of good events), period, description,
 // `by` (the labels one SLO series is kept per), alerts (by name suffix: severity, for), tiers
 // (burn-rate factor with a long and a short window, each belonging to one alert), and two
-// hidden functions: errorRatio(window), the PromQL share of bad events over a window, and
-// scenario(bad) for the generated promtool cases: series in which a share `bad` of events
-// fail for the whole test (or 'burst': all fail in the last minute only), with the target
+// hidden functions: badEvents(window) and events(window), the PromQL rates of bad and of all
+// events over a window (GPUs for availability: GPU-seconds per second), errorRatio(window),
+// their share, and scenario(bad, idleAfter) for the generated promtool cases: series in which
+// a share `bad` of events fail for the whole test (or 'burst': all fail in the last minute
+// only), traffic stopping after idleAfter minutes where events are requests, with the target
 // labels, the GPUs the scenario needs and the error ratio the SLO then sees as value.
 //
 // Each SLO becomes: slo:sli_error:ratio_rate<window> for every window it uses (one rule per
 // window, all SLOs in it, told apart by the `slo` label), slo:objective:ratio,
-// slo:error_budget:remaining over the period, slo:error_budget:burn_rate over the fastest
-// tier's long window, and the alerts SLO<name><suffix>.
+// slo:sli_bad_events:rate<short> and slo:sli_events:rate<short> over the fastest tier's short
+// window, slo:error_budget:remaining over the period (bad events over all events of the
+// period, so every minute weighs by its traffic, and 1 while there was none),
+// slo:error_budget:burn_rate over the fastest tier's long window, and the alerts
+// SLO<name><suffix>.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   local l = $.labels,
@@ -30,6 +36,7 @@ local t = import 'lib/test.libsonnet';
     ],
     mitigation:: ['Roll back the latest change.', 'Move load away from failing GPUs or nodes.', 'Scale out if demand outgrew capacity.'],
     dashboards:: ['L1', 'L2'],
+    errorRatio(w):: '(' + self.badEvents(w) + ') / ' + self.events(w),
     alerts: {
       FastBurn: { severity: 'critical', 'for': '2m' },
       SlowBurn: { severity: 'warning', 'for': '15m' },
@@ -45,23 +52,25 @@ local t = import 'lib/test.libsonnet';
   // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
   local latencySLO(metric, seconds, what) = $.sloDefaults {
     team: 'inference',
+    requestBased:: true,
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + seconds + ' s',
     by: [l.cluster, 'namespace', 'model_name'],
     // Prometheus 3 normalises le="1.0" to le="1"; match both spellings.
     local good = metric + '_bucket{le=~"' + seconds + '|' + seconds + '.0"}',
     local sum(s, w) = 'sum ' + e.by(self.by) + ' (rate(' + s + '[' + w + ']))',
-    errorRatio(w):: '(' + sum(metric + '_count', w) + ' - ' + sum(good, w) + ') / ' + sum(metric + '_count', w),
-    scenario(bad):: {
+    badEvents(w):: sum(metric + '_count', w) + ' - ' + sum(good, w),
+    events(w):: sum(metric + '_count', w),
+    scenario(bad, idleAfter=60):: {
       local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
       local le = seconds + '.0',
       target: { namespace: 'inference', model_name: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
       extra: [
-        t.series(metric + '_count', '0+100x60', server),
-        t.series(metric + '_bucket', '0+100x60', server { le: '+Inf' }),
-        t.series(metric + '_bucket', if bad == 'burst' then '0+100x59 5900' else '0+' + 100 * (1 - bad) + 'x60', server { le: le }),
+        t.series(metric + '_count', counter(100, idleAfter), server),
+        t.series(metric + '_bucket', counter(100, idleAfter), server { le: '+Inf' }),
+        t.series(metric + '_bucket', if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter), server { le: le }),
       ],
     },
   },
@@ -72,19 +81,21 @@ local t = import 'lib/test.libsonnet';
 
     InferenceErrors: $.sloDefaults {
       team: 'inference',
+      requestBased:: true,
       objective: 0.995,
       description: e.percent(self.objective) + ' % of inference requests succeed (no 5xx)',
       by: [l.cluster, 'namespace'],
       local requests(w, status) = 'sum ' + e.by(self.by) + ' (rate(' + inf.requests + '{handler=~"' + inf.handlers + '"' + status + '}[' + w + ']))',
-      errorRatio(w):: requests(w, ', status="5xx"') + ' / ' + requests(w, ''),
-      scenario(bad):: {
+      badEvents(w):: requests(w, ', status="5xx"'),
+      events(w):: requests(w, ''),
+      scenario(bad, idleAfter=60):: {
         local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
         target: { namespace: 'inference' },
         gpus: 1,
         value: if bad == 'burst' then null else bad,
         extra: [
-          t.series(inf.requests, if bad == 'burst' then '0+100x59 5900' else '0+' + 100 * (1 - bad) + 'x60', server { status: '2xx' }),
-          t.series(inf.requests, if bad == 'burst' then '0x59 100' else '0+' + 100 * bad + 'x60', server { status: '5xx' }),
+          t.series(inf.requests, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter), server { status: '2xx' }),
+          t.series(inf.requests, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter), server { status: '5xx' }),
         ],
       },
     },
@@ -105,9 +116,12 @@ local t = import 'lib/test.libsonnet';
       description: e.percent(self.objective) + ' % of GPU capacity is healthy',
       by: [l.cluster],
       errorRatio(w):: 'avg_over_time(cluster:gpu_unavailable:ratio[' + w + '])',
+      // GPU-time: unavailable GPUs and capacity, each averaged over the window.
+      badEvents(w):: 'avg_over_time(cluster:gpu_unavailable:count[' + w + '])',
+      events(w):: 'avg_over_time(cluster:kube_gpu_capacity:sum[' + w + '])',
       // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node
       // whose 15 GPUs the exporter has not reported for the last 3 minutes.
-      scenario(bad)::
+      scenario(bad, idleAfter=60)::
         local capacity = 25;
         local missing = if bad == 'burst' then 0 else std.round(bad * capacity);
         {
@@ -119,10 +133,18 @@ local t = import 'lib/test.libsonnet';
     },
   },
 
+  // A counter rising by perMinute a minute, flat after idleAfter minutes (traffic stopped).
+  local counter(perMinute, idleAfter) =
+    if idleAfter >= 60 then '0+' + perMinute + 'x60'
+    else '0+' + perMinute + 'x' + idleAfter + ' ' + perMinute * idleAfter + 'x' + (60 - idleAfter),
+
   local budget(s) = 1 - s.objective,
   // PromQL for the budget: "(1 - 0.99)" reads better than the float it computes to.
   local budgetExpr(s) = '(1 - ' + s.objective + ')',
   local ratioRecord(w) = 'slo:sli_error:ratio_rate' + w,
+  local shortest(s) = s.tiers[0].short,
+  local badRecord(s) = 'slo:sli_bad_events:rate' + shortest(s),
+  local eventsRecord(s) = 'slo:sli_events:rate' + shortest(s),
   local sloNames = std.objectFields($.slos),
   local windows(s) = std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers])),
   local selectSLO(name, rec) = rec + '{slo="' + name + '"}',
@@ -148,10 +170,21 @@ local t = import 'lib/test.libsonnet';
               n,
               'vector(' + $.slos[n].objective + ')',
               [t.recordCase('the objective', [], [t.sample({ slo: n }, $.slos[n].objective)], selectSLO(n, 'slo:objective:ratio'))])
+    + sloRecord(badRecord($.slos[n]), n, $.slos[n].badEvents(shortest($.slos[n])))
+    + sloRecord(eventsRecord($.slos[n]), n, $.slos[n].events(shortest($.slos[n])))
     + sloRecord('slo:error_budget:remaining',
                 n,
-                '1 - avg_over_time(' + selectSLO(n, ratioRecord($.slos[n].tiers[0].short)) + '[' + $.slos[n].period + ']) / ' + budgetExpr($.slos[n]),
-                check('slo:error_budget:remaining', 'failing three budgets: two overspent', 1 - sc.value / budget($.slos[n])))
+                local s = $.slos[n];
+                local over(rec) = 'sum_over_time(' + selectSLO(n, rec) + '[' + s.period + '])';
+                '1 - (' + over(badRecord(s)) + ' / (' + over(eventsRecord(s)) + ' > 0)) / ' + budgetExpr(s)
+                + ' or 0 * ' + over(eventsRecord(s)) + ' + 1',
+                check('slo:error_budget:remaining', 'failing three budgets: two overspent', 1 - sc.value / budget($.slos[n]))
+                + (if std.objectHasAll($.slos[n], 'requestBased') then [
+                     // Traffic stops for the last half hour: the minutes without events weigh nothing.
+                     local quiet = $.slos[n].scenario(3 * budget($.slos[n]), 30);
+                     local quietInput = [x { labels+: { [l.cluster]: 'prod' } } for x in quiet.extra];
+                     t.recordCase('no traffic for the last half hour', quietInput, [t.sample(labels, t.round3(1 - quiet.value / budget($.slos[n])))], 'round(' + selectSLO(n, 'slo:error_budget:remaining') + ', 0.001)'),
+                   ] else []))
     + sloRecord('slo:error_budget:burn_rate',
                 n,
                 selectSLO(n, ratioRecord(fastest($.slos[n]))) + ' / ' + budgetExpr($.slos[n]),
@@ -162,29 +195,27 @@ local t = import 'lib/test.libsonnet';
       family: 'slo',
       expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource="' + $.kubeStateMetrics.gpuResource + '"})',
     },
-    // One read of the XID gauge: count_values turns each GPU's last XID into a label that
-    // joins the (constant) set of fatal codes; seven comparisons would read it seven times.
+    // A fatal XID makes a GPU unhealthy for the event window, read from the XID event rule:
+    // the last-XID gauge holds the code until the exporter restarts, so a repaired GPU would
+    // burn budget for ever.
     'cluster:gpu_healthy:count': {
       family: 'slo',
-      comments: [
-        "The or-ed vector(1)s carry different xid labels, so none is dead code; pint's promql/impossible takes them for it.",
-        'pint disable promql/impossible',
-      ],
       local fatal = $.xid.fatal + $.xid.fellOffBus,
-      local codes = std.join(' or ', ['label_replace(vector(1), "xid", "' + c + '", "", "")' for c in fatal]),
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
       expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin) + ' (' + $.exporter.healthField + ')'
-            + unless('count_values ' + e.by($.identity.gpuJoin) + ' ("xid", DCGM_FI_DEV_XID_ERRORS) and on (xid) (' + codes + ')')
+            + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
             + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
             + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
-      // Six GPUs, three healthy: one holds fatal XID 48 (since before the test), one an
+      // Six GPUs, three healthy: one reported fatal XID 48 in the event window, one an
       // application XID 13 (healthy), one logged a double-bit ECC error, one ran out of spare
-      // rows, one is fine, and a MIG GPU with two instances counts once.
+      // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU with
+      // two instances counts once.
       local g(i, mig=null) = t.gpu(l, 'node-a', i, mig=mig),
       local healthy = [t.series($.exporter.healthField, '60x60', g(i)) for i in [0, 1, 2, 3, 4]]
                       + [t.series($.exporter.healthField, '60x60', g(5, mig=m)) for m in [1, 2]],
       tests: [t.recordCase('fatal XID, double-bit ECC and remap failure are unhealthy', healthy + [
-        t.series('DCGM_FI_DEV_XID_ERRORS', '48x60', g(0)),
+        t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 48x5', g(0) { err_code: '48' }),
+        t.series('DCGM_FI_DEV_XID_ERRORS', '48x60', g(4) { err_code: '48' }),
         t.series('DCGM_FI_DEV_XID_ERRORS', '13x60', g(1)),
         t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x55 1x5', g(2)),
         t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
@@ -192,9 +223,13 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
       ], [t.sample({ [l.cluster]: 'prod' }, 3)], 'cluster:gpu_healthy:count')],
     },
+    'cluster:gpu_unavailable:count': {
+      family: 'slo',
+      expr: 'clamp_min(cluster:kube_gpu_capacity:sum - (cluster:gpu_healthy:count or cluster:kube_gpu_capacity:sum * 0), 0)',
+    },
     'cluster:gpu_unavailable:ratio': {
       family: 'slo',
-      expr: 'clamp_min((cluster:kube_gpu_capacity:sum - (cluster:gpu_healthy:count or cluster:kube_gpu_capacity:sum * 0)) / cluster:kube_gpu_capacity:sum, 0)',
+      expr: 'cluster:gpu_unavailable:count / cluster:kube_gpu_capacity:sum',
     },
   },
 

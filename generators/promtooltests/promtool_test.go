@@ -151,6 +151,30 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUFellOffBus",
 		},
 		{
+			name: "GPU-hours of a partial day averaged over the samples that exist", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "sum_over_time(namespace:gpu_allocated:sum[1d]) / 60",
+			new:         "avg_over_time(namespace:gpu_allocated:sum[1d]) * 24",
+			wantFailure: `expr: "round(namespace:gpu_hours_allocated:sum1d, 0.001)"`,
+		},
+		{
+			name: "a repaired GPU stays unavailable while the gauge holds its XID", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         `(gpu_pod:dcgm_xid_errors:new10m{xid=~"48|62|64|95|119|120|79"})`,
+			new:         `(DCGM_FI_DEV_XID_ERRORS{err_code=~"48|62|64|95|119|120|79"})`,
+			wantFailure: `expr: "cluster:gpu_healthy:count"`,
+		},
+		{
+			name: "an unpriced SKU costs nothing, silently", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "namespace:gpu_allocated:sum unless on (modelName) sku:gpu_hourly_cost:dollars",
+			new:         "namespace:gpu_allocated:sum and on (modelName) sku:gpu_hourly_cost:dollars",
+			wantFailure: `expr: "cluster:gpu_unpriced:sum"`,
+		},
+		{
+			name: "error budget as a mean of 5-minute ratios", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "sum_over_time(slo:sli_bad_events:rate5m{slo=\"InferenceErrors\"}[30d])\n                  /\n                    (sum_over_time(slo:sli_events:rate5m{slo=\"InferenceErrors\"}[30d]) > 0)",
+			new:         "avg_over_time(slo:sli_error:ratio_rate5m{slo=\"InferenceErrors\"}[30d])\n                  /\n                    1",
+			wantFailure: `expr: "round(slo:error_budget:remaining{slo=\"InferenceErrors\"}, 0.001)"`,
+		},
+		{
 			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,
 			old:         `owner_kind=~"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet",`,
 			new:         "",

@@ -96,7 +96,8 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			}
 		}
 	})
-	// A label a rule keeps beyond its level's own labels, that every rule reading it drops.
+	// A label a rule keeps beyond its level's own labels, that every rule reading it (recording
+	// or alerting) drops.
 	natural := map[string][]string{
 		conventions.LevelGPU:       in.Model.Identity.GPU,
 		conventions.LevelGPUPod:    in.Model.Identity.Alert,
@@ -107,7 +108,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	}
 	readers := map[string][]*Rule{}
 	in.Rules(func(r *Rule) {
-		if r.Expr.Node == nil || r.Record == "" {
+		if r.Expr.Node == nil {
 			return
 		}
 		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
@@ -133,7 +134,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			}
 			if !kept {
 				report(Problem{Severity: Info, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record),
-					Message: fmt.Sprintf("%s keeps label %s, which every rule reading it drops (%s): drop it here", r.Record, name, readers[r.Record][0].Record)})
+					Message: fmt.Sprintf("%s keeps label %s, which every rule reading it drops (%s): drop it here", r.Record, name, readers[r.Record][0].Name())})
 			}
 		}
 	})

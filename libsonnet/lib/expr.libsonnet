@@ -13,6 +13,12 @@
     if x == std.floor(x) && a < 1e15 then std.toString(x)
     else (if x < 0 then '-' else '') + std.substr(padded, 0, std.length(padded) - k) + '.' + std.substr(padded, std.length(padded) - k, k),
 
+  // The seconds of a Prometheus duration of one unit ('1m' is 60).
+  seconds(d)::
+    local units = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800, y: 31536000 };
+    local unit = if std.endsWith(d, 'ms') then 'ms' else d[std.length(d) - 1];
+    std.parseInt(std.substr(d, 0, std.length(d) - std.length(unit))) * units[unit],
+
   // A ratio as a percentage for text: 0.07 reads 7, not 7.000000000000001.
   percent(ratio):: self.num(std.round(ratio * 1e6) / 1e4),
 
