@@ -200,6 +200,10 @@ local t = import 'lib/test.libsonnet';
     // burn budget for ever.
     'cluster:gpu_healthy:count': {
       family: 'slo',
+      comments: [
+        'Reads the XID event rule of another group: at most one evaluation interval behind, against an event window of ' + $.windows.event + '.',
+        'pint disable rule/dependency',
+      ],
       local fatal = $.xid.fatal + $.xid.fellOffBus,
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
       expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin) + ' (' + $.exporter.healthField + ')'
