@@ -291,7 +291,7 @@ local e = import 'lib/expr.libsonnet';
         q('Allocation ratio', 'cluster:kube_gpu_allocation:ratio{' + is(l.cluster) + '}'),
         q('Requests by namespace', 'sort_desc(namespace:kube_gpu_requested:sum{' + is(l.cluster) + '})'),
         q('Allocated but idle GPUs', 'count(ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', alertstate="firing"})'),
-        q('Pending GPU pods', 'count(kube_pod_status_phase{phase="Pending", ' + is(l.cluster) + '} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource="' + $.kubeStateMetrics.gpuResource + '"}))'),
+        q('Pending GPU pods', 'count(kube_pod_status_phase{phase="Pending", ' + is(l.cluster) + '} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource=~"' + $.kubeStateMetrics.gpuResources + '"}))'),
       ],
       diagnosis: [
         step('Are many allocated GPUs idle?', 'Reclaim them first (GPUAllocatedIdle).'),

@@ -193,7 +193,7 @@ local t = import 'lib/test.libsonnet';
   ], {}) + {
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
-      expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource="' + $.kubeStateMetrics.gpuResource + '"})',
+      expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"})',
     },
     // A fatal XID makes a GPU unhealthy for the event window, read from the XID event rule:
     // the last-XID gauge holds the code until the exporter restarts, so a repaired GPU would
@@ -206,14 +206,15 @@ local t = import 'lib/test.libsonnet';
       ],
       local fatal = $.xid.fatal + $.xid.fellOffBus,
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
-      expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin) + ' (' + $.exporter.healthField + ')'
+      // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU.
+      expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + $.exporter.healthField + ')'
             + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
             + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
             + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
       // Six GPUs, three healthy: one reported fatal XID 48 in the event window, one an
       // application XID 13 (healthy), one logged a double-bit ECC error, one ran out of spare
-      // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU with
-      // two instances counts once.
+      // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU
+      // with two instances counts two slots, as capacity does.
       local g(i, mig=null) = t.gpu(l, 'node-a', i, mig=mig),
       local healthy = [t.series($.exporter.healthField, '60x60', g(i)) for i in [0, 1, 2, 3, 4]]
                       + [t.series($.exporter.healthField, '60x60', g(5, mig=m)) for m in [1, 2]],
@@ -225,7 +226,7 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=1)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
-      ], [t.sample({ [l.cluster]: 'prod' }, 3)], 'cluster:gpu_healthy:count')],
+      ], [t.sample({ [l.cluster]: 'prod' }, 4)], 'cluster:gpu_healthy:count')],
     },
     'cluster:gpu_unavailable:count': {
       family: 'slo',
@@ -234,6 +235,16 @@ local t = import 'lib/test.libsonnet';
     'cluster:gpu_unavailable:ratio': {
       family: 'slo',
       expr: 'cluster:gpu_unavailable:count / cluster:kube_gpu_capacity:sum',
+      // Two nodes of two GPUs at 7 MIG devices each: under the single strategy nvidia.com/gpu
+      // counts the 14 devices, under mixed they are nvidia.com/mig-1g.10gb; one device of the
+      // mixed node does not report: 1 of 28 slots is unavailable.
+      local capacity(node, resource, n) = t.series('kube_node_status_capacity', n + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
+      local slots(node, missing=null) = [t.series($.exporter.healthField, '60x60', t.gpu(l, node, i, mig=m)) for i in [0, 1] for m in std.range(1, 7) if [i, m] != missing],
+      tests: [t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [
+        capacity('single-node', $.kubeStateMetrics.gpuResource, 14),
+        capacity('mixed-node', $.kubeStateMetrics.gpuResource, 0),
+        capacity('mixed-node', 'nvidia_com_mig_1g_10gb', 14),
+      ], [t.sample({ [l.cluster]: 'prod' }, t.round3(1 / 28))], 'round(cluster:gpu_unavailable:ratio, 0.001)')],
     },
   },
 

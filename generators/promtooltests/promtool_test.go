@@ -175,6 +175,24 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "round(slo:error_budget:remaining{slo=\"InferenceErrors\"}, 0.001)"`,
 		},
 		{
+			name: "MIG devices counted as whole GPUs against capacity in slots", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
+			new:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)",
+			wantFailure: `expr: "round(cluster:gpu_unavailable:ratio, 0.001)"`,
+		},
+		{
+			name: "MIG devices of the mixed strategy left out of capacity", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         `kube_node_status_capacity{job="kube-state-metrics",resource=~"nvidia_com_gpu|nvidia_com_mig_.+"}`,
+			new:         `kube_node_status_capacity{job="kube-state-metrics",resource="nvidia_com_gpu"}`,
+			wantFailure: `expr: "round(cluster:gpu_unavailable:ratio, 0.001)"`,
+		},
+		{
+			name: "time-sliced pods each priced the whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
+			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) (DCGM_FI_DEV_GPU_TEMP)",
+			new:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
+			wantFailure: `expr: "gpu_pod:gpu_allocated:share"`,
+		},
+		{
 			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,
 			old:         `owner_kind=~"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet",`,
 			new:         "",
@@ -206,9 +224,9 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "MIG instance priced as a whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
-			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
-			new:         "group by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)",
-			wantFailure: `expr: "namespace:gpu_allocated:sum"`,
+			old:         "group_left ()\n                            mig_profile:gpu_share:ratio\n",
+			new:         "group_left ()\n                            (mig_profile:gpu_share:ratio * 0 + 1)\n",
+			wantFailure: `expr: "round(gpu_pod:gpu_allocated:share, 0.001)"`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

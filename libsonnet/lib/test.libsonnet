@@ -77,10 +77,10 @@
 
   // The labels dcgm-exporter puts on a GPU's series, for record cases: l is the catalog's
   // label profile, pod [namespace, name] or null, mig the GPU instance id or null.
-  gpu(l, host, index, sku='NVIDIA H100 80GB HBM3', pod=null, mig=null)::
+  gpu(l, host, index, sku='NVIDIA H100 80GB HBM3', pod=null, mig=null, profile='3g.40gb')::
     { [l.cluster]: 'prod', [l.host]: host, [l.gpu]: std.toString(index), [l.uuid]: 'GPU-' + host + '-' + index, [l.pciBusId]: '00000000:18:00.0', [l.device]: 'nvidia' + index, [l.modelName]: sku, [l.driverVersion]: '550.90.07', job: 'dcgm-exporter', instance: host + ':9400' }
     + (if pod == null then {} else { [l.namespace]: pod[0], [l.pod]: pod[1], [l.container]: 'main' })
-    + (if mig == null then {} else { [l.migInstance]: std.toString(mig), [l.migProfile]: '3g.40gb' }),
+    + (if mig == null then {} else { [l.migInstance]: std.toString(mig), [l.migProfile]: profile }),
 
   // x rounded to three decimals exactly as PromQL's round(x, 0.001) does, for values that
   // floating point cannot reproduce to the last bit.
