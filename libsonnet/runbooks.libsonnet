@@ -345,6 +345,18 @@ local e = import 'lib/expr.libsonnet';
       ],
       ['Scale out the deployment.', 'Lower max-num-seqs or raise gpu-memory-utilization, within memory limits.'],
     ) },
+    GPUInferenceMetricMissing+: { runbook: inferenceRunbook(
+      'A vLLM server reports ' + $.inference.running + ' but not a metric the generated rules read under its configured name (the alert names it).',
+      'Every rule, SLO and alert on that metric is silent for the server: a KV cache full, a queue growing or preemptions go unnoticed.',
+      [
+        q('What the server exports', 'count by (__name__) ({__name__=~"vllm:.*", ' + is(l.cluster) + ', namespace="$namespace", pod="$pod"})'),
+      ],
+      [
+        step('Does the server export the metric under another name (vLLM renames them between releases)?', 'Set the new name in the catalog (inference: kvCacheUsage, waiting, preemptions) and regenerate.', 'The metrics endpoint may be filtered (relabeling drops it): check the scrape config.'),
+      ],
+      ['Point the catalog at the names your vLLM version exports, regenerate and deploy the rules.'],
+    ) },
+
     GPUInferenceQueueGrowing+: { runbook: inferenceRunbook(
       "Requests keep piling up in a vLLM server's waiting queue.",
       'Queued requests wait before their first token: the TTFT SLO burns.',

@@ -155,8 +155,16 @@ local t = import 'lib/test.libsonnet';
   local sloRecord(record, n, expr, tests=[]) = {
     [selectSLO(n, record)]: { record: record, labels: { slo: n }, family: 'slo', expr: expr, [if tests != [] then 'tests']: tests },
   },
+  // The shortest window reads the raw series; every longer one sums the shortest window's
+  // recorded bad and all events over its span (event-weighted, as the budget), so no rule
+  // takes rate() of raw histograms over days every minute.
+  local windowRatio(n, w) =
+    local s = $.slos[n];
+    local over(rec) = 'sum_over_time(' + selectSLO(n, rec) + '[' + w + '])';
+    if w == shortest(s) then s.errorRatio(w)
+    else over(badRecord(s)) + ' / (' + over(eventsRecord(s)) + ' > 0)',
   records+: std.foldl(function(acc, o) acc + o, [
-    sloRecord(ratioRecord(w), n, $.slos[n].errorRatio(w))
+    sloRecord(ratioRecord(w), n, windowRatio(n, w))
     for n in sloNames
     for w in windows($.slos[n])
   ], {}) + std.foldl(function(acc, o) acc + o, [

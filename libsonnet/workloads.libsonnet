@@ -271,6 +271,33 @@ local t = import 'lib/test.libsonnet';
         ],
     },
 
+    // A vLLM server that serves (reports its running requests) but not a metric the rules read
+    // under its configured name: a vLLM release renamed it (gpu_cache_usage_perc became
+    // kv_cache_usage_perc), and every rule on it went silent. Histograms are left out: they
+    // appear only with the first request.
+    local guarded = [inf.kvCacheUsage, inf.waiting, inf.preemptions],
+    GPUInferenceMetricMissing: mlp {
+      family: 'inference',
+      severity: 'warning',
+      expr: std.join(' or ', [
+        'label_replace(group by (' + infId + ') (' + inf.running + ') unless on (' + infId + ') group by (' + infId + ') (' + m + '), "metric", "' + m + '", "", "")'
+        for m in guarded
+      ]),
+      'for': '30m',
+      identity: inf.identity + ['metric'],
+      summary: 'An inference server does not export a metric the rules read: they are silent for it.',
+      description: infText + ' reports ' + inf.running + ' but not {{ $labels.metric }}: its vLLM version may have renamed it; set inference.' + '{kvCacheUsage, waiting, preemptions} in the catalog to the name it exports.',
+      tests: [
+        t.case('vLLM renamed the KV cache gauge', true, [], extra=[
+          t.series(inf.running, '2x60', vllm('llm-0')),
+          t.series(inf.waiting, '0x60', vllm('llm-0')),
+          t.series(inf.preemptions, '0x60', vllm('llm-0')),
+          t.series('vllm:gpu_cache_usage_perc', '0.5x60', vllm('llm-0')),
+        ], target=target, labels={ metric: inf.kvCacheUsage }, value=1),
+        t.case('every metric under its configured name', false, [], extra=[t.series(m, '1x60', vllm('llm-0')) for m in [inf.running] + guarded]),
+      ],
+    },
+
     GPUMemoryExhaustionRisk: mlp {
       family: 'workload',
       severity: 'warning',

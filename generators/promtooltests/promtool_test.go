@@ -193,6 +193,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "gpu_pod:gpu_allocated:share"`,
 		},
 		{
+			name: "a renamed vLLM metric goes unnoticed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "group by (cluster, namespace, pod, model_name) (vllm:kv_cache_usage_perc),",
+			new:         "group by (cluster, namespace, pod, model_name) (vllm:num_requests_running),",
+			wantFailure: "alertname: GPUInferenceMetricMissing",
+		},
+		{
 			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,
 			old:         `owner_kind=~"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet",`,
 			new:         "",

@@ -4,9 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 
@@ -174,5 +176,37 @@ func TestLabelsFollowRecordedRules(t *testing.T) {
 	}
 	if _, open, _ := p.Labels.Expr("some_unknown_metric"); !open {
 		t.Error("an unknown metric's labels are not open")
+	}
+}
+
+// TestNoRuleReadsRawSeriesOverLongRanges: every minute, no rule takes a range of more than an
+// hour over raw series (at 100k GPUs, a day of raw samples per evaluation); longer windows
+// read recorded series (SLO windows sum the shortest window's recorded events).
+func TestNoRuleReadsRawSeriesOverLongRanges(t *testing.T) {
+	p, err := Build(testcatalog.Model(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]bool{}
+	for _, r := range p.Recorded {
+		recorded[r.Name] = true
+	}
+	var exprs []string
+	for _, r := range p.Recorded {
+		exprs = append(exprs, r.Expr)
+	}
+	for _, a := range p.Alerts {
+		exprs = append(exprs, a.Expr)
+	}
+	for _, e := range exprs {
+		n, err := promql.Parse(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+			if c.Kind == promql.Selector && c.Range > time.Hour && !recorded[c.Name] {
+				t.Errorf("%s[%s] reads raw series over more than an hour in %s", c.Name, c.Range, e)
+			}
+		})
 	}
 }
