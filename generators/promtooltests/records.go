@@ -1,6 +1,7 @@
 package promtooltests
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -9,15 +10,17 @@ import (
 )
 
 // recordTests plays the cases of the catalog records that carry their own: one test group per
-// case, so that each case's series are all the rules see.
+// set of input series, so that each case's series are all the rules see; cases on the same
+// series share a group (promtool's cost grows with groups: each evaluates every rule).
 func recordTests(m *model.Model) testFile {
 	f := testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{}}
+	byInput := map[string]int{}
 	for _, key := range model.SortedKeys(m.Records) {
 		name := m.Records[key].Record
 		for _, c := range m.Records[key].Tests {
-			group := testGroup{Name: key + ": " + c.Name, Interval: m.Tests.Interval}
+			var input []series
 			for _, s := range c.Series {
-				group.InputSeries = append(group.InputSeries, series{Series: synth.Series(s.Metric, s.Labels), Values: s.Values})
+				input = append(input, series{Series: synth.Series(s.Metric, s.Labels), Values: s.Values})
 			}
 			// A selector of the record keeps its name; any other expression drops it.
 			metric := ""
@@ -29,8 +32,13 @@ func recordTests(m *model.Model) testFile {
 				t.ExpSamples = append(t.ExpSamples, expSample{Labels: synth.Series(metric, e.Labels), Value: e.Value})
 			}
 			sort.Slice(t.ExpSamples, func(i, j int) bool { return t.ExpSamples[i].Labels < t.ExpSamples[j].Labels })
-			group.ExprTests = []exprTest{t}
-			f.Tests = append(f.Tests, group)
+			signature := fmt.Sprint(input)
+			if i, ok := byInput[signature]; ok {
+				f.Tests[i].ExprTests = append(f.Tests[i].ExprTests, t)
+				continue
+			}
+			byInput[signature] = len(f.Tests)
+			f.Tests = append(f.Tests, testGroup{Name: key + ": " + c.Name, Interval: m.Tests.Interval, InputSeries: input, ExprTests: []exprTest{t}})
 		}
 	}
 	return f
