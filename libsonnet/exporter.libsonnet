@@ -98,7 +98,7 @@
     // (nvidia.com/mig-1g.10gb); under single, nvidia.com/gpu counts them. Capacity and
     // requests read both, so they count slots (a whole GPU or a MIG device) under any strategy.
     migResources: 'nvidia_com_mig_.+',
-    gpuResources:: self.gpuResource + '|' + self.migResources,
+    gpuResources: self.gpuResource + '|' + self.migResources,
   },
 
   // Label names as the series carry them. Derived from `exporter`; override single names here.

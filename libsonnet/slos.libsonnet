@@ -263,7 +263,6 @@ local t = import 'lib/test.libsonnet';
   },
 
   local alertName(n, suffix) = 'SLO' + n + suffix,
-  local percent(x) = std.toString(std.round(x * 1e6) / 1e4),
   local factors(s, suffix) = [tier.factor for tier in s.tiers if tier.alert == suffix],
   local sloAlert(n, suffix) =
     local s = $.slos[n];
@@ -299,7 +298,7 @@ local t = import 'lib/test.libsonnet';
       family: 'slo',
       severity: a.severity,
       runbook: {
-        meaning: 'The SLO ' + n + ' (' + s.description + ') is burning its ' + percent(budget(s)) + ' % error budget at ' + std.join(' or ', [std.toString(f) + 'x' for f in mine]) + ' the rate that would last exactly ' + s.period + ', over both a long and a short window.',
+        meaning: 'The SLO ' + n + ' (' + s.description + ') is burning its ' + e.percent(budget(s)) + ' % error budget at ' + std.join(' or ', [std.toString(f) + 'x' for f in mine]) + ' the rate that would last exactly ' + s.period + ', over both a long and a short window.',
         impact: if a.severity == 'critical' then 'Users see failures now; at this rate the whole budget for ' + s.period + ' is gone within days.' else 'A slow, steady burn: left alone it exhausts the budget before the period ends.',
         queries: [
           { title: "Error ratio over the alert's windows", expr: std.join(' or ', [ratioRecord(w) + sloSel for w in std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers if tier.alert == suffix]))]) },
@@ -322,7 +321,7 @@ local t = import 'lib/test.libsonnet';
         if tier.alert == suffix
       ]),
       summary: 'SLO ' + n + ' is burning its error budget ' + (if a.severity == 'critical' then 'fast.' else 'steadily.'),
-      description: 'SLO ' + n + ' (' + s.description + ') for ' + byText + ': {{ $value | humanizePercentage }} of events failed against a budget of ' + percent(budget(s)) + ' % over ' + s.period + ' (this alert fires at ' + std.join(' and ', [std.toString(f) + 'x' for f in mine]) + ' the sustainable burn rate).',
+      description: 'SLO ' + n + ' (' + s.description + ') for ' + byText + ': {{ $value | humanizePercentage }} of events failed against a budget of ' + e.percent(budget(s)) + ' % over ' + s.period + ' (this alert fires at ' + std.join(' and ', [std.toString(f) + 'x' for f in mine]) + ' the sustainable burn rate).',
       tests: [
         case('burning faster than every tier', true, fires),
         case('within budget', false, 0.2 * budget(s)),

@@ -220,20 +220,16 @@ var disableComment = regexp.MustCompile(`#\s*gpuobs-lint\s+(disable|disable-file
 
 // ValidCheckName reports whether a suppression names a check or an area of checks.
 func ValidCheckName(name string) bool {
-	for _, c := range append(Checks(), namedCheck(ReadCheck), namedCheck(SuppressionCheck)) {
+	if matchesCheck(name, ReadCheck) || matchesCheck(name, SuppressionCheck) {
+		return true
+	}
+	for _, c := range Checks() {
 		if matchesCheck(name, c.Name()) {
 			return true
 		}
 	}
 	return false
 }
-
-// namedCheck stands for a check that problems carry without a Check of its own.
-type namedCheck string
-
-func (c namedCheck) Name() string               { return string(c) }
-func (c namedCheck) Doc() string                { return "" }
-func (c namedCheck) Run(*Inputs, func(Problem)) {}
 
 // CheckSuppressions reports the catalog's lint.disable and lint.ignore entries that name no
 // check, by catalog path.

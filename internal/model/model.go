@@ -218,11 +218,11 @@ type KubeStateMetrics struct {
 	// MIGResources matches the resources of MIG devices under the GPU Operator's mixed
 	// strategy (nvidia_com_mig_1g_10gb, ...).
 	MIGResources string `json:"migResources"`
+	// GPUResources matches every resource a GPU or a MIG device is scheduled as (derived in
+	// the catalog from the two above): capacity and requests count slots, a whole GPU or one
+	// MIG device, whatever the MIG strategy.
+	GPUResources string `json:"gpuResources"`
 }
-
-// GPUResources matches every resource a GPU or a MIG device is scheduled as: capacity and
-// requests count slots (a whole GPU, or one MIG device) whatever the MIG strategy.
-func (k KubeStateMetrics) GPUResources() string { return k.GPUResource + "|" + k.MIGResources }
 
 // Labels are the label names that the scraped series carry.
 type Labels struct {

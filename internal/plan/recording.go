@@ -115,12 +115,12 @@ const (
 func allocationRules(m *model.Model) []Recorded {
 	l, ksm := m.Labels, m.KubeStateMetrics
 	rec := func(level, signal, op string) string { return conventions.RecordName(level, signal, op) }
-	allocatable := fmt.Sprintf(`kube_node_status_allocatable{job="%s", resource=~"%s"}`, ksm.Job, ksm.GPUResources())
+	allocatable := fmt.Sprintf(`kube_node_status_allocatable{job="%s", resource=~"%s"}`, ksm.Job, ksm.GPUResources)
 	// Requests count while the pod is scheduled and Pending or Running: kube-state-metrics
 	// keeps exposing the requests of completed pods.
 	requested := fmt.Sprintf(`kube_pod_container_resource_requests{job="%[1]s", resource=~"%[2]s", %[3]s!=""}
   * on (%[4]s, namespace, pod) group_left ()
-  max by (%[4]s, namespace, pod) (kube_pod_status_phase{job="%[1]s", phase=~"Pending|Running"} == 1)`, ksm.Job, ksm.GPUResources(), l.Node, l.Cluster)
+  max by (%[4]s, namespace, pod) (kube_pod_status_phase{job="%[1]s", phase=~"Pending|Running"} == 1)`, ksm.Job, ksm.GPUResources, l.Node, l.Cluster)
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	out := []Recorded{
 		// Which pod holds which GPU, read once: alerts join it, GPU counts read it.
