@@ -77,7 +77,7 @@ func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, 
 	for _, g := range gpus {
 		for _, name := range fields {
 			f := m.Fields[name]
-			for _, e := range g.Entities(m, f.Entity) {
+			for _, e := range g.SeriesOf(m, name) {
 				if err := s.AddSeries(name, e.Labels, start, step, samples, fieldValues(m, name, f, g, e)); err != nil {
 					return err
 				}

@@ -11,9 +11,11 @@
 // GPUs of SKUs missing from the price table are recorded (cluster:gpu_unpriced:sum) and raise
 // an info alert: they would cost nothing in chargeback.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
-  sharing:: {
+  // How GPUs are shared, for capacity, availability, cost and the namespace rollups.
+  sharing: {
     // The share of its GPU a MIG instance stands for, by GPU_I_PROFILE: compute slices over the
     // GPU's (7 on A100, H100, H200 and B200; 4 on A30), so a 3g+2g+1g+1g layout prices 3/7,
     // 2/7, 1/7 and 1/7. Memory-only variants (+me, .gfx) weigh as their base profile.
@@ -21,6 +23,10 @@ local t = import 'lib/test.libsonnet';
     local fourSlice = ['1g.6gb', '2g.12gb', '4g.24gb'],
     local slices(p) = std.parseInt(std.split(p, 'g')[0]),
     migProfileWeights: { [p]: slices(p) / 7 for p in sevenSlice } + { [p]: slices(p) / 4 for p in fourSlice },
+    // Time-slicing or MPS: the devices the NVIDIA device plugin advertises per GPU (its
+    // sharing config's replicas; 1 without sharing, the GPU Operator's default). Capacity then
+    // counts replicas, and so does availability.
+    replicas: 1,
   },
 
   cost: {
@@ -105,8 +111,9 @@ local t = import 'lib/test.libsonnet';
   } + {
     // The share of a GPU each (GPU or MIG instance, pod) stands for: the instance's weight
     // (1 for a whole GPU, its profile's for a MIG instance, 1/n of the GPU for a profile the
-    // table lacks), split evenly among the pods on it (time-slicing).
-    'gpu_pod:gpu_allocated:share': {
+    // table lacks), split evenly among the pods on it (time-slicing), labelled with the alert
+    // identity and the instance.
+    [names.gpuShare]: {
       family: 'cost',
       comments: [
         'A whole GPU has no GPU_I_ID on either side of on (..., GPU_I_ID): Prometheus matches the missing label as empty,',
@@ -122,7 +129,7 @@ local t = import 'lib/test.libsonnet';
       local weight = '(' + profiled + ' or ' + whole + ' or ' + evenly + ')',
       // Never 0 (a slot that reports has a holder, perhaps no pod); the filter says so to pint.
       local holders = '(count ' + e.by(slot) + ' (group ' + e.by(slot + [ns, l.pod]) + ' (' + h + ')) > 0)',
-      expr: 'sum ' + e.by(id) + ' (group ' + e.by(id + [l.migInstance]) + ' (' + h + ') * ' + e.on(slot) + ' group_left () (' + weight + ' / ' + holders + '))',
+      expr: 'group ' + e.by(id + [l.migInstance]) + ' (' + h + ') * ' + e.on(slot) + ' group_left () (' + weight + ' / ' + holders + ')',
       local shared(pod) = gpu('node-s', 0, a100, ['serving', pod]),
       local layout = [['3g.40gb', 'train-3g'], ['2g.20gb', 'train-2g'], ['1g.10gb', 'infer-a'], ['1g.10gb', 'infer-b']],
       local migGPU(i) = gpu('node-m', 0, h100, ['research', layout[i][1]], i + 1) { [l.migProfile]: layout[i][0] },
@@ -130,22 +137,22 @@ local t = import 'lib/test.libsonnet';
         t.recordCase('a GPU shared by 4 time-sliced pods',
                      [t.series(h, '65x60', shared('llm-' + i)) for i in std.range(0, 3)],
                      [t.sample(shared('llm-' + i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null }, 0.25) for i in std.range(0, 3)],
-                     'gpu_pod:gpu_allocated:share'),
+                     names.gpuShare),
         t.recordCase('a 3g+2g+1g+1g layout',
                      [t.series(h, '65x60', migGPU(i)) for i in std.range(0, 3)],
-                     [t.sample(migGPU(i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null, [l.migInstance]:: null, [l.migProfile]:: null }, t.round3([3, 2, 1, 1][i] / 7)) for i in std.range(0, 3)],
-                     'round(gpu_pod:gpu_allocated:share, 0.001)'),
+                     [t.sample(migGPU(i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null, [l.migProfile]:: null }, t.round3([3, 2, 1, 1][i] / 7)) for i in std.range(0, 3)],
+                     'round(' + names.gpuShare + ', 0.001)'),
       ],
     },
     'namespace:gpu_allocated:sum': {
       family: 'cost',
-      expr: 'sum ' + e.by(perNamespace) + ' (gpu_pod:gpu_allocated:share{' + ns + '!=""})',
+      expr: 'sum ' + e.by(perNamespace) + ' (' + names.gpuShare + '{' + ns + '!=""})',
       tests: check('namespace:gpu_allocated:sum', [t.sample(research { [l.modelName]: h100 }, researchGPUs), t.sample(serving { [l.modelName]: a100 }, 1)]),
     },
     'namespace:gpu_used:sum': {
       family: 'cost',
-      expr: 'sum ' + e.by(perNamespace) + ' (gpu_pod:gpu_allocated:share{' + ns + '!=""} * ' + e.on(id) + ' group_left () '
-            + 'max ' + e.by(id) + ' (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])))',
+      expr: 'sum ' + e.by(perNamespace) + ' (' + names.gpuShare + '{' + ns + '!=""} * ' + e.on(id + [l.migInstance]) + ' group_left () '
+            + 'max ' + e.by(id + [l.migInstance]) + ' (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])))',
       tests: check('namespace:gpu_used:sum', [t.sample(research { [l.modelName]: h100 }, researchUsed), t.sample(serving { [l.modelName]: a100 }, 0.25)]),
     },
     // A partial day: the namespaces held their GPUs for the test's hour only.

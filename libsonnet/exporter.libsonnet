@@ -66,6 +66,14 @@
     xidCountField:: 'DCGM_EXP_XID_ERRORS_COUNT',
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
+    // Whether the exporter runs with --kubernetes-virtual-gpus: a GPU shared by time-slicing or
+    // MPS then has one series per pod (label vgpu, the replica), each a copy of the device's
+    // value, except for perProcessFields, where each pod's series holds its own processes'
+    // value next to the device's series without pod labels. Every per-GPU rollup then reads
+    // one series per GPU or MIG instance (the largest), and namespace rollups weigh each copy
+    // by the pod's share.
+    virtualGPUs: false,
+    perProcessFields: ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED'],
     // Fields your counter file collects beyond the exporter's default set. The default lists
     // what the embedded rules read; lint warns about rules that read a field collected by
     // neither.

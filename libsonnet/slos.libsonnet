@@ -128,7 +128,9 @@ local t = import 'lib/test.libsonnet';
           target: {},
           gpus: capacity - missing,
           value: if bad == 'burst' then null else missing / capacity,
-          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then '25x57 40x3' else capacity + 'x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-0', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
+          // The device plugin advertises its time-slicing replicas of each GPU.
+          local r = $.sharing.replicas,
+          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then (25 * r) + 'x57 ' + (40 * r) + 'x3' else (capacity * r) + 'x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-0', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
         },
     },
   },
@@ -214,11 +216,14 @@ local t = import 'lib/test.libsonnet';
       ],
       local fatal = $.xid.fatal + $.xid.fellOffBus,
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
-      // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU.
-      expr: 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + $.exporter.healthField + ')'
-            + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
-            + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
-            + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
+      // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU, times the
+      // device plugin's time-slicing replicas.
+      local replicas = $.sharing.replicas,
+      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + $.exporter.healthField + ')'
+                    + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
+                    + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
+                    + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
+      expr: if replicas == 1 then slots else replicas + ' * ' + slots,
       // Six GPUs, three healthy: one reported fatal XID 48 in the event window, one an
       // application XID 13 (healthy), one logged a double-bit ECC error, one ran out of spare
       // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU
@@ -234,7 +239,7 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=1)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
-      ], [t.sample({ [l.cluster]: 'prod' }, 4)], 'cluster:gpu_healthy:count')],
+      ], [t.sample({ [l.cluster]: 'prod' }, 4 * replicas)], 'cluster:gpu_healthy:count')],
     },
     'cluster:gpu_unavailable:count': {
       family: 'slo',
@@ -245,8 +250,9 @@ local t = import 'lib/test.libsonnet';
       expr: 'cluster:gpu_unavailable:count / cluster:kube_gpu_capacity:sum',
       // Two nodes of two GPUs at 7 MIG devices each: under the single strategy nvidia.com/gpu
       // counts the 14 devices, under mixed they are nvidia.com/mig-1g.10gb; one device of the
-      // mixed node does not report: 1 of 28 slots is unavailable.
-      local capacity(node, resource, n) = t.series('kube_node_status_capacity', n + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
+      // mixed node does not report: 1 of 28 slots is unavailable. Time-slicing replicates every
+      // slot in capacity and in the healthy count alike.
+      local capacity(node, resource, n) = t.series('kube_node_status_capacity', (n * $.sharing.replicas) + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
       local slots(node, missing=null) = [t.series($.exporter.healthField, '60x60', t.gpu(l, node, i, mig=m)) for i in [0, 1] for m in std.range(1, 7) if [i, m] != missing],
       tests: [t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [
         capacity('single-node', $.kubeStateMetrics.gpuResource, 14),

@@ -53,11 +53,12 @@ func replaceIn(t *testing.T, path, old, new string) {
 // TestGeneratedTestsPassForEveryExporterProfile runs the generated promtool tests, on series
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
-// with honorLabels: false and other thresholds, and the small fixture catalog (4.8.2 is the
+// with honorLabels: false and other thresholds, GPUs time-sliced and copied per pod by the
+// exporter's virtual-GPU mode, and the small fixture catalog (4.8.2 is the
 // embedded catalog, which make test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet"} {
+	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "testdata/virtual-gpus.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet"} {
 		t.Run(filepath.Base(config), func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, config)
@@ -77,6 +78,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, file, testFile, old, new, wantFailure string
+		config                                      string // the catalog; the embedded one when empty
 	}{
 		{
 			name: "MIG instances summed", file: "rules/recording.yaml", testFile: RecordingFile,
@@ -230,14 +232,38 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "MIG instance priced as a whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
-			old:         "group_left ()\n                            mig_profile:gpu_share:ratio\n",
-			new:         "group_left ()\n                            (mig_profile:gpu_share:ratio * 0 + 1)\n",
+			old:         "group_left ()\n                          mig_profile:gpu_share:ratio\n",
+			new:         "group_left ()\n                          (mig_profile:gpu_share:ratio * 0 + 1)\n",
 			wantFailure: `expr: "round(gpu_pod:gpu_allocated:share, 0.001)"`,
+		},
+		{
+			name: "a 1g MIG instance weighs like a whole GPU in a namespace average", file: "rules/recording.yaml", testFile: RecordingFile,
+			old:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                gpu_pod:gpu_allocated:share\n            )\n          /\n            sum by (cluster, namespace) (\n                gpu_pod:gpu_allocated:share\n",
+			new:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                (gpu_pod:gpu_allocated:share > bool 0)\n            )\n          /\n            sum by (cluster, namespace) (\n                (gpu_pod:gpu_allocated:share > bool 0)\n",
+			wantFailure: `expr: "namespace:dcgm_sm_active:avg"`,
+		},
+		{
+			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: RecordingFile, config: "testdata/virtual-gpus.jsonnet",
+			old:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n",
+			new:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n",
+			wantFailure: `expr: "namespace:dcgm_power_usage:sum"`,
+		},
+		{
+			name: "a time-sliced GPU's framebuffer summed with its pods' parts", file: "rules/recording.yaml", testFile: RecordingFile, config: "testdata/virtual-gpus.jsonnet",
+			old:         "max by (cluster, Hostname, gpu, UUID, modelName, GPU_I_ID) (DCGM_FI_DEV_FB_USED)",
+			new:         "sum by (cluster, Hostname, gpu, UUID, modelName, GPU_I_ID) (DCGM_FI_DEV_FB_USED)",
+			wantFailure: `expr: "node:dcgm_fb_used:sum"`,
+		},
+		{
+			name: "healthy GPUs counted once against capacity in time-sliced replicas", file: "rules/recording.yaml", testFile: RecordsFile, config: "testdata/virtual-gpus.jsonnet",
+			old:         "expr: |2-\n            2\n          *\n            count by (cluster)",
+			new:         "expr: |2-\n            1\n          *\n            count by (cluster)",
+			wantFailure: `expr: "cluster:gpu_healthy:count"`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := generateInto(t, "")
+			dir := generateInto(t, c.config)
 			replaceIn(t, filepath.Join(dir, c.file), c.old, c.new)
 			out, err := promtool(t, dir, "test", c.testFile)
 			if err == nil {

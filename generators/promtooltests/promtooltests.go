@@ -92,7 +92,7 @@ func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReaso
 	}
 	for _, name := range model.SortedKeys(names) {
 		f := m.Fields[name]
-		for _, e := range g.Entities(m, f.Entity) {
+		for _, e := range g.SeriesOf(m, name) {
 			values := constant(synth.GaugeValue(f, g, e), steps)
 			if f.Kind == model.KindCounter {
 				inc := synth.CounterIncrease(f, g, e)
@@ -109,7 +109,7 @@ func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReaso
 	if reasons < 0 {
 		reasons = synth.ThrottleReasons(g)
 	}
-	for _, e := range g.Entities(m, m.Fields[bitmask].Entity) {
+	for _, e := range g.SeriesOf(m, bitmask) {
 		out = append(out, series{Series: synth.Series(bitmask, e.Labels), Values: constant(float64(reasons), steps)})
 	}
 	return out

@@ -1,6 +1,7 @@
 package promtooltests
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -17,10 +18,16 @@ type kubePod struct {
 }
 
 // recordingFleet is a small fleet of two clusters: whole GPUs held by pods, an idle GPU and a
-// MIG GPU whose two instances belong to two namespaces.
-func recordingFleet() []synth.GPU {
+// MIG GPU whose two instances belong to two namespaces; where the device plugin time-slices
+// (sharing.replicas), a GPU that pods of two namespaces share.
+func recordingFleet(m *model.Model) []synth.GPU {
 	pod := func(ns, name string) *synth.Pod { return &synth.Pod{Namespace: ns, Name: name, Container: "main"} }
-	return []synth.GPU{
+	var shared []synth.GPU
+	if m.Sharing.Replicas > 1 {
+		shared = append(shared, synth.GPU{Cluster: "prod-b", Host: "host-b2", Instance: "10.0.2.2:9400", Index: 0, Seq: 6, Model: synth.ModelName,
+			Pod: pod("team-a", "notebook-1"), Shared: []*synth.Pod{pod("team-b", "notebook-2")}})
+	}
+	return append(shared, []synth.GPU{
 		{Cluster: "prod-a", Host: "host-a1", Instance: "10.0.1.1:9400", Index: 0, Seq: 0, Model: synth.ModelName, Pod: pod("team-a", "train-0")},
 		{Cluster: "prod-a", Host: "host-a1", Instance: "10.0.1.1:9400", Index: 1, Seq: 1, Model: synth.ModelName},
 		{Cluster: "prod-a", Host: "host-a2", Instance: "10.0.1.2:9400", Index: 0, Seq: 2, Model: synth.ModelName,
@@ -28,7 +35,7 @@ func recordingFleet() []synth.GPU {
 		{Cluster: "prod-a", Host: "host-a2", Instance: "10.0.1.2:9400", Index: 1, Seq: 3, Model: synth.ModelName, Pod: pod("team-b", "train-1")},
 		{Cluster: "prod-b", Host: "host-b1", Instance: "10.0.2.1:9400", Index: 0, Seq: 4, Model: synth.ModelName, Pod: pod("team-a", "train-2")},
 		{Cluster: "prod-b", Host: "host-b1", Instance: "10.0.2.1:9400", Index: 1, Seq: 5, Model: synth.ModelName, Pod: pod("team-b", "notebook-0")},
-	}
+	}...)
 }
 
 // kubePods are the fleet's pods plus the ones whose requests must not count: a completed pod
@@ -58,7 +65,7 @@ var podPhases = []string{"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 func kubeSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []series {
 	ksm := m.KubeStateMetrics
 	var out []series
-	for _, n := range nodes(fleet) {
+	for _, n := range nodes(m, fleet) {
 		base := synth.Labels{m.Labels.Cluster: n.cluster, "job": ksm.Job, m.Labels.Node: n.host}
 		out = append(out,
 			series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": ksm.GPUResource, "unit": "integer"})), Values: constant(float64(n.slots), steps)},
@@ -88,7 +95,7 @@ type node struct {
 	slots         int
 }
 
-func nodes(fleet []synth.GPU) []node {
+func nodes(m *model.Model, fleet []synth.GPU) []node {
 	var out []node
 	index := map[string]int{}
 	for _, g := range fleet {
@@ -99,7 +106,7 @@ func nodes(fleet []synth.GPU) []node {
 			index[key] = i
 			out = append(out, node{cluster: g.Cluster, host: g.Host})
 		}
-		out[i].slots += g.Slots()
+		out[i].slots += g.Slots(m)
 	}
 	return out
 }
@@ -108,7 +115,7 @@ func nodes(fleet []synth.GPU) []node {
 // of what the rule means (see expectedSamples).
 func recordingTests(p *plan.Plan, steps int) testFile {
 	m := p.Model
-	fleet := recordingFleet()
+	fleet := recordingFleet(m)
 	pods := kubePods(fleet)
 	group := testGroup{Name: "recording rules on a two-cluster fleet with MIG and idle GPUs", Interval: m.Tests.Interval}
 	seenUp := map[string]bool{}
@@ -197,13 +204,16 @@ func combiner(rollup string) func([]float64) float64 {
 	}
 }
 
-// signalSamples models a signal rule: per entity the field's value (a counter's per-second
-// increase, a throttle flag decoded with bit operations); per GPU one value, where a
-// device-level value repeated on MIG instances counts once and MIG-native values combine by
-// the rollup; each level combines the GPUs it holds by the rule's operation (averages over
-// GPUs, never over averages); namespaces combine pod-attributed series, whole GPUs only for
-// repeated values. A counter's per-GPU record holds its level at the evaluation time, after
-// steps increases.
+// signalSamples models a signal rule: per series the field's value (a counter's per-second
+// increase, a throttle flag decoded with bit operations); per GPU one value, where the series
+// of one GPU or MIG instance (copies for the pods of a shared GPU, or a device's value next to
+// its pods' parts) count once, by the largest, a device-level value repeated on MIG instances
+// counts once and MIG-native values combine by the rollup; each level combines the GPUs it
+// holds by the rule's operation (averages over GPUs, never over averages). A namespace
+// combines its pods' series weighed by their share of the GPU: a weighted average, a sum of
+// shares of a value repeated for every instance or pod of a GPU, or a sum of the series' own
+// values. A counter's per-GPU record holds its level at the evaluation time, after steps
+// increases.
 func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded, steps int) []sample {
 	s := *r.Signal
 	f := m.Fields[s.Field]
@@ -225,39 +235,75 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded, steps int
 			return synth.GaugeValue(f, g, e)
 		}
 	}
-	l := m.Labels
+	if r.Level == conventions.LevelNamespace {
+		return namespaceSamples(m, fleet, s.Field, r.Op, value)
+	}
 	var grouped groups
 	for _, g := range fleet {
-		entities := g.Entities(m, f.Entity)
-		if len(entities) == 0 {
+		series := g.SeriesOf(m, s.Field)
+		if len(series) == 0 {
 			continue
 		}
-		if r.Level == conventions.LevelNamespace {
-			for _, e := range entities {
-				if e.Labels[l.Namespace] == "" || (f.Entity == model.EntityMIGRepeated && e.MIG != nil) {
-					continue
-				}
-				grouped.add(e.Labels.Project([]string{l.Cluster, l.Namespace}), value(g, e))
+		var slots []float64
+		slotOf := map[int]int{}
+		for _, e := range series {
+			id := 0
+			if e.MIG != nil {
+				id = e.MIG.ID
 			}
-			continue
+			i, seen := slotOf[id]
+			if !seen {
+				slotOf[id], slots = len(slots), append(slots, value(g, e))
+				continue
+			}
+			slots[i] = max(slots[i], value(g, e))
 		}
-		perEntity := make([]float64, len(entities))
-		for i, e := range entities {
-			perEntity[i] = value(g, e)
-		}
-		gpuValue := perEntity[0]
+		gpuValue := slots[0]
 		if f.Entity != model.EntityMIGRepeated {
-			gpuValue = combine(perEntity)
+			gpuValue = combine(slots)
 		}
 		keep := map[string][]string{
 			conventions.LevelGPU:     m.Identity.GPU,
-			conventions.LevelNode:    {l.Cluster, l.Host},
-			conventions.LevelCluster: {l.Cluster},
+			conventions.LevelNode:    {m.Labels.Cluster, m.Labels.Host},
+			conventions.LevelCluster: {m.Labels.Cluster},
 			conventions.LevelFleet:   {},
 		}[r.Level]
-		grouped.add(entities[0].Labels.Project(keep), gpuValue)
+		grouped.add(series[0].Labels.Project(keep), gpuValue)
 	}
 	return grouped.samples(combineLevel)
+}
+
+// namespaceSamples models a namespace rollup over the pod-attributed series of a field.
+func namespaceSamples(m *model.Model, fleet []synth.GPU, field, op string, value func(synth.GPU, synth.Entity) float64) []sample {
+	l := m.Labels
+	repeated := m.Fields[field].Entity == model.EntityMIGRepeated ||
+		(m.Exporter.VirtualGPUs && !slices.Contains(m.Exporter.PerProcessFields, field))
+	var weighted, shares groups
+	for _, g := range fleet {
+		for _, e := range g.SeriesOf(m, field) {
+			if e.Labels[l.Namespace] == "" {
+				continue
+			}
+			key, v, share := e.Labels.Project([]string{l.Cluster, l.Namespace}), value(g, e), g.Share(m, e)
+			switch {
+			case op == "avg":
+				weighted.add(key, v*share)
+				shares.add(key, share)
+			case op == "sum" && repeated:
+				weighted.add(key, v*share)
+			default:
+				weighted.add(key, v)
+			}
+		}
+	}
+	if op != "avg" {
+		return weighted.samples(combiner(op))
+	}
+	out := weighted.samples(combiner("sum"))
+	for i, total := range shares.samples(combiner("sum")) {
+		out[i].value /= total.value
+	}
+	return out
 }
 
 // allocationSamples models the allocation rules from the pods and nodes themselves.
@@ -272,7 +318,7 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 	sum := combiner("sum")
 	allocatable := func() []sample {
 		var gs groups
-		for _, n := range nodes(fleet) {
+		for _, n := range nodes(m, fleet) {
 			gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), float64(n.slots))
 		}
 		return gs.samples(sum)

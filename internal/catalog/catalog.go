@@ -259,6 +259,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"tests":            func(r json.RawMessage) { d.strict("tests", r, &m.Tests) },
 		"slos":             func(r json.RawMessage) { m.SLOs = entries[model.SLO](d, "slos", r) },
 		"cost":             func(r json.RawMessage) { d.strict("cost", r, &m.Cost) },
+		"sharing":          func(r json.RawMessage) { d.strict("sharing", r, &m.Sharing) },
 		"release":          func(r json.RawMessage) { d.strict("release", r, &m.Release) },
 		"dashboards":       func(r json.RawMessage) { m.Dashboards = entries[model.Dashboard](d, "dashboards", r) },
 		"alertmanager":     func(r json.RawMessage) { d.strict("alertmanager", r, &m.Alertmanager) },

@@ -22,6 +22,7 @@ local names = import 'lib/names.libsonnet';
   throttle: { [r]: names.gpuThrottle(r) for r in std.objectFields(gpuobs.throttleReasons) },
   rateWindow: gpuobs.recording.rateWindow,
   gpuInfo: names.gpuInfo,
+  gpuShare: names.gpuShare,
 }`
 	path := filepath.Join(t.TempDir(), "names.jsonnet")
 	if err := os.WriteFile(path, []byte(snippet), 0o644); err != nil {
@@ -33,7 +34,7 @@ local names = import 'lib/names.libsonnet';
 	}
 	var got struct {
 		Signals, Rates, Counters, Throttle map[string]string
-		RateWindow, GPUInfo                string
+		RateWindow, GPUInfo, GPUShare      string
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -55,6 +56,9 @@ local names = import 'lib/names.libsonnet';
 	}
 	if got.GPUInfo != conventions.GPUInfo {
 		t.Errorf("gpuInfo = %s, Go names it %s", got.GPUInfo, conventions.GPUInfo)
+	}
+	if got.GPUShare != conventions.GPUShare {
+		t.Errorf("gpuShare = %s, Go names it %s", got.GPUShare, conventions.GPUShare)
 	}
 	for reason, name := range got.Throttle {
 		if want := conventions.RecordName(conventions.LevelGPU, conventions.ThrottleSignalName(reason), "max"); name != want {

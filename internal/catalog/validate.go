@@ -47,6 +47,7 @@ func validate(m *model.Model) Problems {
 	v.records(m)
 	v.slos(m)
 	v.cost(m)
+	v.sharing(m)
 	v.runbooks(m)
 	v.alertmanager(m)
 	v.lint(m)
@@ -403,6 +404,36 @@ func (v *validator) cost(m *model.Model) {
 	for _, sku := range model.SortedKeys(m.Cost.GPUHourly) {
 		if price := m.Cost.GPUHourly[sku]; price <= 0 {
 			v.add("cost.gpuHourly."+sku, "is %g; a GPU-hour price is positive", price)
+		}
+	}
+}
+
+// sharing checks the sharing settings and that every namespace rollup can attribute its field
+// under the exporter's virtual-GPU mode: a MIG-native value copied to every pod of an instance
+// has no share to divide it by.
+func (v *validator) sharing(m *model.Model) {
+	if m.Sharing.Replicas < 1 {
+		v.add("sharing.replicas", "is %d; want 1 without time-slicing or MPS, else the device plugin's replicas", m.Sharing.Replicas)
+	}
+	for _, p := range model.SortedKeys(m.Sharing.MIGProfileWeights) {
+		if w := m.Sharing.MIGProfileWeights[p]; w <= 0 || w > 1 {
+			v.add("sharing.migProfileWeights."+p, "is %g; a MIG instance's share of its GPU is above 0 and at most 1", w)
+		}
+	}
+	perProcess := map[string]bool{}
+	for i, name := range m.Exporter.PerProcessFields {
+		perProcess[name] = true
+		if _, ok := m.Fields[name]; !ok {
+			v.add(fmt.Sprintf("exporter.perProcessFields[%d]", i), "names field %q, which is not in fields", name)
+		}
+	}
+	if !m.Exporter.VirtualGPUs {
+		return
+	}
+	for _, name := range model.SortedKeys(m.Fields) {
+		f := m.Fields[name]
+		if f.ByNamespace && f.Rollup == model.RollupSum && f.Entity == model.EntityMIGNative && !perProcess[name] {
+			v.add("fields."+name+".byNamespace", "with exporter.virtualGPUs the exporter copies this MIG instance's value to every pod on it, so no namespace sum can attribute it; set byNamespace to false, or list the field in exporter.perProcessFields if the exporter reports it per process")
 		}
 	}
 }

@@ -55,6 +55,10 @@ func ThrottleSignalName(reason string) string { return "dcgm_clock_throttle_" + 
 // labelled with the alert identity; value 1.
 var GPUInfo = RecordName(LevelGPUPod, "dcgm_gpu_info", "group")
 
+// GPUShare is the recorded share of a GPU that each pod holds on each GPU or MIG instance (a
+// catalog record, cost.libsonnet): namespace rollups weigh each series by it.
+var GPUShare = RecordName(LevelGPUPod, "gpu_allocated", "share")
+
 // GPUCounter names the per-GPU record of a counter signal: the largest of the GPU's series,
 // whatever their pod or target labels.
 func GPUCounter(signal string) string { return RecordName(LevelGPU, signal, "max") }

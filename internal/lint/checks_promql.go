@@ -202,11 +202,16 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 		// Walk outwards. The right side of "and"/"unless" only filters: its samples are never
 		// summed. An aggregation that drops the instance label with max, min, avg or group
 		// collapses the repeated values, which makes later sums safe; one that groups by the
-		// instance label on purpose works per instance. A sum or count that drops the instance
-		// label before either counts the GPU once per instance.
+		// instance label on purpose works per instance. A product matched on the instance label
+		// weighs each instance's copy by a share of its own (gpuobs' namespace rollups split a
+		// GPU's power by the shares of its instances). A sum or count that drops the instance
+		// label before any of these counts the GPU once per instance.
 		for i := len(up) - 1; i >= 0; i-- {
 			a := up[i]
 			if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && inRHS(a, up, i, n) {
+				return
+			}
+			if a.Kind == promql.Binary && a.Name == "*" && a.On && slices.Contains(a.MatchOn, l.MIGInstance) {
 				return
 			}
 			if a.Kind != promql.Aggregate {

@@ -128,7 +128,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			}
 			kept := false
 			for _, reader := range readers[r.Record] {
-				if in.outputLabels(reader.Expr.Node).MayHave(name) {
+				if in.outputLabels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
 					kept = true
 				}
 			}
@@ -317,4 +317,16 @@ func (namingAlert) Doc() string {
 func (namingAlert) Run(in *Inputs, report func(Problem)) {
 	pattern := policyPattern(in.Model.Lint.Policy.AlertNames)
 	in.Rules(func(r *Rule) { checkName(r, r.Alert, conventions.CheckAlertName, pattern, report) })
+}
+
+// matchesOn reports whether an expression matches series on a label (on (...) of a binary
+// operation): a reader that joins on a label needs it even when its result drops it.
+func matchesOn(expr *promql.Node, label string) bool {
+	found := false
+	promql.Walk(expr, func(n *promql.Node, _ []*promql.Node) {
+		if n.Kind == promql.Binary && n.On && slices.Contains(n.MatchOn, label) {
+			found = true
+		}
+	})
+	return found
 }

@@ -28,6 +28,7 @@ type Model struct {
 	Tests            Tests                     `json:"tests"`
 	SLOs             map[string]SLO            `json:"slos"`
 	Cost             Cost                      `json:"cost"`
+	Sharing          Sharing                   `json:"sharing"`
 	Release          Release                   `json:"release"`
 	Dashboards       map[string]Dashboard      `json:"dashboards"`
 	Alertmanager     Alertmanager              `json:"alertmanager"`
@@ -120,6 +121,14 @@ type Cost struct {
 	TeamLabel string `json:"teamLabel"`
 }
 
+// Sharing is how GPUs are shared among pods: MIG instances and time-slicing or MPS replicas.
+type Sharing struct {
+	// MIGProfileWeights is the share of its GPU a MIG instance stands for, by GPU_I_PROFILE.
+	MIGProfileWeights map[string]float64 `json:"migProfileWeights"`
+	// Replicas is how many devices the device plugin advertises per GPU (time-slicing, MPS).
+	Replicas int `json:"replicas"`
+}
+
 // Release names the deployment label that tells canary from baseline series.
 type Release struct {
 	Label    string `json:"label"`
@@ -201,6 +210,11 @@ type Exporter struct {
 	HonorLabels          bool   `json:"honorLabels"`
 	ThrottleReasonsField string `json:"throttleReasonsField"`
 	HealthField          string `json:"healthField"`
+	// VirtualGPUs is dcgm-exporter's --kubernetes-virtual-gpus: a shared GPU's series are
+	// copied per pod, except PerProcessFields, where each pod reports its own processes'
+	// value next to the device's series.
+	VirtualGPUs      bool     `json:"virtualGPUs"`
+	PerProcessFields []string `json:"perProcessFields"`
 	// ExtraCounters are the fields the counter file collects beyond the default set.
 	ExtraCounters []string `json:"extraCounters"`
 	// FieldNames renames catalog fields to the names the exporter exports (dcgm-exporter

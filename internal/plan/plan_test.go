@@ -14,8 +14,9 @@ import (
 
 // TestRepeatedFieldsAreNeverSummedPerGPU checks the MIG rule structurally: wherever a rule
 // sums, averages or counts a device-level field that is repeated on every MIG instance, the
-// instances collapse per GPU with max first, and namespace rollups of such fields read whole
-// GPUs only. (The promtool recording tests check the values on a MIG GPU.)
+// instances collapse per GPU with max first, and namespace rollups of such fields weigh each
+// instance's copy by its pod's share of the GPU, matched on the instance. (The promtool
+// recording tests check the values on a MIG GPU.)
 func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 	m := testcatalog.Model(t, "")
 	p, err := Build(m)
@@ -33,7 +34,7 @@ func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 		}
 		checked++
 		if r.Level == conventions.LevelNamespace {
-			if !strings.Contains(r.Expr, m.Labels.MIGInstance+`=""`) {
+			if !strings.Contains(r.Expr, m.Labels.MIGInstance+", "+m.Labels.Namespace+", "+m.Labels.Pod+") group_left () "+conventions.GPUShare) {
 				t.Errorf("%s attributes a repeated field of MIG instances: %s", r.Name, r.Expr)
 			}
 		} else if !strings.Contains(r.Expr, collapse) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -52,7 +53,7 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 		return Recorded{Name: name(level, op), Expr: expr, Family: s.Family, Level: level, Op: op, Signal: &sig}
 	}
 	var out []Recorded
-	perGPUExpr := fmt.Sprintf("%s %s (%s)", gpuAgg, by(m.Identity.GPU...), s.source(window))
+	perGPUExpr := s.perGPU(m, window)
 	if s.Rollup == model.RollupRate {
 		// A GPU's series change identity whenever its pod exits, the exporter restarts or a MIG
 		// layout changes, and an increment in the first sample of a new series is invisible to
@@ -87,16 +88,38 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 		)
 	}
 	if s.ByNamespace {
-		// Namespace attribution reads the pod-attributed raw series. A device-level value
-		// repeated on every MIG instance would count once per instance, so only whole GPUs
-		// count there.
-		matchers := []string{fmt.Sprintf(`%s!=""`, l.Namespace)}
-		if s.Entity == model.EntityMIGRepeated {
-			matchers = append(matchers, fmt.Sprintf(`%s=""`, l.MIGInstance))
+		r := rule(conventions.LevelNamespace, upAgg, namespaceRollup(m, s, window))
+		if strings.Contains(r.Expr, conventions.GPUShare) {
+			r.Comments = []string{
+				"Reads the GPU shares of the cost group: at most one evaluation interval behind; a share changes only when a pod starts or stops.",
+				"pint disable rule/dependency",
+			}
 		}
-		out = append(out, rule(conventions.LevelNamespace, upAgg, fmt.Sprintf("%s %s (%s)", upAgg, by(l.Cluster, l.Namespace), s.source(window, matchers...))))
+		out = append(out, r)
 	}
 	return out
+}
+
+// namespaceRollup attributes a signal to namespaces over its pod-attributed series, each
+// weighed by the pod's share of its GPU (conventions.GPUShare): an average weighs a 1g MIG
+// instance a seventh of a whole GPU and a time-sliced pod by its part; a sum splits a value
+// repeated for every MIG instance or pod of a GPU by their shares, and takes a value of the
+// series' own (a MIG instance's framebuffer, a pod's processes' under virtual GPUs) as it is.
+func namespaceRollup(m *model.Model, s Signal, window string) string {
+	l := m.Labels
+	attributed := s.source(window, fmt.Sprintf(`%s!=""`, l.Namespace))
+	slotPod := append(slices.Clone(m.Identity.GPUJoin), l.MIGInstance, l.Namespace, l.Pod)
+	on := "on (" + strings.Join(slotPod, ", ") + ")"
+	weighted := fmt.Sprintf("%s * %s group_left () %s", attributed, on, conventions.GPUShare)
+	perNamespace := by(l.Cluster, l.Namespace)
+	switch agg := s.upAggregation(); {
+	case agg == "avg":
+		return fmt.Sprintf("sum %[1]s (%[2]s) / sum %[1]s (%[3]s and %[4]s %[5]s)", perNamespace, weighted, conventions.GPUShare, on, attributed)
+	case agg == "sum" && s.copiedToPods():
+		return fmt.Sprintf("sum %s (%s)", perNamespace, weighted)
+	default:
+		return fmt.Sprintf("%s %s (%s)", agg, perNamespace, attributed)
+	}
 }
 
 // Allocation signal names, shared with the tests that check them.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -24,6 +25,12 @@ type Signal struct {
 	ThrottleBits []int
 	// ByNamespace adds a namespace rollup over pod-attributed series.
 	ByNamespace bool
+	// Copied is set when the exporter copies a shared GPU's series to every pod on it
+	// (exporter.virtualGPUs): the series of one GPU or MIG instance then repeat its value.
+	Copied bool
+	// PerProcess is set when, under virtual GPUs, each pod's series holds its own processes'
+	// value instead of a copy, next to the device's series without pod labels.
+	PerProcess bool
 }
 
 // Signals derives the recorded signals from the catalog: every field with a rollup, and one
@@ -45,7 +52,10 @@ func Signals(m *model.Model) []Signal {
 		if old, ok := catalogName[name]; ok {
 			named = old
 		}
-		out = append(out, Signal{Name: conventions.SignalName(named), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup, ByNamespace: f.ByNamespace})
+		out = append(out, Signal{
+			Name: conventions.SignalName(named), Family: f.Family, Field: name, Entity: f.Entity, Rollup: f.Rollup, ByNamespace: f.ByNamespace,
+			Copied: m.Exporter.VirtualGPUs, PerProcess: m.Exporter.VirtualGPUs && slices.Contains(m.Exporter.PerProcessFields, name),
+		})
 	}
 	bitmask := m.Fields[m.Exporter.ThrottleReasonsField]
 	for _, reason := range model.SortedKeys(m.ThrottleReasons) {
@@ -56,6 +66,7 @@ func Signals(m *model.Model) []Signal {
 			Entity:       bitmask.Entity,
 			Rollup:       model.RollupSum,
 			ThrottleBits: m.ThrottleReasons[reason].Bits,
+			Copied:       m.Exporter.VirtualGPUs,
 		})
 	}
 	return out
@@ -82,19 +93,42 @@ func (s Signal) source(rateWindow string, matchers ...string) string {
 }
 
 // gpuAggregation collapses the series of one GPU into one: device-level values repeated on
-// every MIG instance are deduplicated with max, never summed.
+// every MIG instance, or copied to every pod of a shared GPU, are deduplicated with max, never
+// summed.
 func (s Signal) gpuAggregation() string {
-	if s.Entity == model.EntityMIGRepeated {
+	if s.Entity == model.EntityMIGRepeated || (s.Copied && s.Entity != model.EntityMIGNative) {
 		return "max"
 	}
 	return s.upAggregation()
 }
 
+// perGPU is the expression of the signal's value per GPU (labels: the GPU identity), from the
+// raw series. A MIG instance's series copied to the pods sharing it collapse first, to the
+// largest: the copies are equal, and the device's own series holds at least any one pod's part.
+func (s Signal) perGPU(m *model.Model, rateWindow string) string {
+	src := s.source(rateWindow)
+	if s.Copied && s.Entity == model.EntityMIGNative {
+		src = fmt.Sprintf("max %s (%s)", by(append(slices.Clone(m.Identity.GPU), m.Labels.MIGInstance)...), src)
+	}
+	return fmt.Sprintf("%s %s (%s)", s.gpuAggregation(), by(m.Identity.GPU...), src)
+}
+
+// copiedToPods reports whether each pod-attributed series of the signal repeats a value of the
+// whole GPU (a device-level value on every MIG instance, or a copy per pod of a shared GPU), so
+// that a namespace sum must split it by the pods' shares.
+func (s Signal) copiedToPods() bool {
+	return s.Entity == model.EntityMIGRepeated || (s.Copied && !s.PerProcess)
+}
+
 // needsCollapse reports whether the series of one GPU must be combined before GPUs are
 // combined. A value repeated on every MIG instance must count once per GPU, unless only the
 // maximum is taken; an average over GPUs needs each GPU's own average of its MIG instances
-// first. Otherwise combining the raw series directly gives the same result, for less work.
+// first. Series copied to the pods of a shared GPU always collapse first. Otherwise combining
+// the raw series directly gives the same result, for less work.
 func (s Signal) needsCollapse() bool {
+	if s.Copied {
+		return true
+	}
 	switch s.Entity {
 	case model.EntityMIGRepeated:
 		return s.upAggregation() != "max"

@@ -5,6 +5,7 @@ package synth
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,6 +86,10 @@ type GPU struct {
 	// Driver is the driver version; DriverVersion when empty.
 	Driver string
 	Pod    *Pod
+	// Shared are the pods that time-slice the whole GPU with Pod (the device plugin's
+	// replicas). The exporter attributes the GPU to Pod alone, unless it runs with
+	// --kubernetes-virtual-gpus (exporter.virtualGPUs): then every pod gets its series.
+	Shared []*Pod
 	MIG    []MIGInstance
 }
 
@@ -100,12 +105,13 @@ func (g GPU) UUID() string {
 	return fmt.Sprintf("GPU-%08x-%04x-4%03x-8000-%012x", uint32(g.Seq)*2654435761, g.Seq&0xffff, g.Seq&0xfff, g.Seq)
 }
 
-// Slots is how many schedulable GPU resources the GPU offers: its MIG instances, or one.
-func (g GPU) Slots() int {
+// Slots is how many schedulable GPU resources the GPU offers: its MIG instances, or one,
+// times the device plugin's time-slicing replicas.
+func (g GPU) Slots(m *model.Model) int {
 	if len(g.MIG) > 0 {
-		return len(g.MIG)
+		return len(g.MIG) * m.Sharing.Replicas
 	}
-	return 1
+	return m.Sharing.Replicas
 }
 
 // base holds the labels every series of the GPU carries.
@@ -139,19 +145,36 @@ func withPod(m *model.Model, l Labels, p *Pod) Labels {
 	return l.With(map[string]string{m.Labels.Namespace: p.Namespace, m.Labels.Pod: p.Name, m.Labels.Container: p.Container})
 }
 
-// Entity is one reporting entity of a GPU: the whole GPU, or one MIG instance.
+// Entity is one reporting entity of a GPU: the whole GPU, or one MIG instance, as one pod
+// sees it when the exporter copies a shared GPU's series to every pod.
 type Entity struct {
 	Labels Labels
 	// MIG is the instance, or nil for a whole GPU.
 	MIG *MIGInstance
+	// Part is the part of the device's value the series holds: 1, or 1/n for the series of
+	// one of n pods that reports its own processes' value (a per-process field under virtual
+	// GPUs).
+	Part float64
+	// Holders is how many pods' series report this GPU or instance.
+	Holders int
 }
 
 // Entities returns the series label sets that a field of the given entity level has on this
-// GPU: one for a whole GPU; one per instance on a MIG GPU; none for GPU-only fields on MIG.
+// GPU: one for a whole GPU (one per pod when the exporter copies a time-sliced GPU to each of
+// its pods); one per instance on a MIG GPU; none for GPU-only fields on MIG.
 func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	base := g.base(m)
 	if len(g.MIG) == 0 {
-		return []Entity{{Labels: withPod(m, base, g.Pod)}}
+		if !m.Exporter.VirtualGPUs || len(g.Shared) == 0 {
+			return []Entity{{Labels: withPod(m, base, g.Pod), Part: 1, Holders: 1}}
+		}
+		pods := g.Pods()
+		out := make([]Entity, len(pods))
+		for i, p := range pods {
+			// dcgm-exporter's label for the replica a pod was given.
+			out[i] = Entity{Labels: withPod(m, base, p).With(map[string]string{"vgpu": fmt.Sprint(i)}), Part: 1, Holders: len(pods)}
+		}
+		return out
 	}
 	if entity == model.EntityGPU {
 		return nil
@@ -160,9 +183,54 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	for i := range g.MIG {
 		mi := &g.MIG[i]
 		l := base.With(map[string]string{m.Labels.MIGInstance: fmt.Sprint(mi.ID), m.Labels.MIGProfile: mi.Profile})
-		out[i] = Entity{Labels: withPod(m, l, mi.Pod), MIG: mi}
+		out[i] = Entity{Labels: withPod(m, l, mi.Pod), MIG: mi, Part: 1, Holders: 1}
 	}
 	return out
+}
+
+// SeriesOf returns the entities a metric's series are reported for: Entities of its level,
+// and under virtual GPUs, for a per-process field on a GPU or instance that pods hold, the
+// device's own series without pod labels next to one series per pod holding its part.
+func (g GPU) SeriesOf(m *model.Model, metric string) []Entity {
+	entities := g.Entities(m, EntityOf(m, metric))
+	if !m.Exporter.VirtualGPUs || !slices.Contains(m.Exporter.PerProcessFields, metric) {
+		return entities
+	}
+	var out []Entity
+	for _, e := range entities {
+		if e.Labels[m.Labels.Pod] == "" || (e.Labels["vgpu"] != "" && e.Labels["vgpu"] != "0") {
+			continue
+		}
+		// The device's series, once per GPU or instance, before its pods' parts.
+		device := e
+		device.Labels = e.WithoutPod(m)
+		delete(device.Labels, "vgpu")
+		out = append(out, device)
+	}
+	for _, e := range entities {
+		if e.Labels[m.Labels.Pod] == "" {
+			out = append(out, e)
+			continue
+		}
+		e.Part = 1 / float64(e.Holders)
+		out = append(out, e)
+	}
+	return out
+}
+
+// Share is the share of its GPU that the pod of an entity holds: the MIG instance's profile
+// weight (1/n of the GPU for a profile the catalog lacks), or 1 for a whole GPU, split among
+// the pods whose series report it.
+func (g GPU) Share(m *model.Model, e Entity) float64 {
+	weight := 1.0
+	if e.MIG != nil {
+		w, ok := m.Sharing.MIGProfileWeights[e.MIG.Profile]
+		if !ok {
+			w = 1 / float64(len(g.MIG))
+		}
+		weight = w
+	}
+	return weight / float64(e.Holders)
 }
 
 // WithoutPod is the entity's label set once its pod has exited: the same series without pod
@@ -189,7 +257,7 @@ func (g GPU) Pods() []*Pod {
 		if g.Pod == nil {
 			return nil
 		}
-		return []*Pod{g.Pod}
+		return append([]*Pod{g.Pod}, g.Shared...)
 	}
 	var out []*Pod
 	for _, mi := range g.MIG {

@@ -27,13 +27,14 @@ func step(f model.Field, g GPU, e Entity) int {
 }
 
 // GaugeValue is a healthy value of a gauge field on one entity of a GPU. Device-level fields
-// repeated per MIG instance carry the same value on every instance, as dcgm-exporter reports.
+// repeated per MIG instance carry the same value on every instance, as dcgm-exporter reports;
+// a pod's series of a per-process field under virtual GPUs holds its part of the value.
 func GaugeValue(f model.Field, g GPU, e Entity) float64 {
 	scale, ok := unitScale[f.Unit]
 	if !ok {
 		scale = 1
 	}
-	return scale * float64(step(f, g, e))
+	return scale * float64(step(f, g, e)) * e.Part
 }
 
 // CounterIncrease is how much a counter field grows per minute on one entity of a GPU.

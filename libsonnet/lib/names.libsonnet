@@ -23,6 +23,10 @@
   // Which pod holds which GPU (or MIG instance), labelled with the alert identity.
   gpuInfo:: 'gpu_pod:dcgm_gpu_info:group',
 
+  // The share of a GPU each pod holds on each GPU or MIG instance (declared in cost.libsonnet;
+  // the namespace rollups of the signals weigh by it).
+  gpuShare:: 'gpu_pod:gpu_allocated:share',
+
   // The per-GPU flag of a throttle reason.
   gpuThrottle(reason):: 'gpu:dcgm_clock_throttle_' + reason + ':max',
 }

@@ -10,4 +10,5 @@ gpuobs {
     BatchThroughput: { objective: 0.99, team: 'ml-platform' },
   },
   cost+: { gpuHourly+: { 'NVIDIA H100 80GB HBM3': 'four dollars' } },
+  sharing+: { replicas: 'four', migProfileWeights+: { '3g.40gb': '3/7' } },
 }

@@ -15,4 +15,7 @@ gpuobs {
     InferenceTTFT+: { objective: 99 },
   },
   cost+: { gpuHourly+: { 'NVIDIA L4': 0 } },
+  sharing+: { replicas: 0, migProfileWeights+: { '1g.10gb': 2 } },
+  // Virtual GPUs copy a MIG instance's framebuffer to each pod on it: no namespace sum.
+  exporter+: { virtualGPUs: true, perProcessFields: ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USEDD'] },
 }
