@@ -7,6 +7,7 @@
 + (import 'exporter.libsonnet')
 + (import 'hardware.libsonnet')
 + (import 'workloads.libsonnet')
++ (import 'scheduling.libsonnet')
 + (import 'slos.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'dashboards.libsonnet')

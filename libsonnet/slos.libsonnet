@@ -130,7 +130,7 @@ local t = import 'lib/test.libsonnet';
           value: if bad == 'burst' then null else missing / capacity,
           // The device plugin advertises its time-slicing replicas of each GPU.
           local r = $.sharing.replicas,
-          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then (25 * r) + 'x57 ' + (40 * r) + 'x3' else (capacity * r) + 'x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-0', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
+          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then (25 * r) + 'x57 ' + (40 * r) + 'x3' else (capacity * r) + 'x60', e.ksm($.kubeStateMetrics.job, { node: t.scenarioHost, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
         },
     },
   },

@@ -166,10 +166,27 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		out = append(out, series{Series: synth.Series("kube_node_info", labels), Values: c.NodeInfo})
 	}
 	for _, s := range c.Extra {
-		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(s.Labels)
+		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(atHost(s.Labels, gpus[0].Host))
 		out = append(out, series{Series: synth.Series(s.Metric, labels), Values: s.Values})
 	}
 	return append(out, upSeries(m, gpus[0], c.Up))
+}
+
+// ScenarioHost, as a label value of a scenario's extra series or target, stands for the host
+// of the scenario's GPUs (lib/test.libsonnet's scenarioHost): a kube-state-metrics node that
+// the scenario's exporter reports from.
+const ScenarioHost = "$host"
+
+// atHost replaces ScenarioHost in label values with the scenario's host.
+func atHost(labels map[string]string, host string) map[string]string {
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		if v == ScenarioHost {
+			v = host
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // ownerKind is the kind of controller that owns a scenario's pods: a Job unless it says.
@@ -207,7 +224,7 @@ func selected(selection []int, i int) bool {
 // the thing at fault is not a GPU, else the selected GPU identities.
 func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, cluster string, identity []string, firing []int, target map[string]string) []synth.Labels {
 	if target != nil {
-		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(target).Project(identity)}
+		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(atHost(target, gpus[0].Host)).Project(identity)}
 	}
 	var owner synth.Labels
 	if c.Owner != "" {

@@ -260,6 +260,42 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "expr: |2-\n            1\n          *\n            count by (cluster)",
 			wantFailure: `expr: "cluster:gpu_healthy:count"`,
 		},
+		{
+			name: "a CPU pod waiting for a node tickets as a GPU pod", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "          and on (cluster, namespace, pod)\n            (max by (cluster, namespace, pod) (kube_pod_status_unschedulable{job=\"kube-state-metrics\"}) == 1)\n",
+			new:         "          or on (cluster, namespace, pod)\n            (max by (cluster, namespace, pod) (kube_pod_status_unschedulable{job=\"kube-state-metrics\"}) == 1)\n",
+			wantFailure: "alertname: GPUPodUnschedulable",
+		},
+		{
+			name: "quota use read against what is left", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "resource=\"requests.nvidia.com/gpu\",type=\"used\"}",
+			new:         "resource=\"requests.nvidia.com/gpu\",type=\"hard\"}",
+			wantFailure: "alertname: GPUNamespaceQuotaNearlyFull",
+		},
+		{
+			name: "a device plugin restart tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "              \"(.+)\"\n            )\n          )\n        for: 15m\n",
+			new:         "              \"(.+)\"\n            )\n          )\n        for: 1m\n",
+			wantFailure: "alertname: GPUDevicePluginDegraded",
+		},
+		{
+			name: "a node whose exporter reports counted as without one", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "group by (cluster, Hostname) (last_over_time(instance:dcgm_exporter_host:group[1h]))",
+			new:         "group by (cluster, Hostname) (last_over_time(instance:dcgm_exporter_host:group{Hostname=\"none\"}[1h]))",
+			wantFailure: "alertname: DCGMExporterMissingOnNode",
+		},
+		{
+			name: "an SKU without profiling support tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "          and on (cluster, modelName)\n            group by (cluster, modelName) (DCGM_FI_PROF_GR_ENGINE_ACTIVE)\n",
+			new:         "",
+			wantFailure: "alertname: DCGMProfilingMetricsMissing",
+		},
+		{
+			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			wantFailure: "alertname: GPUDriverNotValidated",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -86,6 +86,10 @@
   // floating point cannot reproduce to the last bit.
   round3(x):: std.floor(x * 1000 + 0.5) / 1000,
 
+  // Stands for the host of a scenario's GPUs in the labels of its extra series and its target:
+  // a kube-state-metrics node that the scenario's exporter reports from.
+  scenarioHost:: '$host',
+
   // An expected sample.
   sample(labels, value):: { labels: labels, value: value },
 }

@@ -1,0 +1,314 @@
+// Scheduling and the monitoring itself: GPU pods that cannot be scheduled, namespace GPU
+// quotas, GPUs the device plugin stopped offering, GPU nodes without an exporter, GPUs whose
+// profiling fields vanished, and the driver compatibility gate.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  thresholds+: {
+    // Share of a namespace's GPU quota in use above which its team gets a ticket.
+    gpuQuotaRatio: 0.9,
+  },
+
+  windows+: {
+    // How long a GPU pod may stay unschedulable before it is a ticket: the cluster autoscaler
+    // usually brings a node within minutes.
+    unschedulable: '15m',
+  },
+
+  kubeStateMetrics+: {
+    // The ResourceQuota resource that caps a namespace's GPU requests (kube_resourcequota keeps
+    // the resource name as Kubernetes spells it).
+    gpuQuotaResource:: 'requests.nvidia.com/gpu',
+  },
+
+  // The driver compatibility gate: the driver branches (major versions) validated for each
+  // SKU, by modelName. NVIDIA's data-center production branches that support each GPU as a
+  // starting point; put your own validated matrix here. GPUs of an SKU the table lacks are not
+  // gated.
+  compatibility:: {
+    driverBranches: {
+      'NVIDIA A100-SXM4-40GB': ['470', '535', '550', '570', '580'],
+      'NVIDIA A100-SXM4-80GB': ['470', '535', '550', '570', '580'],
+      'NVIDIA H100 80GB HBM3': ['535', '550', '570', '580'],
+      'NVIDIA H200': ['550', '570', '580'],
+      'NVIDIA L4': ['535', '550', '570', '580'],
+      'NVIDIA L40S': ['535', '550', '570', '580'],
+    },
+  },
+
+  metrics+: {
+    local ksm = [$.labels.cluster, 'job', 'instance'],
+    kube_pod_status_unschedulable: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
+    kube_pod_created: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
+    kube_resourcequota: { type: 'gauge', labels: ksm + ['namespace', 'resourcequota', 'resource', 'type'] },
+  },
+
+  local l = $.labels,
+  local th = $.thresholds,
+  local w = $.windows,
+  local ksmJob = $.kubeStateMetrics.job,
+  local gpuResources = $.kubeStateMetrics.gpuResources,
+  local h = $.exporter.healthField,
+  local pod = [l.cluster, 'namespace', 'pod'],
+  local q(title, expr) = { title: title, expr: expr },
+  local step(check, yes, no='') = { check: check, yes: yes, no: no },
+  local is(label) = label + '="$' + label + '"',
+  // kube-state-metrics names a node `node`; GPU alerts name it by the exporter's host label.
+  local asHost(expr) = 'label_replace(' + expr + ', "' + l.host + '", "$1", "node", "(.+)")',
+  // GPUs each pod requests, from kube-state-metrics.
+  local podGPUs = 'sum ' + e.by(pod) + ' (kube_pod_container_resource_requests{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
+  local unschedulablePods = 'max ' + e.by(pod) + ' (kube_pod_status_unschedulable{job="' + ksmJob + '"}) == 1',
+  local unschedulableGPUPods = '(' + podGPUs + ' > 0) and ' + e.on(pod) + ' (' + unschedulablePods + ')',
+  local gate = 'gpu:dcgm_driver_outside_gate:group',
+
+  records+: {
+    // GPU pods waiting for a node, by namespace (L2's scheduling panels).
+    'namespace:kube_gpu_pods_unschedulable:count': {
+      family: 'capacity',
+      expr: 'count ' + e.by([l.cluster, 'namespace']) + ' (' + unschedulableGPUPods + ')',
+      tests: [t.recordCase('two GPU pods and a CPU pod unschedulable', [
+        t.series('kube_pod_status_unschedulable', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: p, uid: 'uid-' + p }))
+        for p in ['train-0', 'train-1', 'etl-0']
+      ] + [
+        t.series('kube_pod_container_resource_requests', '2x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: p, container: 'main', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))
+        for p in ['train-0', 'train-1']
+      ], [t.sample({ [l.cluster]: 'prod', namespace: 'research' }, 2)], 'namespace:kube_gpu_pods_unschedulable:count')],
+    },
+    // The longest wait of a GPU pod for a node, by namespace.
+    'namespace:kube_gpu_pod_scheduling_wait_seconds:max': {
+      family: 'capacity',
+      expr: 'max ' + e.by([l.cluster, 'namespace']) + ' ((time() - max ' + e.by(pod) + ' (kube_pod_created{job="' + ksmJob + '"})) and ' + e.on(pod) + ' (' + unschedulableGPUPods + '))',
+      tests: [t.recordCase('a GPU pod created 20 minutes before the test ends', [
+        t.series('kube_pod_status_unschedulable', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', uid: 'uid-train-0' })),
+        t.series('kube_pod_created', '2400x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', uid: 'uid-train-0' })),
+        t.series('kube_pod_container_resource_requests', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', container: 'main', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' })),
+      ], [t.sample({ [l.cluster]: 'prod', namespace: 'research' }, e.seconds($.tests.evalTime) - 2400)], 'namespace:kube_gpu_pod_scheduling_wait_seconds:max')],
+    },
+  } + {
+    // GPUs whose driver is outside the branches validated for their SKU: one rule per SKU,
+    // told apart by modelName, as the price table. A series without the driver label is the
+    // label self-check's (DCGMExporterLabelMismatch), not the gate's.
+    [gate + ':' + sku]: {
+      record: gate,
+      labels: { [l.modelName]: sku },
+      family: 'hygiene',
+      local allowed = '(' + std.join('|', $.compatibility.driverBranches[sku]) + ')[.].+',
+      expr: 'group ' + e.by($.identity.gpu + [l.driverVersion]) + ' (' + h + '{' + l.modelName + '="' + sku + '", ' + l.driverVersion + '!="", ' + l.driverVersion + '!~"' + allowed + '"})',
+    }
+    for sku in std.objectFields($.compatibility.driverBranches)
+  },
+
+  alerts+: {
+    local mlp = { team: 'ml-platform' },
+
+    GPUPodUnschedulable: mlp {
+      family: 'capacity',
+      severity: 'warning',
+      expr: unschedulableGPUPods,
+      'for': w.unschedulable,
+      identity: pod,
+      summary: 'A pod that requests GPUs cannot be scheduled.',
+      description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }} in cluster {{ $labels.' + l.cluster + ' }} requests {{ $value }} GPUs and has found no node for ' + w.unschedulable + ': no free GPUs of the kind it asks for, a quota, or a node selector nothing matches.',
+      tests:
+        local k(metric, values, p, extra={}) = t.series(metric, values, e.ksm(ksmJob, { namespace: 'research', pod: p } + extra));
+        local requests(p, gpus) = k('kube_pod_container_resource_requests', gpus + 'x60', p, { container: 'main', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' });
+        local waiting(p, values) = k('kube_pod_status_unschedulable', values, p, { uid: 'uid-' + p });
+        [
+          t.case('no node for 40 minutes', true, [], extra=[waiting('train-0', '0x20 1x40'), requests('train-0', 4)], target={ namespace: 'research', pod: 'train-0' }, value=4),
+          t.case('waits 5 minutes for the autoscaler', false, [], extra=[waiting('train-0', '0x50 1x5 0x5'), requests('train-0', 4)]),
+          t.case('unschedulable for 10 minutes so far', false, [], extra=[waiting('train-0', '0x50 1x10'), requests('train-0', 4)]),
+          t.case('an unschedulable pod without GPUs', false, [], extra=[waiting('etl-0', '1x60')]),
+        ],
+      runbook: {
+        meaning: 'A pod that requests GPUs has stayed unschedulable for ' + w.unschedulable + ': the scheduler finds no node that fits it.',
+        impact: 'The workload does not start: training waits, inference cannot scale out.',
+        queries: [
+          q('Why: the scheduler events of the pod', 'kube_pod_status_unschedulable' + '{' + is(l.cluster) + ', namespace="$namespace", pod="$pod"}'),
+          q('GPUs it requests', 'sum(kube_pod_container_resource_requests{' + is(l.cluster) + ', namespace="$namespace", pod="$pod", resource=~"' + gpuResources + '"})'),
+          q('Free GPUs by node', 'sum by (node) (kube_node_status_allocatable{' + is(l.cluster) + ', resource=~"' + gpuResources + '"}) - sum by (node) (kube_pod_container_resource_requests{' + is(l.cluster) + ', resource=~"' + gpuResources + '"})'),
+          q('GPU pods waiting in the cluster', 'namespace:kube_gpu_pods_unschedulable:count{' + is(l.cluster) + '}'),
+        ],
+        diagnosis: [
+          step('Does `kubectl describe pod` name a quota ("exceeded quota")?', 'The namespace is at its GPU quota (see GPUNamespaceQuotaNearlyFull): raise it or free GPUs.'),
+          step('Does it say "Insufficient nvidia.com/gpu" while the cluster has free GPUs?', 'The free GPUs are spread over nodes (fragmentation on L2), or of another kind (MIG profile, SKU): pack or resize the request.'),
+          step('Does it name a node selector, affinity or taint nothing satisfies?', 'Fix the pod spec, or add the node pool it asks for.', 'The cluster is full: the autoscaler should add a node; check its logs and limits.'),
+        ],
+        mitigation: ['Free idle GPUs (GPUAllocatedIdle) or lower the request.', 'Raise the node pool limit of the autoscaler.', 'Move the job to a cluster with free GPUs.'],
+        escalation: 'ML platform team; the owning team of the namespace for the pod spec.',
+        dashboards: ['L2'],
+      },
+    },
+
+    GPUNamespaceQuotaNearlyFull: mlp {
+      family: 'capacity',
+      severity: 'warning',
+      local quota(type) = 'max ' + e.by(pod[:2] + ['resourcequota']) + ' (kube_resourcequota{job="' + ksmJob + '", resource="' + $.kubeStateMetrics.gpuQuotaResource + '", type="' + type + '"})',
+      // A hard limit of 0 forbids GPUs on purpose: nothing to divide.
+      expr: quota('used') + ' / (' + quota('hard') + ' > 0) > ' + th.gpuQuotaRatio,
+      'for': '30m',
+      identity: pod[:2] + ['resourcequota'],
+      summary: 'A namespace has almost used up its GPU quota.',
+      description: 'Namespace {{ $labels.namespace }} in cluster {{ $labels.' + l.cluster + ' }} uses {{ $value | humanizePercentage }} of the GPUs its quota {{ $labels.resourcequota }} allows (threshold ' + e.percent(th.gpuQuotaRatio) + ' %): its next GPU pods will be rejected.',
+      tests:
+        local quota(type, values) = t.series('kube_resourcequota', values, e.ksm(ksmJob, { namespace: 'research', resourcequota: 'gpu-quota', resource: $.kubeStateMetrics.gpuQuotaResource, type: type }));
+        [
+          t.case('16 of 16 GPUs used', true, [], extra=[quota('hard', '16x60'), quota('used', '16x60')], target={ namespace: 'research', resourcequota: 'gpu-quota' }, value=1),
+          t.case('8 of 16 GPUs used', false, [], extra=[quota('hard', '16x60'), quota('used', '8x60')]),
+          t.case('GPUs forbidden (quota 0)', false, [], extra=[quota('hard', '0x60'), quota('used', '0x60')]),
+        ],
+      runbook: {
+        meaning: 'Pods of the namespace request more than ' + e.percent(th.gpuQuotaRatio) + ' % of the GPUs its ResourceQuota allows.',
+        impact: 'The next GPU pods of the namespace are rejected at admission (they never reach the scheduler).',
+        queries: [
+          q('Quota use', 'kube_resourcequota{' + is(l.cluster) + ', namespace="$namespace", resource="' + $.kubeStateMetrics.gpuQuotaResource + '"}'),
+          q('GPU pods of the namespace', 'sum by (pod) (kube_pod_container_resource_requests{' + is(l.cluster) + ', namespace="$namespace", resource=~"' + gpuResources + '"})'),
+          q('Idle allocated GPUs of the namespace', 'ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', namespace="$namespace", alertstate="firing"}'),
+        ],
+        diagnosis: [
+          step('Are some of its GPUs allocated but idle (GPUAllocatedIdle)?', 'Reclaim them first.', 'The team needs more: agree a higher quota with capacity planning.'),
+        ],
+        mitigation: ['Free idle allocations.', 'Raise the quota if the cluster has capacity (`kubectl edit resourcequota $resourcequota -n $namespace`).'],
+        escalation: 'ML platform team; the owning team of the namespace.',
+        dashboards: ['L2'],
+      },
+    },
+
+    GPUDevicePluginDegraded: {
+      team: 'infra',
+      family: 'capacity',
+      severity: 'warning',
+      local perNode(metric) = 'sum ' + e.by([l.cluster, 'node']) + ' (' + metric + '{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
+      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost('(' + perNode('kube_node_status_capacity') + ' - ' + perNode('kube_node_status_allocatable') + ') > 0') + ')',
+      'for': '15m',
+      identity: [l.cluster, l.host],
+      summary: 'The device plugin stopped offering some GPUs of a node.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has {{ $value }} GPUs in capacity that the NVIDIA device plugin no longer offers to pods (it marked them unhealthy, or lost them).',
+      tests:
+        local node(metric, values) = t.series(metric, values, e.ksm(ksmJob, { node: t.scenarioHost, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
+        [
+          t.case('one of 8 GPUs withdrawn', true, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x20 7x40')], target={ [l.host]: t.scenarioHost }, value=1),
+          t.case('every GPU offered', false, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x60')]),
+          t.case('withdrawn 10 minutes ago (a plugin restart takes minutes)', false, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x50 0x10')]),
+        ],
+      runbook: {
+        meaning: "Kubernetes lists more GPUs in the node's capacity than the device plugin offers as allocatable: the plugin marked some unhealthy (it does on XID 48, 62, 64, 79 and similar) or lost track of them.",
+        impact: 'Fewer GPUs to schedule on; jobs sized for the whole node cannot land there.',
+        queries: [
+          q('Capacity and allocatable GPUs of the node', 'kube_node_status_capacity{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"} or kube_node_status_allocatable{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"}'),
+          q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', team="infra"}'),
+        ],
+        diagnosis: [
+          step('Do hardware alerts (XID, ECC, fallen off the bus) fire on the node?', 'The plugin withdrew the failed GPUs on purpose: follow those runbooks.'),
+          step("Do the device plugin's logs (`kubectl logs -n gpu-operator -l app=nvidia-device-plugin-daemonset`) show health-check failures?", 'Reset the GPUs it names, or drain the node for repair.', 'Restart the device plugin pod of the node.'),
+        ],
+        mitigation: ['Repair or reset the withdrawn GPUs.', 'Restart the device plugin on the node.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L2', 'L3'],
+      },
+    },
+
+    DCGMExporterMissingOnNode: {
+      team: 'infra',
+      family: 'exporter',
+      severity: 'warning',
+      local exporterHost = 'instance:dcgm_exporter_host:group',
+      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost('kube_node_status_capacity{job="' + ksmJob + '", resource=~"' + gpuResources + '"} > 0') + ')'
+            + ' unless ' + e.on([l.cluster, l.host]) + ' group ' + e.by([l.cluster, l.host]) + ' (last_over_time(' + exporterHost + '[' + w.missing + ']))',
+      'for': '15m',
+      identity: [l.cluster, l.host],
+      summary: 'A GPU node has no dcgm-exporter: its GPUs are not monitored at all.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} lists {{ $value }} GPUs, but no dcgm-exporter has reported from it in the last ' + w.missing + ': no GPU alert can fire for it.',
+      tests:
+        local capacity(node, gpus) = t.series('kube_node_status_capacity', gpus + 'x60', e.ksm(ksmJob, { node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
+        // A node's GPUs that no exporter reports are unavailable capacity: the availability SLO
+        // burns too (7 of the cluster's 8 GPUs; the scenario's one GPU reports from another host).
+        local availability = [t.also('SLOGPUAvailability' + a, 7 / 8, target={ slo: 'GPUAvailability' }) for a in ['FastBurn', 'SlowBurn']];
+        [
+          t.case('a new GPU node without an exporter', true, [], extra=[capacity('gpu-node-5', 8)], target={ [l.host]: 'gpu-node-5' }, value=8, alsoFires=availability),
+          t.case('a node whose exporter reports', false, [], gpus=8, extra=[capacity(t.scenarioHost, 8)]),
+        ],
+      runbook: {
+        meaning: "Kubernetes lists GPUs on the node, but no dcgm-exporter target has reported the node's GPUs for " + w.missing + ': the exporter DaemonSet does not run there (node selector, taint, failing pod) or Prometheus does not scrape it.',
+        impact: 'Every GPU alert, cost and utilization number is blind to this node.',
+        queries: [
+          q('GPU nodes without an exporter', 'kube_node_status_capacity{' + is(l.cluster) + ', resource=~"' + gpuResources + '"} > 0'),
+          q('Exporter targets of the cluster', 'up{' + is(l.cluster) + ', job="' + $.exporter.job + '"}'),
+        ],
+        diagnosis: [
+          step('Is an exporter pod on the node (`kubectl get pods -n gpu-operator -o wide --field-selector spec.nodeName=$' + l.host + '`)?', 'Check that Prometheus scrapes it: the ServiceMonitor selects it, and its target is up.', "The DaemonSet does not schedule there: compare the node's labels and taints with its node selector and tolerations (the GPU Operator labels GPU nodes nvidia.com/gpu.present=true)."),
+        ],
+        mitigation: ['Fix the DaemonSet selector or tolerations, or the node labels.', 'Fix the scrape configuration.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L2'],
+      },
+    },
+
+    DCGMProfilingMetricsMissing: {
+      team: 'infra',
+      family: 'exporter',
+      severity: 'warning',
+      local prof = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+      // The node's GPUs report device fields, none of them profiling, while GPUs of the same
+      // SKU elsewhere in the cluster do: the SKU supports profiling, this node lost it.
+      expr: 'count ' + e.by([l.cluster, l.host, l.modelName]) + ' (group ' + e.by($.identity.gpu) + ' (' + h + '))'
+            + ' unless ' + e.on([l.cluster, l.host]) + ' group ' + e.by([l.cluster, l.host]) + ' (' + prof + ')'
+            + ' and ' + e.on([l.cluster, l.modelName]) + ' group ' + e.by([l.cluster, l.modelName]) + ' (' + prof + ')',
+      'for': '15m',
+      identity: [l.cluster, l.host, l.modelName],
+      summary: 'GPUs report their device fields but no profiling fields.',
+      description: '{{ $value }} {{ $labels.' + l.modelName + ' }} GPUs on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} report device fields but no profiling (DCP) fields, which other GPUs of that SKU in the cluster report: idle, straggler and cost rules are blind to them.',
+      tests:
+        local other = { [l.host]: 'other-node', [l.gpu]: '0', [l.uuid]: 'GPU-other', [l.modelName]: 'NVIDIA H100 80GB HBM3', [l.driverVersion]: '550.90.07', job: $.exporter.job, instance: 'other-node:9400' };
+        [
+          t.case('profiling gone on one node of two', true, [], gpus=2, extra=[t.series(h, '65x60', other), t.series(prof, '0.5x60', other)], value=2),
+          t.case('profiling reported', false, [t.series(prof, '0.5x60')], gpus=2, extra=[t.series(h, '65x60', other), t.series(prof, '0.5x60', other)]),
+          t.case('no GPU of the SKU reports profiling (not supported, or not collected)', false, [], gpus=2),
+        ],
+      runbook: {
+        meaning: 'The GPUs of the node report device fields (temperature, power) but no DCGM profiling fields, while other GPUs of the same SKU in the cluster do.',
+        impact: 'SM, tensor and engine activity are missing for these GPUs: GPUAllocatedIdle, GPUTrainingStraggler, "used" GPU-hours and the SM panels are blind to them.',
+        notes: ['DCGM profiling is exclusive on a host: a profiler (Nsight Systems or Compute, DCGM diagnostics, a second hostengine) that takes the profiling module makes the exporter lose its profiling fields until it stops.'],
+        queries: [
+          q('Profiling fields of the node', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + ', ' + is(l.host) + '}'),
+          q('Nodes of the cluster without profiling', 'group by (' + l.host + ') (' + h + '{' + is(l.cluster) + '}) unless on (' + l.host + ') group by (' + l.host + ') (DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + '})'),
+        ],
+        diagnosis: [
+          step('Is a profiler running on the node (`nvidia-smi` lists ncu or nsys, or a dcgmi diag is running)?', 'Wait for it to finish, or ask its owner; the fields come back when it releases the profiling module.'),
+          step("Does the exporter's log show profiling errors (`kubectl logs` of its pod: \"DCP metrics not enabled\" or \"Profiling module\")?", 'Restart the exporter pod of the node.', "Compare the node's exporter counter file with the others: it may not collect DCGM_FI_PROF_*."),
+        ],
+        mitigation: ['Stop the profiler or let it finish.', "Restart the node's exporter.", 'Deploy the same counter file on every node.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L3'],
+      },
+    },
+
+    GPUDriverNotValidated: {
+      team: 'infra',
+      family: 'hygiene',
+      severity: 'warning',
+      expr: 'count ' + e.by([l.cluster, l.modelName, l.driverVersion]) + ' (' + gate + ') > 0',
+      'for': '30m',
+      identity: [l.cluster, l.modelName, l.driverVersion],
+      summary: 'GPUs run a driver outside the branches validated for their SKU.',
+      description: '{{ $value }} {{ $labels.' + l.modelName + ' }} GPUs in cluster {{ $labels.' + l.cluster + ' }} run driver {{ $labels.' + l.driverVersion + ' }}, outside the branches the compatibility gate (compatibility.driverBranches) validates for that SKU.',
+      tests: [
+        t.case('an H100 node on driver 470', true, [], gpus=2, drivers=['470.256.02', '470.256.02'], target={ [l.modelName]: 'NVIDIA H100 80GB HBM3', [l.driverVersion]: '470.256.02' }, value=2),
+        t.case('a validated branch', false, [], gpus=2, drivers=['570.124.06', '570.124.06']),
+      ],
+      runbook: {
+        meaning: "GPUs run an NVIDIA driver whose branch the catalog's compatibility gate does not list for their SKU.",
+        impact: 'CUDA and framework versions validated on the fleet may fail or misbehave on them; a driver regression would hit exactly these nodes.',
+        queries: [
+          q('GPUs outside the gate', gate + '{' + is(l.cluster) + '}'),
+          q('Nodes outside the gate', 'group by (' + l.host + ', ' + l.driverVersion + ') (' + gate + '{' + is(l.cluster) + '})'),
+        ],
+        diagnosis: [
+          step('Is a driver rollout in progress?', 'Is the new branch validated? Add it to compatibility.driverBranches, or stop the rollout.', 'Reimage the nodes with the fleet image.'),
+        ],
+        mitigation: ['Roll the nodes back to a validated driver.', 'Validate the branch, then add it to the gate.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L2'],
+      },
+    },
+  },
+}
