@@ -20,6 +20,7 @@
       capacity: [l.cluster],
       hygiene: [l.cluster],
       inference: [l.cluster, 'namespace', 'pod'],
+      release: [l.cluster, 'namespace', 'model_name'],
       // Workload tickets go to the team running the namespace, not per node: at 100k GPUs a
       // node grouping sends hundreds a day.
       utilization: [l.cluster, l.namespace],

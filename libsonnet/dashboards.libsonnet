@@ -42,6 +42,8 @@ local names = import 'lib/names.libsonnet';
   local gpu = node + ', ' + is(l.uuid, 'gpu'),
   local workload = cluster + ', ' + is(l.namespace, 'namespace') + ', ' + l.pod + '=~"$pod"',
   local server = cluster + ', namespace="$namespace", pod=~"$pod"',
+  // The per-model records of the namespace.
+  local model = cluster + ', namespace="$namespace"',
 
   local clusterVar = v('cluster', 'Cluster', 'label_values(cluster:kube_gpu_allocatable:sum, ' + l.cluster + ')'),
   // Variables list values from the recorded GPU-to-pod map (one series per GPU or pod's share),
@@ -240,11 +242,16 @@ local names = import 'lib/names.libsonnet';
           ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
         ]),
         row('Inference (vLLM)', [
-          panel('Time to first token', 'timeseries', quantiles(inf.ttft), unit='s', thresholds=alertAt(1)),
+          panel('Time to first token', 'timeseries', quantiles(inf.ttft), unit='s', thresholds=alertAt($.slos.InferenceTTFT.seconds)),
           panel('End-to-end latency', 'timeseries', quantiles(inf.e2eLatency), unit='s'),
           panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
           panel('KV-cache usage', 'timeseries', [q(inf.kvCacheUsage + '{' + server + '}', '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
           panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
+          panel('Time per output token', 'timeseries', quantiles(inf.interTokenLatency), unit='s', thresholds=alertAt($.slos.InferenceTPOT.seconds)),
+          panel('Where a request spends its time (mean)', 'timeseries', [q('model:vllm_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{model_name}}') for phase in ['queue', 'prefill', 'decode']], unit='s', description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).', stack=true),
+          panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{model_name}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{model_name}}')], description='Goodput: tokens/s of requests that met the TTFT (' + $.slos.InferenceTTFT.seconds + ' s) and TPOT (' + $.slos.InferenceTPOT.seconds + ' s) objectives.'),
+          panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{model_name}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),
+          panel('Canary decision', 'stat', [q('model:vllm_canary:decision{' + model + '}', '{{model_name}}')], description='0 promote, 1 hold, 2 roll back: the worse of the p99 TTFT ratio and the error-ratio increase against the thresholds.', thresholds=[[null, 'green'], [1, 'orange'], [2, 'red']], min=0, max=2, width=8),
         ]),
       ],
     },

@@ -9,6 +9,7 @@
 + (import 'workloads.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'slos.libsonnet')
++ (import 'serving.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'dashboards.libsonnet')
 + (import 'runbooks.libsonnet')

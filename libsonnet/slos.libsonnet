@@ -50,20 +50,21 @@ local t = import 'lib/test.libsonnet';
   },
 
   // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
-  local latencySLO(metric, seconds, what) = $.sloDefaults {
+  latencySLO(metric, seconds, what):: $.sloDefaults {
+    seconds:: seconds,
     team: 'inference',
     requestBased:: true,
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + seconds + ' s',
     by: [l.cluster, 'namespace', 'model_name'],
-    // Prometheus 3 normalises le="1.0" to le="1"; match both spellings.
-    local good = metric + '_bucket{le=~"' + seconds + '|' + seconds + '.0"}',
+    local good = metric + '_bucket{le=~"' + e.le(seconds) + '"}',
     local sum(s, w) = 'sum ' + e.by(self.by) + ' (rate(' + s + '[' + w + ']))',
     badEvents(w):: sum(metric + '_count', w) + ' - ' + sum(good, w),
     events(w):: sum(metric + '_count', w),
     scenario(bad, idleAfter=60):: {
       local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
-      local le = seconds + '.0',
+      // A whole number spelled as older exporters do (1.0), which the bucket matcher must take.
+      local le = if seconds == std.floor(seconds) then seconds + '.0' else e.num(seconds),
       target: { namespace: 'inference', model_name: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
@@ -76,8 +77,8 @@ local t = import 'lib/test.libsonnet';
   },
 
   slos: {
-    InferenceTTFT: latencySLO(inf.ttft, 1, 'requests get their first token'),
-    InferenceLatency: latencySLO(inf.e2eLatency, 30, 'requests complete'),
+    InferenceTTFT: $.latencySLO(inf.ttft, 1, 'requests get their first token'),
+    InferenceLatency: $.latencySLO(inf.e2eLatency, 30, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
       team: 'inference',

@@ -296,6 +296,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
 			wantFailure: "alertname: GPUDriverNotValidated",
 		},
+		{
+			name: "slower requests under a demand surge read as a throughput drop", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "          and on (cluster, namespace, model_name)\n              abs(\n",
+			new:         "          and on (cluster, namespace, model_name)\n              0 * abs(\n",
+			wantFailure: "alertname: GPUInferenceThroughputDrop",
+		},
+		{
+			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
+			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
+			wantFailure: "alertname: GPUInferenceCanaryRollback",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -22,6 +22,10 @@
   // A ratio as a percentage for text: 0.07 reads 7, not 7.000000000000001.
   percent(ratio):: self.num(std.round(ratio * 1e6) / 1e4),
 
+  // A regular expression for the le label of a histogram bucket of x seconds: Prometheus 3
+  // normalises le="1.0" to le="1", so a whole number matches both spellings.
+  le(x):: if x == std.floor(x) then self.num(x) + '|' + self.num(x) + '.0' else self.num(x),
+
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
 

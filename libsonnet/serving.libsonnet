@@ -1,0 +1,240 @@
+// Serving beyond the SLOs: token throughput at steady demand, the latency breakdown (queue,
+// prefill, decode), goodput, the time-per-output-token SLO, and the canary decision a release
+// gate reads.
+//
+// vLLM metric names as of vLLM 0.11 (vllm/v1/metrics/loggers.py and docs/design/metrics.md):
+// vllm:generation_tokens_total, vllm:inter_token_latency_seconds (called
+// vllm:time_per_output_token_seconds before 0.10), vllm:request_queue_time_seconds,
+// vllm:request_prefill_time_seconds, vllm:request_decode_time_seconds.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  inference+:: {
+    generationTokens: 'vllm:generation_tokens_total',
+    interTokenLatency: 'vllm:inter_token_latency_seconds',
+    queueTime: 'vllm:request_queue_time_seconds',
+    prefillTime: 'vllm:request_prefill_time_seconds',
+    decodeTime: 'vllm:request_decode_time_seconds',
+  },
+
+  thresholds+: {
+    // A model's generated tokens per running request falling by more than this share against
+    // the baseline window, at steady demand, is a throughput drop.
+    throughputDropRatio: 0.2,
+    // Demand is steady while running requests stay within this share of the baseline's.
+    steadyDemandRatio: 0.2,
+    // Canary against baseline: p99 time to first token ratio and error-ratio increase at which
+    // a release holds, and at which it rolls back.
+    canaryHoldP99Ratio: 1.1,
+    canaryRollbackP99Ratio: 1.5,
+    canaryHoldErrorDelta: 0.005,
+    canaryRollbackErrorDelta: 0.02,
+  },
+
+  windows+: {
+    // Throughput now, against the baseline window just before it.
+    throughputNow: '15m',
+    throughputBaseline: '45m',
+  },
+
+  metrics+: {
+    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
+    [$.inference.generationTokens]: { type: 'counter', labels: server },
+    [$.inference.interTokenLatency]: { type: 'histogram', labels: server },
+    [$.inference.queueTime]: { type: 'histogram', labels: server },
+    [$.inference.prefillTime]: { type: 'histogram', labels: server },
+    [$.inference.decodeTime]: { type: 'histogram', labels: server },
+  },
+
+  slos+: {
+    // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
+    // token, so the objective is over tokens, not requests).
+    InferenceTPOT: $.latencySLO($.inference.interTokenLatency, 0.1, 'output tokens follow the previous one'),
+  },
+
+  local l = $.labels,
+  local th = $.thresholds,
+  local w = $.windows,
+  local inf = $.inference,
+  local r = $.release,
+  local model = [l.cluster, 'namespace', 'model_name'],
+  local server = { job: 'vllm', instance: 'llm-0:8000', namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
+  local modelLabels = { [l.cluster]: 'prod', namespace: 'inference', model_name: 'llama-3-8b' },
+  // Record cases name their cluster; alert scenarios get theirs.
+  local recordServer = server { [l.cluster]: 'prod' },
+  local perModel(expr) = 'sum ' + e.by(model) + ' (' + expr + ')',
+  local tokens = 'model:vllm_generation_tokens:rate5m',
+  local running = 'model:vllm_num_requests_running:sum',
+  local perRequest = 'model:vllm_generation_tokens_per_running_request:ratio_rate5m',
+  local decision = 'model:vllm_canary:decision',
+  // A share of a histogram's observations within `seconds` over 5m.
+  local within(metric, seconds) =
+    perModel('rate(' + metric + '_bucket{le=~"' + e.le(seconds) + '"}[5m])') + ' / ' + perModel('rate(' + metric + '_count[5m])'),
+  local mean(metric) = perModel('rate(' + metric + '_sum[5m])') + ' / ' + perModel('rate(' + metric + '_count[5m])'),
+  // A histogram whose observations all fall in the bucket `le`, 60 a minute, each `seconds`.
+  local histogram(metric, le, seconds) = [
+    t.series(metric + '_bucket', '0+60x60', recordServer { le: le }),
+    t.series(metric + '_bucket', '0+60x60', recordServer { le: '+Inf' }),
+    t.series(metric + '_count', '0+60x60', recordServer),
+    t.series(metric + '_sum', '0+' + e.num(60 * seconds) + 'x60', recordServer),
+  ],
+
+  records+: {
+    [tokens]: { family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
+    [running]: { family: 'inference', expr: perModel(inf.running) },
+    // Decode speed per request in flight: it follows neither the daily traffic curve nor a
+    // drop in demand (fewer requests generate fewer tokens together).
+    [perRequest]: { family: 'inference', expr: tokens + ' / (' + running + ' > 0)' },
+
+    // The latency breakdown on L4: mean queue, prefill and decode time per request.
+    'model:vllm_request_queue_time_seconds:mean_rate5m': {
+      family: 'inference',
+      expr: mean(inf.queueTime),
+      tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, '0.5', 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
+    },
+    'model:vllm_request_prefill_time_seconds:mean_rate5m': {
+      family: 'inference',
+      expr: mean(inf.prefillTime),
+      tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, '0.3', 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
+    },
+    'model:vllm_request_decode_time_seconds:mean_rate5m': {
+      family: 'inference',
+      expr: mean(inf.decodeTime),
+      tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, '5', 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
+    },
+    // The queue-time SLI: p99 seconds a request waits before it runs.
+    'model:vllm_request_queue_time_seconds:p99_rate5m': {
+      family: 'inference',
+      expr: 'histogram_quantile(0.99, sum ' + e.by(model + ['le']) + ' (rate(' + inf.queueTime + '_bucket[5m])))',
+      // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
+      tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, '0.5', 0.4) + [t.series(inf.queueTime + '_bucket', '0x60', recordServer { le: '0.3' })], [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
+    },
+    // Goodput: generated tokens per second of requests that met their latency objectives, the
+    // TTFT SLO's and the TPOT SLO's thresholds, taken as independent (vLLM counts neither per
+    // request): tokens/s × the share of requests with a good first token × the share of
+    // inter-token gaps within the TPOT objective.
+    'model:vllm_goodput_tokens:rate5m': {
+      family: 'inference',
+      expr: tokens + ' * on (' + std.join(', ', model) + ') (' + within(inf.ttft, $.slos.InferenceTTFT.seconds) + ') * on (' + std.join(', ', model) + ') (' + within(inf.interTokenLatency, $.slos.InferenceTPOT.seconds) + ')',
+      // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
+      local good(metric, seconds, share) = [
+        t.series(metric + '_bucket', '0+' + e.num(60 * share) + 'x60', recordServer { le: e.num(seconds) }),
+        t.series(metric + '_count', '0+60x60', recordServer),
+      ],
+      tests: [t.recordCase('90 % of first tokens and 80 % of gaps on time', [
+        t.series(inf.generationTokens, '0+6000x60', recordServer),
+      ] + good(inf.ttft, $.slos.InferenceTTFT.seconds, 0.9) + good(inf.interTokenLatency, $.slos.InferenceTPOT.seconds, 0.8), [t.sample(modelLabels, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)')],
+    },
+    // The release gate's decision per model: 0 PROMOTE, 1 HOLD, 2 ROLLBACK; the worse of the
+    // p99 time-to-first-token ratio's and the error-ratio increase's.
+    [decision]: {
+      family: 'release',
+      local graded(expr, hold, rollback) = '((' + expr + ' > bool ' + e.num(hold) + ') + (' + expr + ' > bool ' + e.num(rollback) + '))',
+      local latency = graded('model:vllm_time_to_first_token_seconds:canary_p99_ratio', th.canaryHoldP99Ratio, th.canaryRollbackP99Ratio),
+      local errors = graded('model:vllm_request_errors:canary_ratio_delta', th.canaryHoldErrorDelta, th.canaryRollbackErrorDelta),
+      // The larger of the two where both exist, else whichever exists.
+      expr: '(' + latency + ' >= ' + errors + ') or ' + errors + ' or ' + latency,
+    },
+  },
+
+  alerts+: {
+    local infId = std.join(', ', model),
+
+    GPUInferenceThroughputDrop: {
+      team: 'ml-platform',
+      family: 'inference',
+      severity: 'warning',
+      local now(rec) = 'avg_over_time(' + rec + '[' + w.throughputNow + '])',
+      local before(rec) = 'avg_over_time(' + rec + '[' + w.throughputBaseline + '] offset ' + w.throughputNow + ')',
+      expr: now(perRequest) + ' < ' + e.num(1 - th.throughputDropRatio) + ' * ' + before(perRequest)
+            + ' and on (' + infId + ') abs(' + now(running) + ' / ' + before(running) + ' - 1) <= ' + e.num(th.steadyDemandRatio),
+      'for': '10m',
+      identity: model,
+      summary: 'A model generates tokens more slowly at the same demand.',
+      description: 'Model {{ $labels.model_name }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) generates {{ $value | humanize }} tokens/s per running request over the last ' + w.throughputNow + ', more than ' + e.percent(th.throughputDropRatio) + ' % below the ' + w.throughputBaseline + ' before, while its running requests stayed within ' + e.percent(th.steadyDemandRatio) + ' %.',
+      tests:
+        // The server also reports the metrics GPUInferenceMetricMissing looks for.
+        local series(tokensPerMinute, runningValues) = [
+          t.series(inf.generationTokens, tokensPerMinute, server),
+          t.series(inf.running, runningValues, server),
+          t.series(inf.waiting, '0x60', server),
+          t.series(inf.kvCacheUsage, '0.5x60', server),
+          t.series(inf.preemptions, '0x60', server),
+        ];
+        // Tokens per minute: 500/s for 30 minutes, then the given rate.
+        local after(rate) = '0+30000x30 ' + (900000 + rate * 60) + '+' + (rate * 60) + 'x29';
+        [
+          t.case('decode slows at the same demand', true, [], extra=series(after(300), '10x60'), target={ namespace: 'inference', model_name: 'llama-3-8b' }, value=30),
+          t.case('demand halves: half the tokens', false, [], extra=series(after(250), '10x30 5x30')),
+          t.case('demand grows by half: each request 40 % slower (batching)', false, [], extra=series(after(450), '10x30 15x30')),
+          t.case('steady', false, [], extra=series('0+30000x60', '10x60')),
+        ],
+      runbook: {
+        meaning: 'The model generates fewer tokens per second per request in flight than in the window before, while the number of requests in flight is about the same: each request decodes more slowly.',
+        impact: 'Responses stream more slowly; the TPOT and latency SLOs burn next.',
+        notes: ['The baseline is the ' + w.throughputBaseline + ' before the last ' + w.throughputNow + ': a lasting slowdown becomes the new baseline and the alert resolves within about an hour, so act on it while it fires.'],
+        queries: [
+          { title: 'Tokens per running request', expr: perRequest + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },
+          { title: 'Running requests', expr: running + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },
+          { title: 'GPU alerts of the serving pods', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", namespace="$namespace"}' },
+        ],
+        diagnosis: [
+          { check: 'Did a new model version or engine config roll out (canary decision on L4)?', yes: 'Roll it back.', no: '' },
+          { check: "Do the pods' GPUs throttle or report errors (GPU alerts, L4 SM activity)?", yes: 'Move the replicas off those GPUs.', no: '' },
+          { check: 'Did the prompts get longer (prefill time on L4 up)?', yes: 'Longer prompts decode slower per token: expected; scale out if latency SLOs burn.', no: 'Escalate to the model owners with the L4 breakdown.' },
+        ],
+        mitigation: ['Roll back the latest model or engine change.', 'Move replicas off degraded GPUs.'],
+        escalation: 'ML platform team; the model owners.',
+        dashboards: ['L4'],
+      },
+    },
+
+    GPUInferenceCanaryRollback: {
+      team: 'inference',
+      family: 'release',
+      severity: 'warning',
+      expr: decision + ' == 2',
+      'for': '10m',
+      identity: model,
+      summary: 'A canary release regressed: the release gate says ROLLBACK.',
+      description: 'The canary of model {{ $labels.model_name }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) is worse than its baseline beyond the rollback thresholds (p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or ' + e.percent(th.canaryRollbackErrorDelta) + ' % more errors).',
+      tests:
+        // A thousand requests a minute on each track, errorsPerThousand of them failing.
+        local track(name, errorsPerThousand, slowFirstTokens) = [
+          t.series(inf.ttft + '_bucket', '0+' + (100 - slowFirstTokens) + 'x60', server { pod: 'llm-' + name, [r.label]: name, le: '0.5' }),
+          t.series(inf.ttft + '_bucket', '0+100x60', server { pod: 'llm-' + name, [r.label]: name, le: '1.0' }),
+          t.series(inf.ttft + '_bucket', '0+100x60', server { pod: 'llm-' + name, [r.label]: name, le: '+Inf' }),
+          t.series(inf.requests, '0+' + (1000 - errorsPerThousand) + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '2xx' }),
+          t.series(inf.requests, '0+' + errorsPerThousand + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '5xx' }),
+        ];
+        local target = { namespace: 'inference', model_name: 'llama-3-8b' };
+        [
+          // The canary's errors burn the model's error budget too (2.05 % of all requests).
+          t.case('canary fails 4 % of requests, baseline 0.1 %',
+                 true,
+                 [],
+                 extra=track(r.baseline, 1, 10) + track(r.canary, 40, 10),
+                 target=target,
+                 value=2,
+                 alsoFires=[t.also('SLOInferenceErrorsSlowBurn', 0.0205, target={ slo: 'InferenceErrors', namespace: 'inference' })]),
+          t.case('canary as good as the baseline', false, [], extra=track(r.baseline, 1, 10) + track(r.canary, 1, 10)),
+          t.case('canary 0.6 % worse: HOLD', false, [], extra=track(r.baseline, 1, 10) + track(r.canary, 7, 10)),
+        ],
+      runbook: {
+        meaning: 'The canary of a model is worse than the baseline by more than the rollback thresholds: p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or an error ratio ' + e.percent(th.canaryRollbackErrorDelta) + ' points above it. ' + decision + ' reads 2.',
+        impact: 'The canary share of traffic is served worse; promoting it would spread the regression.',
+        queries: [
+          { title: 'Decision (0 promote, 1 hold, 2 rollback)', expr: decision + '{namespace="$namespace", model_name="$model_name"}' },
+          { title: 'p99 TTFT ratio', expr: 'model:vllm_time_to_first_token_seconds:canary_p99_ratio{namespace="$namespace", model_name="$model_name"}' },
+          { title: 'Error ratio increase', expr: 'model:vllm_request_errors:canary_ratio_delta{namespace="$namespace", model_name="$model_name"}' },
+        ],
+        diagnosis: [
+          { check: 'Do the canary pods run on GPUs with alerts (throttling, XID)?', yes: 'The hardware, not the release: move the canary and compare again.', no: 'The release regressed: roll it back.' },
+        ],
+        mitigation: ['Roll the canary back (set its traffic share to 0).'],
+        escalation: 'The model owners; ML platform team.',
+        dashboards: ['L4'],
+      },
+    },
+  },
+}
