@@ -19,6 +19,7 @@
       default: [l.cluster, l.host],
       capacity: [l.cluster],
       hygiene: [l.cluster],
+      cohort: [l.cluster],
       inference: [l.cluster, 'namespace', 'pod'],
       release: [l.cluster, 'namespace', 'model_name'],
       // Workload tickets go to the team running the namespace, not per node: at 100k GPUs a

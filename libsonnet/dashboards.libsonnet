@@ -159,6 +159,13 @@ local names = import 'lib/names.libsonnet';
           // kube-state-metrics names the node `node`; the exporter's host label is the same name.
           panel('Free GPUs by node', 'table', [q('(' + freePerNode + ') > 0')], width=4, drill='L3', drillVars={ node: l.node }),
         ]),
+        row('Cohorts', [
+          panel('SM activity by ' + c, 'bargauge', [q('sort(cluster_' + c + ':dcgm_sm_active:avg{' + cluster + '})', '{{' + $.cohorts[c] + '}}')], width=6) + ratio
+          for c in std.objectFields($.cohorts)
+        ] + [
+          panel('Hardware error events per GPU by ' + c + ' (last ' + $.windows.cohort + ')', 'table', [q('cluster_' + c + ':dcgm_' + s + '_events:sum' + $.windows.cohort + '{' + cluster + '} / cluster_' + c + ':dcgm_gpus:count{' + cluster + '}', s) for s in ['fatal_xid', 'ecc_dbe']], description='A cohort far above the others (GPUCohort alerts at ' + th.cohortErrorRatio + '×) points at what it shares: a driver, an SKU.', width=6)
+          for c in std.objectFields($.cohorts)
+        ]),
         row('Scheduling', [
           panel('GPU pods waiting for a node, by namespace', 'timeseries', [q('namespace:kube_gpu_pods_unschedulable:count{' + cluster + '}', '{{namespace}}')], description='Pods that request GPUs and that the scheduler could not place; GPUPodUnschedulable tickets those waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
           panel('Longest scheduling wait, by namespace', 'bargauge', [q('sort_desc(namespace:kube_gpu_pod_scheduling_wait_seconds:max{' + cluster + '})', '{{namespace}}')], unit='s', thresholds=alertAt(e.seconds($.windows.unschedulable)), width=12),

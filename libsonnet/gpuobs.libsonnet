@@ -8,6 +8,7 @@
 + (import 'hardware.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'scheduling.libsonnet')
++ (import 'cohorts.libsonnet')
 + (import 'slos.libsonnet')
 + (import 'serving.libsonnet')
 + (import 'cost.libsonnet')

@@ -39,6 +39,9 @@ func scenarioGPUs(alertIndex, caseIndex int, alert string, c model.AlertCase) []
 		if i < len(c.Drivers) {
 			g.Driver = c.Drivers[i]
 		}
+		if i < len(c.Models) {
+			g.Model = c.Models[i]
+		}
 		if c.MIG {
 			g.MIG = []synth.MIGInstance{{ID: 1, Profile: "3g.40gb", Pod: pod()}, {ID: 2, Profile: "3g.40gb", Pod: pod()}}
 		} else {

@@ -308,6 +308,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
 		},
+		{
+			name: "two errors on a cohort read as a regression", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 3,",
+			new:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 1,",
+			wantFailure: "alertname: GPUCohortDriverErrors",
+		},
+		{
+			name: "a cohort compared with the whole cluster, itself included", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "                          - on (cluster) group_right ()\n                            cluster_driver:dcgm_ecc_dbe_events:sum1d\n",
+			new:         "                          - on (cluster) group_right ()\n                            0 * cluster_driver:dcgm_ecc_dbe_events:sum1d\n",
+			wantFailure: "alertname: GPUCohortDriverErrors",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -442,6 +442,8 @@ type AlertCase struct {
 	GPUs int `json:"gpus"`
 	// Drivers sets the driver version of GPU i; unset GPUs keep the default.
 	Drivers []string `json:"drivers"`
+	// Models sets the modelName (SKU) of GPU i; unset GPUs keep the default.
+	Models []string `json:"models"`
 	// Owner names the workload (kube_pod_owner) that owns the scenario's pods, and OwnerKind
 	// its kind (a Job when empty).
 	Owner     string `json:"owner"`

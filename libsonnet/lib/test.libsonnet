@@ -28,6 +28,7 @@
   //   mig        the GPUs are split into two MIG instances
   //   gpus       how many GPUs the host has
   //   drivers    driver version of GPU i
+  //   models     SKU (modelName) of GPU i
   //   owner      the Job that owns the scenario's pods (kube_pod_owner)
   //   health     values of the exporter's health field, or false for none
   //   extraHealth  a second health series per GPU without pod labels (pod churn)
@@ -39,7 +40,7 @@
   //   without    identity labels the alert lacks in this scenario
   //   labels     identity labels the alert has beyond the GPU's (the code of an XID)
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], models=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
@@ -48,6 +49,7 @@
     mig: mig,
     gpus: gpus,
     drivers: drivers,
+    models: models,
     owner: owner,
     [if ownerKind != '' then 'ownerKind']: ownerKind,
     health: if health == false then '' else health,

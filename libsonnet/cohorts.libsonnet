@@ -1,0 +1,141 @@
+// Fleet cohorts: GPUs grouped by a label their series carry (driver version, SKU, or any label
+// you relabel onto the exporter's series, such as a node pool), each cohort's GPU count, SM
+// activity and hardware error events, and an alert when a cohort's error rate departs from
+// the rest of its cluster: a driver regression on 5 % of the fleet shows as its cohort, long
+// before it shows in fleet averages.
+//
+// Cohorts are compared within a cluster (the rest of the cluster is the control group), which
+// also keeps the rules shard-local on a fleet of one Prometheus per cluster.
+local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  // Cohort name -> the label of the exporter's series that tells its cohorts apart.
+  cohorts:: {
+    driver: $.labels.driverVersion,
+    sku: $.labels.modelName,
+  },
+
+  thresholds+: {
+    // A cohort's error events per GPU above this multiple of the rest of its cluster's...
+    cohortErrorRatio: 3,
+    // ...counting at least this many events in the window (fewer is noise).
+    cohortMinEvents: 3,
+  },
+
+  windows+: {
+    cohort: '1d',
+  },
+
+  local l = $.labels,
+  local th = $.thresholds,
+  local w = $.windows,
+  local h = $.exporter.healthField,
+  local level(c) = 'cluster_' + c,
+  local gpus(c) = level(c) + ':dcgm_gpus:count',
+  local events(c, signal) = level(c) + ':dcgm_' + signal + '_events:sum' + w.cohort,
+  // Each GPU once, with its cohort label.
+  local members(label) = 'group ' + e.by($.identity.gpuJoin + [label]) + ' (' + h + ')',
+  // The error signals compared: events of the cohort window per GPU.
+  local signals = {
+    // New fatal XIDs: the event record holds an event for its whole window, so an event is an
+    // evaluation where it appears (it was absent one evaluation before). The subquery reads
+    // only the event record's series, which exist around events alone.
+    fatal_xid: {
+      local fatal = names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) + '"}',
+      local i = $.recording.interval,
+      perGPU: 'sum ' + e.by($.identity.gpuJoin) + ' (count_over_time((' + fatal + ' unless ' + fatal + ' offset ' + i + ')[' + w.cohort + ':' + i + ']))',
+    },
+    // Double-bit ECC errors, whole: increase() extrapolates a little past the samples.
+    ecc_dbe: {
+      perGPU: 'round(increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL') + '[' + w.cohort + ']))',
+    },
+  },
+
+  records+: {
+    [gpus(c)]: {
+      family: 'cohort',
+      expr: 'count ' + e.by([l.cluster, $.cohorts[c]]) + ' (' + members($.cohorts[c]) + ')',
+    }
+    for c in std.objectFields($.cohorts)
+  } + {
+    [level(c) + ':dcgm_sm_active:avg']: {
+      family: 'cohort',
+      local label = $.cohorts[c],
+      expr: 'avg ' + e.by([l.cluster, label]) + ' (avg ' + e.by($.identity.gpuJoin) + ' (DCGM_FI_PROF_SM_ACTIVE) * ' + e.on($.identity.gpuJoin) + ' group_left (' + label + ') ' + members(label) + ')',
+      // Two GPUs on driver 550 at 0.4 and 0.6, one on 535 at 0.2.
+      local g(i, driver) = t.gpu(l, 'node-a', i) { [l.driverVersion]: driver },
+      tests: [t.recordCase('two drivers', [
+        t.series('DCGM_FI_PROF_SM_ACTIVE', v[2] + 'x60', g(v[0], v[1]))
+        for v in [[0, '550.90.07', 0.4], [1, '550.90.07', 0.6], [2, '535.183.01', 0.2]]
+      ] + [
+        t.series(h, '65x60', g(v[0], v[1]))
+        for v in [[0, '550.90.07'], [1, '550.90.07'], [2, '535.183.01']]
+      ], [x { labels+: { [l.cluster]: 'prod' } } for x in (if c == 'driver' then [t.sample({ [l.driverVersion]: '535.183.01' }, 0.2), t.sample({ [l.driverVersion]: '550.90.07' }, 0.5)] else [t.sample({ [l.modelName]: 'NVIDIA H100 80GB HBM3' }, 0.4)])], 'round(' + level(c) + ':dcgm_sm_active:avg, 0.001)')],
+    }
+    for c in std.objectFields($.cohorts)
+  } + {
+    [events(c, s)]: {
+      family: 'cohort',
+      comments: [
+        'Reads the per-GPU records of another group: at most one evaluation interval behind, against a window of ' + w.cohort + '.',
+        'pint disable rule/dependency',
+      ],
+      local label = $.cohorts[c],
+      expr: 'sum ' + e.by([l.cluster, label]) + ' ((' + signals[s].perGPU + ') * ' + e.on($.identity.gpuJoin) + ' group_left (' + label + ') ' + members(label) + ')',
+    }
+    for c in std.objectFields($.cohorts)
+    for s in std.objectFields(signals)
+  },
+
+  alerts+: {
+    ['GPUCohort' + std.asciiUpper(c[0]) + c[1:] + 'Errors']: {
+      team: 'infra',
+      family: 'cohort',
+      severity: 'warning',
+      local label = $.cohorts[c],
+      // Events per GPU of the cohort against those of the rest of its cluster, per signal.
+      local departs(s) =
+        local ev = events(c, s), n = gpus(c);
+        local rest(x) = '(sum ' + e.by([l.cluster]) + ' (' + x + ') - ' + e.on([l.cluster]) + ' group_right () ' + x + ')';
+        'label_replace((' + ev + ' / ' + n + ' > ' + e.num(th.cohortErrorRatio) + ' * ' + rest(ev) + ' / ' + rest(n) + ') and ' + ev + ' >= ' + e.num(th.cohortMinEvents) + ', "signal", "' + s + '", "", "")',
+      expr: std.join(' or ', [departs(s) for s in std.objectFields(signals)]),
+      // The cohort window smooths already: a short for.
+      'for': '15m',
+      identity: [l.cluster, label, 'signal'],
+      summary: 'One ' + c + ' cohort of GPUs has far more hardware errors than the rest of its cluster.',
+      description: 'GPUs with ' + label + '={{ $labels.' + label + ' }} in cluster {{ $labels.' + l.cluster + ' }} had {{ $value | humanize }} {{ $labels.signal }} events per GPU in the last ' + w.cohort + ', over ' + e.num(th.cohortErrorRatio) + '× the rest of the cluster: suspect what the cohort shares (its ' + c + ').',
+      tests:
+        // Four GPUs of the scenario: the first in a cohort of its own, three in another (with
+        // two drivers, the skew ticket fires too).
+        local split = if c == 'driver' then { drivers: ['535.183.01', '550.90.07', '550.90.07', '550.90.07'] } else { models: ['NVIDIA A100-SXM4-80GB', 'NVIDIA H100 80GB HBM3', 'NVIDIA H100 80GB HBM3', 'NVIDIA H100 80GB HBM3'] };
+        local cohortOf = if c == 'driver' then split.drivers[0] else split.models[0];
+        local also = if c == 'driver' then [t.also('GPUDriverVersionSkew', 2, target={})] else [];
+        local case(name, fires, series, target=null, value=null) =
+          t.case(name, fires, series, gpus=4, drivers=std.get(split, 'drivers', []), models=std.get(split, 'models', []), target=target, value=value, alsoFires=also);
+        [
+          case('three double-bit errors on the GPU of one ' + c, true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 3x50', entities=[0])], target={ [label]: cohortOf, signal: 'ecc_dbe' }, value=3),
+          case('three fatal XIDs on the GPU of one ' + c, true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_ 48x9 62x10 48x40', { err_code: '48' }, entities=[0])], target={ [label]: cohortOf, signal: 'fatal_xid' }, value=3),
+          case('the same errors on every ' + c, false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 3x50')]),
+          case('two errors: noise', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 2x50', entities=[0])]),
+        ],
+      runbook: {
+        meaning: 'The GPUs of one ' + c + ' (' + label + ') had over ' + e.num(th.cohortErrorRatio) + '× the ' + std.strReplace(std.join(' or ', std.objectFields(signals)), '_', ' ') + ' events per GPU of the rest of their cluster in the last ' + w.cohort + ' (at least ' + e.num(th.cohortMinEvents) + ' events).',
+        impact: 'Jobs on the cohort fail more often; if the cohort is a new driver or firmware, the rollout spreads the failures.',
+        queries: [
+          { title: 'Events per GPU by ' + c, expr: events(c, 'fatal_xid') + '{' + l.cluster + '="$' + l.cluster + '"} / ' + gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
+          { title: 'Double-bit ECC events per GPU by ' + c, expr: events(c, 'ecc_dbe') + '{' + l.cluster + '="$' + l.cluster + '"} / ' + gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
+          { title: 'GPUs by ' + c, expr: gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
+        ],
+        diagnosis: [
+          { check: 'Is the cohort new (a driver or firmware rollout in progress)?', yes: 'Stop the rollout and roll the cohort back: this is the regression the cohort view exists for.', no: '' },
+          { check: 'Are the events concentrated on a few GPUs of the cohort (L2 XID panel, L5)?', yes: 'Bad parts, not the cohort: follow the per-GPU alerts.', no: 'Escalate to the vendor with the cohort comparison.' },
+        ],
+        mitigation: ['Roll the cohort back to the fleet baseline.', 'Drain the worst GPUs of the cohort.'],
+        escalation: 'Infrastructure on-call; the hardware vendor for SKU cohorts.',
+        dashboards: ['L2'],
+      },
+    }
+    for c in std.objectFields($.cohorts)
+  },
+}
