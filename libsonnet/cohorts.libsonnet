@@ -38,13 +38,9 @@ local t = import 'lib/test.libsonnet';
   local members(label) = 'group ' + e.by($.identity.gpuJoin + [label]) + ' (' + h + ')',
   // The error signals compared: events of the cohort window per GPU.
   local signals = {
-    // New fatal XIDs: the event record holds an event for its whole window, so an event is an
-    // evaluation where it appears (it was absent one evaluation before). The subquery reads
-    // only the event record's series, which exist around events alone.
+    // New fatal XIDs, counted by their starts (fatalStarts).
     fatal_xid: {
-      local fatal = names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) + '"}',
-      local i = $.recording.interval,
-      perGPU: 'sum ' + e.by($.identity.gpuJoin) + ' (count_over_time((' + fatal + ' unless ' + fatal + ' offset ' + i + ')[' + w.cohort + ':' + i + ']))',
+      perGPU: 'sum_over_time(' + fatalStarts + '[' + w.cohort + '])',
     },
     // Double-bit ECC errors, whole: increase() extrapolates a little past the samples.
     ecc_dbe: {
@@ -52,7 +48,25 @@ local t = import 'lib/test.libsonnet';
     },
   },
 
+  // The event record holds a fatal XID for its whole window, so an event starts at the
+  // evaluation where it appears, absent one evaluation before: per GPU, one sample per start,
+  // its value the number of codes that started. Both evaluations read are past ones (offset
+  // one and two intervals): the event rule's group may evaluate after this one at the same
+  // instant, and its newest sample must not decide.
+  local fatal = names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) + '"}',
+  local fatalStarts = 'gpu:dcgm_fatal_xid_errors:starts',
+
   records+: {
+    [fatalStarts]: {
+      family: 'cohort',
+      comments: [
+        'Reads the XID event rule of another group at its last two evaluations, never at this instant: whichever group evaluates first.',
+        'pint disable rule/dependency',
+      ],
+      local i = e.seconds($.recording.interval),
+      expr: 'count ' + e.by($.identity.gpuJoin) + ' (' + fatal + ' offset ' + i + 's unless ' + fatal + ' offset ' + (2 * i) + 's)',
+    },
+  } + {
     [gpus(c)]: {
       family: 'cohort',
       expr: 'count ' + e.by([l.cluster, $.cohorts[c]]) + ' (' + members($.cohorts[c]) + ')',

@@ -206,8 +206,8 @@ local names = import 'lib/names.libsonnet';
           panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
           panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
           panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
-          panel('Throttled (share of the last ' + $.windows.throttle + ')', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
-          panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake.', width=12),
+          panel('Throttled (share of the last ' + $.windows.throttle + ')', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons) if std.get($.throttleReasons[r], 'perGPU', true)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
+          panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x10 sync boost, 0x20/0x40 thermal, 0x80 power brake.', width=12),
         ]),
         row('Interconnect and errors', [
           panel('NVLink transmit', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_TX_BYTES'), byGPU)], unit='Bps', width=6),
@@ -256,7 +256,7 @@ local names = import 'lib/names.libsonnet';
           panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
           panel('Time per output token', 'timeseries', quantiles(inf.interTokenLatency), unit='s', thresholds=alertAt($.slos.InferenceTPOT.seconds)),
           panel('Where a request spends its time (mean)', 'timeseries', [q('model:vllm_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{model_name}}') for phase in ['queue', 'prefill', 'decode']], unit='s', description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).', stack=true),
-          panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{model_name}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{model_name}}')], description='Goodput: tokens/s of requests that met the TTFT (' + $.slos.InferenceTTFT.seconds + ' s) and TPOT (' + $.slos.InferenceTPOT.seconds + ' s) objectives.'),
+          panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{model_name}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{model_name}}')], description='Goodput: tokens/s of requests that met the TTFT (' + e.num($.slos.InferenceTTFT.seconds) + ' s) and TPOT (' + e.num($.slos.InferenceTPOT.seconds) + ' s) objectives.'),
           panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{model_name}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),
           panel('Canary decision', 'stat', [q('model:vllm_canary:decision{' + model + '}', '{{model_name}}')], description='0 promote, 1 hold, 2 roll back: the worse of the p99 TTFT ratio and the error-ratio increase against the thresholds.', thresholds=[[null, 'green'], [1, 'orange'], [2, 'red']], min=0, max=2, width=8),
         ]),
@@ -272,6 +272,8 @@ local names = import 'lib/names.libsonnet';
       links: ['L3'],
       annotations: [
         { name: 'XID events', expr: names.xidEvents($.windows.event) + '{' + gpu + '}', color: 'red', title: 'New XID' },
+        { name: 'Double-bit ECC errors', expr: 'increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL') + '{' + gpu + '}[' + $.recording.rateWindow + ']) > 0', color: 'purple', title: 'Double-bit ECC' },
+        { name: 'Single-bit ECC errors', expr: 'increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL') + '{' + gpu + '}[' + $.recording.rateWindow + ']) > 0', color: 'yellow', title: 'Single-bit ECC' },
         { name: 'Alerts', expr: 'ALERTS{alertstate="firing", ' + is(l.uuid, 'gpu') + '}', color: 'orange', title: '{{alertname}}' },
       ],
       local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),

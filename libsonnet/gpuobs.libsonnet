@@ -43,6 +43,13 @@
   recording: {
     interval: '1m',
     rateWindow: '5m',
+    // Retention tiers: the records of these levels (the L1 and L2 signals, cost and SLO
+    // budgets) copied at 5m and 1h resolution, in their own slower groups; a long-term store
+    // keeps only these (README: "Retention tiers").
+    retention: {
+      intervals: ['5m', '1h'],
+      levels: ['fleet', 'cluster', 'namespace', 'team', 'slo'],
+    },
   },
 
   // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).

@@ -35,6 +35,10 @@ local t = import 'lib/test.libsonnet';
     power: { bits: [4, 128], help: 'SW power cap (0x4) or HW power brake (0x80)' },
     hw_slowdown: { bits: [8], help: 'HW slowdown (0x8)' },
     thermal: { bits: [32, 64], help: 'SW thermal slowdown (0x20) or HW thermal slowdown (0x40)' },
+    // Sync boost holds the clocks of a group of GPUs to its slowest member: one slow GPU slows
+    // every GPU synced with it (on L2, and in L3's bitmask panel; no alert of its own).
+    // perGPU: false, as no alert reads its per-GPU flag: L3 shows it in the bitmask panel.
+    sync_boost: { bits: [16], help: 'sync boost (0x10): clocks held to the slowest GPU of a sync-boost group', perGPU:: false },
   },
 
   // XID classes. The value of DCGM_FI_DEV_XID_ERRORS is the last XID seen.

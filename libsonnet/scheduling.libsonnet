@@ -185,10 +185,12 @@ local t = import 'lib/test.libsonnet';
       description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has {{ $value }} GPUs in capacity that the NVIDIA device plugin no longer offers to pods (it marked them unhealthy, or lost them).',
       tests:
         local node(metric, values) = t.series(metric, values, e.ksm(ksmJob, { node: t.scenarioHost, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
+        // The device plugin advertises its time-slicing replicas of each GPU.
+        local r = $.sharing.replicas;
         [
-          t.case('one of 8 GPUs withdrawn', true, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x20 7x40')], target={ [l.host]: t.scenarioHost }, value=1),
-          t.case('every GPU offered', false, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x60')]),
-          t.case('withdrawn 10 minutes ago (a plugin restart takes minutes)', false, [], gpus=8, extra=[node('kube_node_status_capacity', '8x60'), node('kube_node_status_allocatable', '8x50 0x10')]),
+          t.case('one of 8 GPUs withdrawn', true, [], gpus=8, extra=[node('kube_node_status_capacity', (8 * r) + 'x60'), node('kube_node_status_allocatable', (8 * r) + 'x20 ' + (7 * r) + 'x40')], target={ [l.host]: t.scenarioHost }, value=r),
+          t.case('every GPU offered', false, [], gpus=8, extra=[node('kube_node_status_capacity', (8 * r) + 'x60'), node('kube_node_status_allocatable', (8 * r) + 'x60')]),
+          t.case('withdrawn 10 minutes ago (a plugin restart takes minutes)', false, [], gpus=8, extra=[node('kube_node_status_capacity', (8 * r) + 'x60'), node('kube_node_status_allocatable', (8 * r) + 'x50 ' + (7 * r) + 'x10')]),
         ],
       runbook: {
         meaning: "Kubernetes lists more GPUs in the node's capacity than the device plugin offers as allocatable: the plugin marked some unhealthy (it does on XID 48, 62, 64, 79 and similar) or lost track of them.",
@@ -217,14 +219,14 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       identity: [l.cluster, l.host],
       summary: 'A GPU node has no dcgm-exporter: its GPUs are not monitored at all.',
-      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} lists {{ $value }} GPUs, but no dcgm-exporter has reported from it in the last ' + w.missing + ': no GPU alert can fire for it.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} lists {{ $value }} GPUs (time-slicing replicas included) in its capacity, but no dcgm-exporter has reported from it in the last ' + w.missing + ': no GPU alert can fire for it.',
       tests:
-        local capacity(node, gpus) = t.series('kube_node_status_capacity', gpus + 'x60', e.ksm(ksmJob, { node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
+        local capacity(node, gpus) = t.series('kube_node_status_capacity', (gpus * $.sharing.replicas) + 'x60', e.ksm(ksmJob, { node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
         // A node's GPUs that no exporter reports are unavailable capacity: the availability SLO
         // burns too (7 of the cluster's 8 GPUs; the scenario's one GPU reports from another host).
         local availability = [t.also('SLOGPUAvailability' + a, 7 / 8, target={ slo: 'GPUAvailability' }) for a in ['FastBurn', 'SlowBurn']];
         [
-          t.case('a new GPU node without an exporter', true, [], extra=[capacity('gpu-node-5', 8)], target={ [l.host]: 'gpu-node-5' }, value=8, alsoFires=availability),
+          t.case('a new GPU node without an exporter', true, [], extra=[capacity('gpu-node-5', 8)], target={ [l.host]: 'gpu-node-5' }, value=8 * $.sharing.replicas, alsoFires=availability),
           t.case('a node whose exporter reports', false, [], gpus=8, extra=[capacity(t.scenarioHost, 8)]),
         ],
       runbook: {

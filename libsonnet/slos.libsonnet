@@ -55,7 +55,7 @@ local t = import 'lib/test.libsonnet';
     team: 'inference',
     requestBased:: true,
     objective: 0.99,
-    description: e.percent(self.objective) + ' % of ' + what + ' within ' + seconds + ' s',
+    description: e.percent(self.objective) + ' % of ' + what + ' within ' + e.num(seconds) + ' s',
     by: [l.cluster, 'namespace', 'model_name'],
     local good = metric + '_bucket{le=~"' + e.le(seconds) + '"}',
     local sum(s, w) = 'sum ' + e.by(self.by) + ' (rate(' + s + '[' + w + ']))',

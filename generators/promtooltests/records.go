@@ -2,6 +2,8 @@ package promtooltests
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,12 +11,14 @@ import (
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
-// recordTests plays the cases of the catalog records that carry their own: one test group per
-// set of input series, so that each case's series are all the rules see; cases on the same
-// series share a group (promtool's cost grows with groups: each evaluates every rule).
+// recordTests plays the cases of the catalog records that carry their own. Promtool's cost
+// grows with test groups (each evaluates every rule), so cases share groups: cases on the same
+// series, and cases whose series have no metric in common, so that no rule sees both (a rule
+// that read both would change a case's result, and its test would fail, never pass wrongly).
 func recordTests(m *model.Model) testFile {
 	f := testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{}}
 	byInput := map[string]int{}
+	var metrics []map[string]bool // by group: the metrics of its series
 	for _, key := range model.SortedKeys(m.Records) {
 		name := m.Records[key].Record
 		for _, c := range m.Records[key].Tests {
@@ -37,9 +41,32 @@ func recordTests(m *model.Model) testFile {
 				f.Tests[i].ExprTests = append(f.Tests[i].ExprTests, t)
 				continue
 			}
-			byInput[signature] = len(f.Tests)
-			f.Tests = append(f.Tests, testGroup{Name: key + ": " + c.Name, Interval: m.Tests.Interval, InputSeries: input, ExprTests: []exprTest{t}})
+			own := map[string]bool{}
+			for _, s := range c.Series {
+				own[s.Metric] = true
+			}
+			i := slices.IndexFunc(metrics, func(other map[string]bool) bool { return disjoint(own, other) })
+			byInput[signature] = i
+			if i < 0 {
+				byInput[signature] = len(f.Tests)
+				metrics = append(metrics, own)
+				f.Tests = append(f.Tests, testGroup{Name: key + ": " + c.Name, Interval: m.Tests.Interval, InputSeries: input, ExprTests: []exprTest{t}})
+				continue
+			}
+			maps.Copy(metrics[i], own)
+			f.Tests[i].Name += "; " + key + ": " + c.Name
+			f.Tests[i].InputSeries = append(f.Tests[i].InputSeries, input...)
+			f.Tests[i].ExprTests = append(f.Tests[i].ExprTests, t)
 		}
 	}
 	return f
+}
+
+func disjoint(a, b map[string]bool) bool {
+	for k := range a {
+		if b[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -55,6 +55,9 @@ func ThrottleSignalName(reason string) string { return "dcgm_clock_throttle_" + 
 // labelled with the alert identity; value 1.
 var GPUInfo = RecordName(LevelGPUPod, "dcgm_gpu_info", "group")
 
+// Operation is the operation part of a recorded name (avg of cluster:dcgm_sm_active:avg).
+func Operation(record string) string { return record[strings.LastIndex(record, ":")+1:] }
+
 // GPUShare is the recorded share of a GPU that each pod holds on each GPU or MIG instance (a
 // catalog record, cost.libsonnet): namespace rollups weigh each series by it.
 var GPUShare = RecordName(LevelGPUPod, "gpu_allocated", "share")

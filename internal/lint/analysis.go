@@ -212,3 +212,13 @@ func level(record string) string {
 	}
 	return ""
 }
+
+// ProjectedSeries estimates how many series expr yields at the catalog's fleet size: the
+// projection cardinality/budget checks against.
+func (in *Inputs) ProjectedSeries(expr string) (int, error) {
+	n, err := promql.Parse(expr)
+	if err != nil {
+		return 0, err
+	}
+	return in.project(n, nil).series, nil
+}

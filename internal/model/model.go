@@ -564,6 +564,15 @@ type Runbooks struct {
 type Recording struct {
 	Interval   string `json:"interval"`
 	RateWindow string `json:"rateWindow"`
+	// Retention are the coarser copies of the long-lived records, for a long-term store.
+	Retention Retention `json:"retention"`
+}
+
+// Retention is the retention tiers: the records of Levels copied at each of Intervals (each
+// tier averages the one before it), each tier in its own group evaluated at its interval.
+type Retention struct {
+	Intervals []string `json:"intervals"`
+	Levels    []string `json:"levels"`
 }
 
 // Tests configures the generated promtool tests.

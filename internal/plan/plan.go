@@ -6,6 +6,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -108,6 +109,7 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 		r := m.Records[key]
 		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true, Comments: r.Comments})
 	}
+	recorded = append(recorded, retentionRules(m, recorded)...)
 	seen := map[string]bool{}
 	for i, r := range recorded {
 		id := r.Name + fmt.Sprint(r.Labels)
@@ -196,7 +198,9 @@ func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + k
 
 func recordingGroups(m *model.Model, recorded []Recorded) ([]Group, error) {
 	byFamily := map[string][]Rule{}
+	interval := map[string]string{}
 	for _, r := range recorded {
+		interval[r.Family] = cmp.Or(r.Interval, m.Recording.Interval)
 		expr, err := promql.Pretty(r.Expr)
 		if err != nil {
 			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
@@ -205,7 +209,7 @@ func recordingGroups(m *model.Model, recorded []Recorded) ([]Group, error) {
 	}
 	var out []Group
 	for _, family := range model.SortedKeys(byFamily) {
-		out = append(out, Group{Name: GroupName(family, "recording"), Interval: m.Recording.Interval, Rules: byFamily[family]})
+		out = append(out, Group{Name: GroupName(family, "recording"), Interval: interval[family], Rules: byFamily[family]})
 	}
 	return out, nil
 }

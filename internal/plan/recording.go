@@ -28,6 +28,9 @@ type Recorded struct {
 	FromCatalog bool
 	// Comments are the catalog record's comment lines, written above the rule.
 	Comments []string
+	// Interval is the evaluation interval of a rule slower than recording.interval (a
+	// retention tier), and TierOf the record a retention tier copies.
+	Interval, TierOf string
 }
 
 func by(labels ...string) string { return "by (" + strings.Join(labels, ", ") + ")" }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"text/template/parse"
+	"time"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -168,3 +169,6 @@ func TemplateLabels(text string) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// FormatDuration writes d as Prometheus writes durations (5m, 1h30m).
+func FormatDuration(d time.Duration) string { return model.Duration(d).String() }
