@@ -16,6 +16,9 @@ local t = import 'lib/test.libsonnet';
     sku: $.labels.modelName,
   },
 
+  // The error signals cohorts are compared on (records cluster_<cohort>:dcgm_<signal>_events).
+  cohortSignals:: std.objectFields(signals),
+
   thresholds+: {
     // A cohort's error events per GPU above this multiple of the rest of its cluster's...
     cohortErrorRatio: 3,

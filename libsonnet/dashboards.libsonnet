@@ -163,7 +163,7 @@ local names = import 'lib/names.libsonnet';
           panel('SM activity by ' + c, 'bargauge', [q('sort(cluster_' + c + ':dcgm_sm_active:avg{' + cluster + '})', '{{' + $.cohorts[c] + '}}')], width=6) + ratio
           for c in std.objectFields($.cohorts)
         ] + [
-          panel('Hardware error events per GPU by ' + c + ' (last ' + $.windows.cohort + ')', 'table', [q('cluster_' + c + ':dcgm_' + s + '_events:sum' + $.windows.cohort + '{' + cluster + '} / cluster_' + c + ':dcgm_gpus:count{' + cluster + '}', s) for s in ['fatal_xid', 'ecc_dbe']], description='A cohort far above the others (GPUCohort alerts at ' + th.cohortErrorRatio + '×) points at what it shares: a driver, an SKU.', width=6)
+          panel('Hardware error events per GPU by ' + c + ' (last ' + $.windows.cohort + ')', 'table', [q('cluster_' + c + ':dcgm_' + s + '_events:sum' + $.windows.cohort + '{' + cluster + '} / cluster_' + c + ':dcgm_gpus:count{' + cluster + '}', s) for s in $.cohortSignals], description='A cohort far above the others (GPUCohort alerts at ' + e.num(th.cohortErrorRatio) + '×) points at what it shares: a driver, an SKU.', width=6)
           for c in std.objectFields($.cohorts)
         ]),
         row('Scheduling', [

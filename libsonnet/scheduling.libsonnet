@@ -193,7 +193,7 @@ local t = import 'lib/test.libsonnet';
           t.case('withdrawn 10 minutes ago (a plugin restart takes minutes)', false, [], gpus=8, extra=[node('kube_node_status_capacity', (8 * r) + 'x60'), node('kube_node_status_allocatable', (8 * r) + 'x50 ' + (7 * r) + 'x10')]),
         ],
       runbook: {
-        meaning: "Kubernetes lists more GPUs in the node's capacity than the device plugin offers as allocatable: the plugin marked some unhealthy (it does on XID 48, 62, 64, 79 and similar) or lost track of them.",
+        meaning: "Kubernetes lists more GPUs in the node's capacity than the device plugin offers as allocatable: the plugin marked some unhealthy (it does on XIDs that are not the application's, such as " + std.join(', ', [std.toString(x) for x in $.xid.fatal + $.xid.fellOffBus]) + ') or lost track of them.',
         impact: 'Fewer GPUs to schedule on; jobs sized for the whole node cannot land there.',
         queries: [
           q('Capacity and allocatable GPUs of the node', 'kube_node_status_capacity{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"} or kube_node_status_allocatable{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"}'),
