@@ -56,7 +56,7 @@
       family: 'node',
       team: 'infra',
       severity: 'info',
-      expr: 'max by (' + l.cluster + ', ' + l.host + ') (label_replace(kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1, "' + l.host + '", "$1", "node", "(.+)"))',
+      expr: 'max by (' + l.cluster + ', ' + l.host + ') (' + e.asHost(l, 'kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1') + ')',
       identity: [l.cluster, l.host],
       summary: 'A GPU node is cordoned or draining.',
       description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} is unschedulable (cordoned or draining): its utilization alerts are inhibited.',

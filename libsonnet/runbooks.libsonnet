@@ -5,6 +5,7 @@
 // each step a check, what a yes means, and what a no means or '' to go on), mitigation,
 // escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
 local e = import 'lib/expr.libsonnet';
+local rb = import 'lib/runbook.libsonnet';
 {
   // What each XID code means and what to do about it.
   xidMeanings:: {
@@ -26,13 +27,13 @@ local e = import 'lib/expr.libsonnet';
   },
 
   local l = $.labels,
-  local is(label) = label + '="$' + label + '"',
+  local is = rb.is,
   local sel(labels) = '{' + std.join(', ', [is(x) for x in labels]) + '}',
   local gpu = sel([l.cluster, l.host, l.uuid]),
   local node = sel([l.cluster, l.host]),
   local pod = sel([l.cluster, l.namespace, l.pod]),
-  local q(title, expr) = { title: title, expr: expr },
-  local step(check, yes, no='') = { check: check, yes: yes, no: no },
+  local q = rb.query,
+  local step = rb.step,
 
   local cordon = 'Cordon the node so nothing new lands on it: `kubectl cordon $' + l.host + '`.',
   local drain = 'Drain it once the owners of running jobs know: `kubectl drain $' + l.host + ' --ignore-daemonsets --delete-emptydir-data`.',

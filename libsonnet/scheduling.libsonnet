@@ -2,6 +2,7 @@
 // quotas, GPUs the device plugin stopped offering, GPU nodes without an exporter, GPUs whose
 // profiling fields vanished, and the driver compatibility gate.
 local e = import 'lib/expr.libsonnet';
+local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   thresholds+: {
@@ -50,11 +51,10 @@ local t = import 'lib/test.libsonnet';
   local gpuResources = $.kubeStateMetrics.gpuResources,
   local h = $.exporter.healthField,
   local pod = [l.cluster, 'namespace', 'pod'],
-  local q(title, expr) = { title: title, expr: expr },
-  local step(check, yes, no='') = { check: check, yes: yes, no: no },
-  local is(label) = label + '="$' + label + '"',
-  // kube-state-metrics names a node `node`; GPU alerts name it by the exporter's host label.
-  local asHost(expr) = 'label_replace(' + expr + ', "' + l.host + '", "$1", "node", "(.+)")',
+  local q = rb.query,
+  local step = rb.step,
+  local is = rb.is,
+  local asHost(expr) = e.asHost(l, expr),
   // GPUs each pod requests, from kube-state-metrics.
   local podGPUs = 'sum ' + e.by(pod) + ' (kube_pod_container_resource_requests{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
   local unschedulablePods = 'max ' + e.by(pod) + ' (kube_pod_status_unschedulable{job="' + ksmJob + '"}) == 1',

@@ -93,6 +93,10 @@ type GPU struct {
 	MIG    []MIGInstance
 }
 
+// VGPULabel is dcgm-exporter's label for the time-slicing replica a pod was given, under
+// --kubernetes-virtual-gpus.
+const VGPULabel = "vgpu"
+
 // Default identity values of synthetic GPUs.
 const (
 	ExporterJob   = "dcgm-exporter"
@@ -171,8 +175,7 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 		pods := g.Pods()
 		out := make([]Entity, len(pods))
 		for i, p := range pods {
-			// dcgm-exporter's label for the replica a pod was given.
-			out[i] = Entity{Labels: withPod(m, base, p).With(map[string]string{"vgpu": fmt.Sprint(i)}), Part: 1, Holders: len(pods)}
+			out[i] = Entity{Labels: withPod(m, base, p).With(map[string]string{VGPULabel: fmt.Sprint(i)}), Part: 1, Holders: len(pods)}
 		}
 		return out
 	}
@@ -197,20 +200,18 @@ func (g GPU) SeriesOf(m *model.Model, metric string) []Entity {
 		return entities
 	}
 	var out []Entity
-	for _, e := range entities {
-		if e.Labels[m.Labels.Pod] == "" || (e.Labels["vgpu"] != "" && e.Labels["vgpu"] != "0") {
-			continue
-		}
-		// The device's series, once per GPU or instance, before its pods' parts.
-		device := e
-		device.Labels = e.WithoutPod(m)
-		delete(device.Labels, "vgpu")
-		out = append(out, device)
-	}
+	devices := map[*MIGInstance]bool{} // the GPU or instances whose device series is out
 	for _, e := range entities {
 		if e.Labels[m.Labels.Pod] == "" {
-			out = append(out, e)
+			out = append(out, e) // no pod: the device's series alone
 			continue
+		}
+		if !devices[e.MIG] {
+			devices[e.MIG] = true
+			device := e
+			device.Labels = e.WithoutPod(m)
+			delete(device.Labels, VGPULabel)
+			out = append(out, device)
 		}
 		e.Part = 1 / float64(e.Holders)
 		out = append(out, e)

@@ -43,6 +43,10 @@
   asExporterNamespace(l, expr)::
     if l.namespace == 'namespace' then expr else 'label_replace(' + expr + ', "' + l.namespace + '", "$1", "namespace", "(.+)")',
 
+  // kube-state-metrics names a node `node`; GPU series name it by the exporter's host label.
+  // This copies it to the host label so that node-level alerts share the GPU alerts' identity.
+  asHost(l, expr):: 'label_replace(' + expr + ', "' + l.host + '", "$1", "node", "(.+)")',
+
   // Labels of a kube-state-metrics series.
   ksm(job, labels):: { job: job, instance: 'kube-state-metrics:8080' } + labels,
 }
