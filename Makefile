@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations promtool amtool bench fuzz e2e
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations promtool amtool bench fuzz e2e e2e-sharded
 
 all: test
 
@@ -101,4 +101,13 @@ e2e:
 	$(GO) vet -tags e2e ./e2e/
 	e2e/build.sh $(E2E_BIN)
 	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager \
-		$(GO) test -tags e2e -count=1 -v -timeout 10m ./e2e/
+		$(GO) test -tags e2e -count=1 -v -timeout 10m -run 'TestEndToEnd$$' ./e2e/
+
+## e2e-sharded: the sharded output on two Prometheus (cluster an external label), Thanos
+## sidecars, a querier and a ruler evaluating rules/global/ (Thanos built from tools/thanos),
+## and Alertmanager
+e2e-sharded:
+	$(GO) vet -tags e2e ./e2e/
+	e2e/build.sh $(E2E_BIN) thanos
+	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager GPUOBS_THANOS=$(CURDIR)/$(E2E_BIN)/thanos \
+		$(GO) test -tags e2e -count=1 -v -timeout 10m -run 'TestShardedEndToEnd$$' ./e2e/

@@ -16,6 +16,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
+	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
 // BenchmarkGenerate measures gpuobs generate on the embedded catalog and reports, per emitted
@@ -107,76 +108,100 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var exprs []string
-	for _, r := range p.Recorded {
-		exprs = append(exprs, r.Expr)
-	}
-	for _, a := range m.Alerts {
-		exprs = append(exprs, a.Expr)
-	}
-	fields, err := collectedFields(m, exprs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	store, err := ruleeval.OpenStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		if err := store.Close(); err != nil {
-			b.Error(err)
-		}
-	}()
-	const step, samples = int64(30_000), 141 // 70 minutes at 30 s
-	loadStart := time.Now()
 	gpus := fleet(benchGPUs(b))
-	if err := load(store, m, gpus, fields, 0, step, samples); err != nil {
-		b.Fatal(err)
-	}
+	store, fields, loadTime := fleetStore(b, p, gpus)
 	fleetSeries := store.SeriesCount()
-	loadTime := time.Since(loadStart)
-
 	ev, err := store.LoadRuleFiles(filepath.Join("..", conventions.RecordingRulesFile), filepath.Join("..", conventions.AlertRulesFile))
 	if err != nil {
 		b.Fatal(err)
 	}
-	at := time.UnixMilli(step * (samples - 1))
-	// Prometheus evaluates in steady state, where the recorded series exist already: the first
-	// evaluation, which creates them, is not timed.
-	first := ev.Evaluate(at, false)
+	first := ev.Evaluate(evalAt, false)
 	if len(first.Failed) > 0 {
 		b.Fatalf("rules failed: %v", first.Failed)
 	}
-	gpuSeries, err := store.Query(`count(`+conventions.GPUInfo+`)`, at)
+	gpuSeries, err := store.Query(`count(`+conventions.GPUInfo+`)`, evalAt)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if gpuSeries == "" || !strings.Contains(gpuSeries, strconv.Itoa(len(gpus)+len(gpus)/(gpusPerNode*migEvery)*gpusPerNode)) {
 		b.Fatalf("count(%s) = %q: the rules did not record one series per GPU and MIG instance", conventions.GPUInfo, gpuSeries)
 	}
-	// Each evaluation is at a new timestamp, as in a running Prometheus (samples at a repeated
-	// timestamp take the duplicate path); a second apart, the raw data is the same.
-	next := at
+	next := evalAt
 	for _, mode := range []struct {
 		name       string
 		concurrent bool
 	}{{"sequential", false}, {"concurrent", true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			var last ruleeval.Evaluation
-			for b.Loop() {
-				next = next.Add(time.Second)
-				last = ev.Evaluate(next, mode.concurrent)
-			}
-			if len(last.Failed) > 0 {
-				b.Fatalf("rules failed: %v", last.Failed)
-			}
-			perEval := b.Elapsed() / time.Duration(b.N)
-			b.ReportMetric(float64(perEval.Milliseconds()), "ms/eval")
-			b.ReportMetric(float64(perEval.Microseconds())/1000/float64(ev.Rules()), "ms/rule")
-			b.ReportMetric(float64(ev.Rules()), "rules")
+			last := steadyState(b, ev, &next, mode.concurrent)
 			b.ReportMetric(float64(len(gpus)), "GPUs")
 			b.ReportMetric(float64(fleetSeries), "series")
 			b.Logf("%d fields a GPU, fleet loaded in %s; slowest rules: %v", len(fields), loadTime.Round(time.Second), last.Slowest)
 		})
 	}
+}
+
+// The fleet's samples: 70 minutes at 30 s; rules are evaluated at the last sample.
+const (
+	sampleStep, sampleCount = int64(30_000), 141
+)
+
+var evalAt = time.UnixMilli(sampleStep * (sampleCount - 1))
+
+// fleetStore loads a TSDB with the GPUs' series: the exporter's default counter set plus every
+// field the plan's rules read, and kube-state-metrics' series.
+func fleetStore(b *testing.B, p *plan.Plan, gpus []synth.GPU) (*ruleeval.Store, []string, time.Duration) {
+	b.Helper()
+	var exprs []string
+	for _, r := range p.Recorded {
+		exprs = append(exprs, r.Expr)
+	}
+	for _, a := range p.Model.Alerts {
+		exprs = append(exprs, a.Expr)
+	}
+	fields, err := collectedFields(p.Model, exprs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := openStore(b)
+	begin := time.Now()
+	if err := load(store, p.Model, gpus, fields, 0, sampleStep, sampleCount); err != nil {
+		b.Fatal(err)
+	}
+	return store, fields, time.Since(begin)
+}
+
+// openStore opens an empty TSDB, closed when the benchmark ends.
+func openStore(b *testing.B) *ruleeval.Store {
+	b.Helper()
+	store, err := ruleeval.OpenStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	return store
+}
+
+// steadyState times evaluations of every group as Prometheus runs them in steady state, where
+// the recorded series exist already (the caller evaluated once): each at a new timestamp (a
+// repeated one takes the duplicate path), a second apart, so the raw data is the same. It
+// reports ms/eval, ms/rule and rules, and returns the last evaluation.
+func steadyState(b *testing.B, ev *ruleeval.Evaluator, next *time.Time, concurrent bool) ruleeval.Evaluation {
+	b.Helper()
+	var last ruleeval.Evaluation
+	for b.Loop() {
+		*next = next.Add(time.Second)
+		last = ev.Evaluate(*next, concurrent)
+	}
+	if len(last.Failed) > 0 {
+		b.Fatalf("rules failed: %v", last.Failed)
+	}
+	perEval := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(perEval.Milliseconds()), "ms/eval")
+	b.ReportMetric(float64(perEval.Microseconds())/1000/float64(ev.Rules()), "ms/rule")
+	b.ReportMetric(float64(ev.Rules()), "rules")
+	return last
 }

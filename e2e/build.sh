@@ -1,9 +1,16 @@
 #!/bin/sh
-# Builds the pinned Prometheus and Alertmanager servers for the end-to-end run into DIR.
-# Usage: e2e/build.sh DIR   (from the repository root)
+# Builds the pinned Prometheus and Alertmanager servers for the end-to-end run into DIR, and
+# Thanos too when asked.
+# Usage: e2e/build.sh DIR [thanos]   (from the repository root)
 set -eu
 out=$1
 mkdir -p "$out"
+if [ "${2:-}" = thanos ]; then
+	# Thanos from its own tool module (its replace directives repeated there).
+	# Its release builds use the slicelabels tag (.promu.yml): its gRPC label encoding assumes
+	# that layout of Prometheus labels, and the default one makes the querier panic.
+	go build -tags slicelabels -o "$out/thanos" -modfile=tools/thanos/go.mod github.com/thanos-io/thanos/cmd/thanos
+fi
 # Prometheus from the same pinned module as promtool; without the builtinassets tag it serves
 # its HTTP API without the npm-built web UI.
 go build -o "$out/prometheus" -modfile=tools/promtool/go.mod github.com/prometheus/prometheus/cmd/prometheus

@@ -6,6 +6,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,11 +14,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,9 +30,10 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
-	"github.com/gpuobs/gpuobs/generators/rules"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
@@ -47,6 +51,17 @@ type exporter struct {
 	gpus []synth.GPU
 	dbe  map[int]int
 	xid  map[int]int
+	// temp is a GPU's temperature where it is not the healthy 45 °C.
+	temp map[int]float64
+}
+
+// newExporter serves four GPUs of one host; seq numbers the first GPU fleet-wide (UUIDs).
+func newExporter(m *model.Model, cluster, host string, seq int) *exporter {
+	e := &exporter{m: m, dbe: map[int]int{}, xid: map[int]int{}, temp: map[int]float64{}}
+	for i := range 4 {
+		e.gpus = append(e.gpus, synth.GPU{Cluster: cluster, Host: host, Index: i, Seq: seq + i, Model: synth.ModelName})
+	}
+	return e
 }
 
 func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -54,7 +69,7 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	defer e.mu.Unlock()
 	var b strings.Builder
 	write := func(metric string, l synth.Labels, v float64) {
-		// Prometheus adds cluster (relabeling), job and instance.
+		// Prometheus adds cluster (relabeling, or its external label), job and instance.
 		delete(l, e.m.Labels.Cluster)
 		delete(l, "job")
 		delete(l, "instance")
@@ -62,7 +77,8 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	}
 	for i, g := range e.gpus {
 		l := g.WithoutPod(e.m)
-		write(e.m.Exporter.HealthField, l.With(nil), 45)
+		write(e.m.Exporter.HealthField, l.With(nil), cmp.Or(e.temp[i], 45))
+		write("DCGM_FI_DEV_POWER_USAGE", l.With(nil), float64(300+10*i))
 		write("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", l.With(nil), float64(e.dbe[i]))
 		if x := e.xid[i]; x > 0 {
 			write("DCGM_FI_DEV_XID_ERRORS", l.With(map[string]string{"err_code": fmt.Sprint(x), "err_msg": "injected"}), float64(x))
@@ -90,7 +106,8 @@ type webhook struct {
 type notification struct {
 	Receiver string `json:"receiver"`
 	Alerts   []struct {
-		Labels map[string]string `json:"labels"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
 	} `json:"alerts"`
 }
 
@@ -110,12 +127,10 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.logf("webhook: %s got one notification with %s", n.Receiver, strings.Join(names, ", "))
 }
 
-// delivered lists receiver/alertname/gpu of every alert notified so far.
-func (h *webhook) delivered() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// delivered lists receiver/alertname/gpu of every alert notified to a receiver so far.
+func (h *webhook) delivered(receiver string) []string {
 	var out []string
-	for _, n := range h.got {
+	for _, n := range h.to(receiver) {
 		for _, a := range n.Alerts {
 			out = append(out, n.Receiver+"/"+a.Labels["alertname"]+"/"+a.Labels["gpu"])
 		}
@@ -124,20 +139,28 @@ func (h *webhook) delivered() []string {
 	return slices.Compact(out)
 }
 
-// last is the latest notification.
-func (h *webhook) last() notification {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.got) == 0 {
+// last is the latest notification to a receiver.
+func (h *webhook) last(receiver string) notification {
+	got := h.to(receiver)
+	if len(got) == 0 {
 		return notification{}
 	}
-	return h.got[len(h.got)-1]
+	return got[len(got)-1]
 }
 
-func (h *webhook) notifications() int {
+func (h *webhook) notifications(receiver string) int { return len(h.to(receiver)) }
+
+// to lists the notifications a receiver got, in order.
+func (h *webhook) to(receiver string) []notification {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.got)
+	var out []notification
+	for _, n := range h.got {
+		if n.Receiver == receiver {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func freeAddr(t *testing.T) string {
@@ -221,10 +244,35 @@ func binary(t *testing.T, env string) string {
 func TestEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	prometheusBin, alertmanagerBin := binary(t, "GPUOBS_PROMETHEUS"), binary(t, "GPUOBS_ALERTMANAGER")
+	prometheusBin := binary(t, "GPUOBS_PROMETHEUS")
 
 	p := plantest.Plan(t, "testdata/e2e.jsonnet")
 	m := p.Model
+	dir := generate(t, p)
+	exp := newExporter(m, cluster, "gpu-node-1", 100)
+	exporterServer := httptest.NewServer(exp)
+	defer exporterServer.Close()
+	am, hook := startAlertmanager(t, ctx, dir, m)
+
+	promAddr := freeAddr(t)
+	promConfig := filepath.Join(dir, "prometheus.yml")
+	writeYAML(t, promConfig, prometheusConfig(m, am, exporterServer.URL, map[string]string{m.Labels.Cluster: cluster}, nil,
+		filepath.Join(dir, conventions.RecordingRulesFile), filepath.Join(dir, conventions.AlertRulesFile)))
+	start(t, ctx, dir, "prometheus", prometheusBin,
+		"--config.file="+promConfig, "--storage.tsdb.path="+filepath.Join(dir, "prom-data"),
+		"--web.listen-address="+promAddr)
+	ready(t, ctx, "http://"+promAddr, "http://"+am)
+	// A healthy baseline, so that the counters have history.
+	eventually(t, ctx, "four GPUs scraped", func() error {
+		return wantSamples("http://"+promAddr, m.Exporter.HealthField, 4)
+	})
+	time.Sleep(3 * time.Second)
+	faults(t, ctx, m, exp, "http://"+promAddr, am, hook)
+}
+
+// generate writes the plan's whole output into a temporary directory.
+func generate(t *testing.T, p *plan.Plan) string {
+	t.Helper()
 	dir := t.TempDir()
 	files, managed, err := generators.Run(p, generators.Options{})
 	if err != nil {
@@ -233,38 +281,48 @@ func TestEndToEnd(t *testing.T) {
 	if err := emit.Write(dir, files, managed); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
 
-	exp := &exporter{m: m, dbe: map[int]int{}, xid: map[int]int{}}
-	for i := range 4 {
-		exp.gpus = append(exp.gpus, synth.GPU{Cluster: cluster, Host: "gpu-node-1", Index: i, Seq: 100 + i, Model: synth.ModelName})
-	}
-	exporterServer := httptest.NewServer(exp)
-	defer exporterServer.Close()
+// startAlertmanager runs Alertmanager on the generated configuration, every receiver that
+// notifies pointed at a webhook recorder; it returns its address and the recorder.
+func startAlertmanager(t *testing.T, ctx context.Context, dir string, m *model.Model) (string, *webhook) {
+	t.Helper()
 	hook := &webhook{logf: t.Logf}
 	hookServer := httptest.NewServer(hook)
-	defer hookServer.Close()
-
-	amAddr, promAddr := freeAddr(t), freeAddr(t)
+	t.Cleanup(hookServer.Close)
+	addr := freeAddr(t)
 	amConfig := withWebhooks(t, filepath.Join(dir, alertmanager.ConfigFile), hookServer.URL, m.Alertmanager.SilentReceiver)
-	start(t, ctx, dir, "alertmanager", alertmanagerBin,
+	start(t, ctx, dir, "alertmanager", binary(t, "GPUOBS_ALERTMANAGER"),
 		"--config.file="+amConfig, "--storage.path="+filepath.Join(dir, "am-data"),
-		"--web.listen-address="+amAddr, "--cluster.listen-address=")
-	promConfig := filepath.Join(dir, "prometheus.yml")
-	writeYAML(t, promConfig, map[string]any{
-		"global":     map[string]any{"scrape_interval": "1s", "evaluation_interval": "1s"},
-		"rule_files": []string{filepath.Join(dir, rules.RecordingFile), filepath.Join(dir, rules.AlertsFile)},
-		"alerting":   map[string]any{"alertmanagers": []any{map[string]any{"static_configs": []any{map[string]any{"targets": []string{amAddr}}}}}},
+		"--web.listen-address="+addr, "--cluster.listen-address=")
+	return addr, hook
+}
+
+// prometheusConfig scrapes one exporter every second, with target labels, evaluates the rule
+// files every second and sends alerts to Alertmanager; external labels name the shard.
+func prometheusConfig(m *model.Model, am, exporterURL string, targetLabels, external map[string]string, ruleFiles ...string) map[string]any {
+	global := map[string]any{"scrape_interval": "1s", "evaluation_interval": "1s"}
+	if external != nil {
+		global["external_labels"] = external
+	}
+	return map[string]any{
+		"global":     global,
+		"rule_files": ruleFiles,
+		"alerting":   map[string]any{"alertmanagers": []any{map[string]any{"static_configs": []any{map[string]any{"targets": []string{am}}}}}},
 		"scrape_configs": []any{map[string]any{
 			"job_name":       m.Exporter.Job,
-			"static_configs": []any{map[string]any{"targets": []string{strings.TrimPrefix(exporterServer.URL, "http://")}, "labels": map[string]string{m.Labels.Cluster: cluster}}},
+			"static_configs": []any{map[string]any{"targets": []string{strings.TrimPrefix(exporterURL, "http://")}, "labels": targetLabels}},
 		}},
-	})
-	start(t, ctx, dir, "prometheus", prometheusBin,
-		"--config.file="+promConfig, "--storage.tsdb.path="+filepath.Join(dir, "prom-data"),
-		"--web.listen-address="+promAddr)
-	for _, u := range []string{"http://" + promAddr + "/-/ready", "http://" + amAddr + "/-/ready"} {
+	}
+}
+
+// ready waits until every server answers /-/ready.
+func ready(t *testing.T, ctx context.Context, servers ...string) {
+	t.Helper()
+	for _, u := range servers {
 		eventually(t, ctx, "ready: "+u, func() error {
-			resp, err := http.Get(u)
+			resp, err := http.Get(u + "/-/ready")
 			if err != nil {
 				return err
 			}
@@ -275,30 +333,62 @@ func TestEndToEnd(t *testing.T) {
 			return nil
 		})
 	}
-	// A healthy baseline, so that the counters have history.
-	eventually(t, ctx, "four GPUs scraped", func() error {
-		var r struct {
-			Data struct {
-				Result []any `json:"result"`
-			} `json:"data"`
-		}
-		if err := getJSON("http://"+promAddr+"/api/v1/query?query="+m.Exporter.HealthField, &r); err != nil {
-			return err
-		}
-		if len(r.Data.Result) != 4 {
-			return fmt.Errorf("%d series", len(r.Data.Result))
-		}
-		return nil
-	})
-	time.Sleep(3 * time.Second)
+}
 
+// query runs an instant query on a Prometheus HTTP API (Prometheus or a Thanos querier) and
+// returns each series' labels and value.
+func query(server, q string) ([]result, error) {
+	var r struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := getJSON(server+"/api/v1/query?query="+url.QueryEscape(q), &r); err != nil {
+		return nil, err
+	}
+	var out []result
+	for _, s := range r.Data.Result {
+		v, _ := strconv.ParseFloat(fmt.Sprint(s.Value[1]), 64)
+		out = append(out, result{labels: s.Metric, value: v})
+	}
+	return out, nil
+}
+
+// result is one series of a query's result.
+type result struct {
+	labels map[string]string
+	value  float64
+}
+
+// wantSamples fails unless a query returns n series.
+func wantSamples(server, q string, n int) error {
+	got, err := query(server, q)
+	if err != nil {
+		return err
+	}
+	if len(got) != n {
+		return fmt.Errorf("%s: %d series, want %d", q, len(got), n)
+	}
+	return nil
+}
+
+// faults injects the same faults into one exporter's GPUs in every run: GPU 1 falls off the
+// bus, then GPUs 0 and 1 report double-bit ECC errors. The shard that scrapes the exporter
+// (alertsURL: its Prometheus) fires them; the pager gets GPU 1's fall and GPU 0's errors in one
+// notification, and Alertmanager holds GPU 1's errors inhibited by the fall.
+func faults(t *testing.T, ctx context.Context, m *model.Model, exp *exporter, prometheus, am string, hook *webhook) {
+	t.Helper()
 	// GPU 1 falls off the bus first: inhibition silences only alerts that arrive while the
 	// source alert is active, as in production, where group_wait covers the gap.
-	t.Logf("inject: XID 79 on GPU 1")
+	t.Logf("inject: XID 79 on GPU 1 of %s", exp.gpus[1].Host)
 	exp.inject(func() { exp.xid[1] = 79 })
 	eventually(t, ctx, "Alertmanager has GPUFellOffBus on GPU 1", func() error {
-		if !slices.Contains(amAlerts(t, amAddr), "GPUFellOffBus/1/active") {
-			return fmt.Errorf("Alertmanager has %v", amAlerts(t, amAddr))
+		if !slices.Contains(amAlerts(t, am), "GPUFellOffBus/1/active") {
+			return fmt.Errorf("Alertmanager has %v", amAlerts(t, am))
 		}
 		return nil
 	})
@@ -308,7 +398,7 @@ func TestEndToEnd(t *testing.T) {
 		exp.dbe[1] = 1
 	})
 	eventually(t, ctx, "Prometheus fires GPUEccDoubleBit on GPUs 0 and 1, GPUFellOffBus on GPU 1", func() error {
-		got := firing(t, "http://"+promAddr+"/api/v1/alerts")
+		got := firing(t, prometheus+"/api/v1/alerts", "GPUEccDoubleBit", "GPUFellOffBus")
 		want := []string{"GPUEccDoubleBit/0", "GPUEccDoubleBit/1", "GPUFellOffBus/1"}
 		if !slices.Equal(got, want) {
 			return fmt.Errorf("firing %v, want %v", got, want)
@@ -318,40 +408,59 @@ func TestEndToEnd(t *testing.T) {
 	pager := m.Alertmanager.Receivers["infra"]["critical"]
 	eventually(t, ctx, "the pager receives GPUFellOffBus on GPU 1 and GPUEccDoubleBit on GPU 0 in one group", func() error {
 		want := []string{pager + "/GPUEccDoubleBit/0", pager + "/GPUFellOffBus/1"}
-		if got := hook.delivered(); !slices.Equal(got, want) {
+		if got := hook.delivered(pager); !slices.Equal(got, want) {
 			return fmt.Errorf("delivered %v, want %v", got, want)
 		}
-		if last := hook.last(); len(last.Alerts) != 2 {
+		if last := hook.last(pager); len(last.Alerts) != 2 {
 			return fmt.Errorf("the last notification holds %d alerts, want the node's two", len(last.Alerts))
+		}
+		for _, a := range hook.last(pager).Alerts {
+			if a.Labels[m.Labels.Cluster] != exp.gpus[0].Cluster {
+				return fmt.Errorf("%s has %s=%q, want %q", a.Labels["alertname"], m.Labels.Cluster, a.Labels[m.Labels.Cluster], exp.gpus[0].Cluster)
+			}
 		}
 		return nil
 	})
 	eventually(t, ctx, "Alertmanager holds GPUEccDoubleBit on GPU 1 inhibited by gpu-gone", func() error {
-		if got := amAlerts(t, amAddr); !slices.Contains(got, "GPUEccDoubleBit/1/suppressed") {
+		if got := amAlerts(t, am); !slices.Contains(got, "GPUEccDoubleBit/1/suppressed") {
 			return fmt.Errorf("Alertmanager has %v", got)
 		}
 		return nil
 	})
 	// Give Alertmanager a group interval to (wrongly) send the inhibited alert.
 	time.Sleep(4 * time.Second)
-	for _, d := range hook.delivered() {
+	for _, d := range hook.delivered(pager) {
 		if strings.HasSuffix(d, "/GPUEccDoubleBit/1") {
 			t.Errorf("the inhibited alert was delivered: %s", d)
 		}
 	}
-	t.Logf("delivered: %v in %d notification(s) of one group (one node)", hook.delivered(), hook.notifications())
+	t.Logf("delivered to the pager: %v in %d notification(s) of one group (one node)", hook.delivered(pager), hook.notifications(pager))
+}
+
+// amAlert is an alert as Alertmanager's API lists it.
+type amAlert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	Status      struct {
+		State       string   `json:"state"`
+		InhibitedBy []string `json:"inhibitedBy"`
+	} `json:"status"`
+}
+
+// amAlertsNamed lists the alerts of one name Alertmanager holds.
+func amAlertsNamed(t *testing.T, addr, name string) []amAlert {
+	var alerts []amAlert
+	if err := getJSON("http://"+addr+"/api/v2/alerts", &alerts); err != nil {
+		t.Logf("Alertmanager: %v", err)
+		return nil
+	}
+	return slices.DeleteFunc(alerts, func(a amAlert) bool { return a.Labels["alertname"] != name })
 }
 
 // amAlerts lists alertname/gpu/state of the alerts Alertmanager holds; suppressed means
 // inhibited (or silenced: this run has no silences).
 func amAlerts(t *testing.T, addr string) []string {
-	var alerts []struct {
-		Labels map[string]string `json:"labels"`
-		Status struct {
-			State       string   `json:"state"`
-			InhibitedBy []string `json:"inhibitedBy"`
-		} `json:"status"`
-	}
+	var alerts []amAlert
 	if err := getJSON("http://"+addr+"/api/v2/alerts", &alerts); err != nil {
 		return []string{err.Error()}
 	}
@@ -367,8 +476,9 @@ func amAlerts(t *testing.T, addr string) []string {
 	return out
 }
 
-// firing lists alertname/gpu of the alerts Prometheus fires.
-func firing(t *testing.T, url string) []string {
+// firing lists alertname/gpu of the named alerts a rule evaluator (Prometheus, Thanos ruler)
+// fires.
+func firing(t *testing.T, url string, names ...string) []string {
 	var r struct {
 		Data struct {
 			Alerts []struct {
@@ -382,7 +492,7 @@ func firing(t *testing.T, url string) []string {
 	}
 	var out []string
 	for _, a := range r.Data.Alerts {
-		if a.State == "firing" {
+		if a.State == "firing" && slices.Contains(names, a.Labels["alertname"]) {
 			out = append(out, a.Labels["alertname"]+"/"+a.Labels["gpu"])
 		}
 	}

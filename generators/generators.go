@@ -14,6 +14,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
@@ -34,14 +35,14 @@ type Options struct {
 // All is every generator, in output order.
 func All(opts Options) []Generator {
 	return []Generator{
-		{Name: "rules", Dir: rules.Dir, Generate: rules.Generate},
+		{Name: "rules", Dir: conventions.RulesDir, Generate: rules.Generate},
 		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
 		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
 		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
 		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
 		{Name: "catalog reference", Dir: catalogdoc.Dir, Generate: catalogdoc.Generate},
 		{Name: "exporter configuration", Dir: exporter.Dir, Generate: exporter.Generate},
-		{Name: "rule formats", Dir: rules.Dir, Generate: func(p *plan.Plan) ([]emit.File, error) {
+		{Name: "rule formats", Dir: conventions.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
 			return ruleformats.Generate(p, opts.RulesFormats)
 		}},
 	}

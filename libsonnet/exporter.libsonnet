@@ -58,9 +58,9 @@
     // (DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer counter files).
     throttleReasonsField: profile.throttleReasonsField,
     // Whether GPU series carry the cluster label (relabeling adds it). false where cluster is an
-    // external label of one Prometheus per cluster: the label self-check then looks only at
-    // the host label.
-    clusterOnSeries:: true,
+    // external label of one Prometheus per cluster (topology sharded by it): the label
+    // self-check then looks only at the host label.
+    clusterOnSeries:: !($.topology.mode == 'sharded' && $.topology.shardLabel == $.labels.cluster),
     // dcgm-exporter's per-code XID count (the events of each XID within its window, label xid),
     // which sees a repeated XID that the last-XID gauge hides; null for an exporter without it.
     xidCountField:: 'DCGM_EXP_XID_ERRORS_COUNT',

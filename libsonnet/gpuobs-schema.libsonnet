@@ -74,6 +74,7 @@ local slo(path, s) =
     + each('cost.gpuHourly', section(section(c, 'cost'), 'gpuHourly'), function(p, v) want(p, v, 'number', 'a price per GPU-hour'))
     + each('sharing.migProfileWeights', section(section(c, 'sharing'), 'migProfileWeights'), function(p, v) want(p, v, 'number', 'a share of the GPU such as 0.428'))
     + typed('sharing', section(c, 'sharing'), { replicas: ['number', "the device plugin's replicas per GPU"] })
+    + typed('topology', section(c, 'topology'), { mode: ['string', 'single or sharded'], shardLabel: ['string', 'a label name'], globalEngine: ['string', 'thanos or mimir'] })
     + each('slos', section(c, 'slos'), slo)
     + each('fields', section(c, 'fields'), field)
     + typed('fleet', section(c, 'fleet'), { [k]: ['number', 'a number'] for k in std.objectFields(section(c, 'fleet')) }),

@@ -52,6 +52,19 @@
     },
   },
 
+  // Where the rules run. single: one Prometheus (or one engine) sees every series, the cluster
+  // label on them; rules in rules/*.yaml. sharded: one Prometheus per shard, shardLabel its
+  // external label (so not on the scraped series), and a global engine above the shards
+  // (thanos: Thanos ruler over a querier; mimir: Mimir ruler over what the shards remote-write).
+  // Each rule is placed by what it reads: rules that keep shardLabel and read raw series run in
+  // the shard (rules/shard/), rules that aggregate across shards or read their results run in
+  // the global layer (rules/global/), which never reads raw series.
+  topology: {
+    mode: 'single',
+    shardLabel: $.labels.cluster,
+    globalEngine: 'thanos',
+  },
+
   // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).
   deploy: {
     // A Prometheus Operator PrometheusRule; the labels must match your Prometheus'

@@ -11,6 +11,11 @@ local t = import 'lib/test.libsonnet';
     eccSingleBitPerHour: 100,
     gpuTemperatureCelsius: 85,
     memoryTemperatureCelsius: 95,
+    // A GPU this much hotter than the fleet-wide average of its SKU is suspect on its own...
+    gpuTemperatureAboveFleetPeersCelsius: 15,
+    // ...among this many hottest GPUs of each SKU in each cluster: the shard picks them, so the
+    // global layer compares a few series per shard instead of every GPU's.
+    fleetPeersCandidates: 3,
     nvlinkCrcErrorsPerMinute: 1,
     nvlinkReplayErrorsPerMinute: 5,
     pcieReplaysPerMinute: 10,
@@ -54,6 +59,29 @@ local t = import 'lib/test.libsonnet';
   local xidRecord = names.xidEvents($.windows.event),
   local exporterHost = 'instance:dcgm_exporter_host:group',
   records+: {
+    // GPU temperature summed and counted per cluster and SKU, for each SKU's fleet-wide
+    // average: shard records a sharded fleet's global layer combines, instead of reading every
+    // GPU's series.
+    'cluster_sku:dcgm_gpu_temp:sum': {
+      family: 'thermal',
+      expr: 'sum ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (gpu:dcgm_gpu_temp:max)',
+    },
+    'cluster_sku:dcgm_gpu_temp:count': {
+      family: 'thermal',
+      expr: 'count ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (gpu:dcgm_gpu_temp:max)',
+    },
+    // The hottest GPUs of each SKU in each cluster, with their identity: the candidates the
+    // global layer compares with the fleet (reading every GPU there costs seconds at 100k GPUs).
+    'gpu:dcgm_gpu_temp:top': {
+      family: 'thermal',
+      expr: 'topk ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', gpu:dcgm_gpu_temp:max)',
+    },
+    // The fleet-wide average temperature of each SKU (a global record on a sharded fleet).
+    'fleet_sku:dcgm_gpu_temp:avg': {
+      family: 'thermal',
+      local across(r) = 'sum ' + e.by([$.labels.modelName]) + ' (' + r + ')',
+      expr: across('cluster_sku:dcgm_gpu_temp:sum') + ' / ' + across('cluster_sku:dcgm_gpu_temp:count'),
+    },
     // Which host each exporter target serves, for alerts on the target (up has no host label).
     [exporterHost]: {
       family: 'exporter',
@@ -311,6 +339,32 @@ local t = import 'lib/test.libsonnet';
           t.case('sustained heat on a MIG GPU', true, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 30], [hot, 30]]))], value=hot, health=false, mig=true),
           t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 40], [hot, 2], [cool, 18]]))], health=false),
           t.case('heat still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 50], [hot, 10]]))], health=false),
+        ],
+    },
+
+    // A GPU far hotter than its SKU's fleet-wide average, below the absolute threshold: a
+    // failing fan, blocked airflow or dried thermal interface shows long before the GPU
+    // throttles. On a sharded fleet it needs both layers: the GPU's record from its shard and
+    // the SKU's average from the global layer.
+    GPUHotterThanFleetPeers: hw {
+      local above = th.gpuTemperatureAboveFleetPeersCelsius,
+      family: 'thermal',
+      severity: 'warning',
+      expr: 'gpu:dcgm_gpu_temp:top - ' + e.on([l.modelName]) + ' group_left () fleet_sku:dcgm_gpu_temp:avg > ' + e.num(above),
+      'for': '30m',
+      identity: $.identity.gpu,
+      summary: 'A GPU runs far hotter than the GPUs of its model across the fleet.',
+      description: gpuText + ' runs {{ $value | printf "%.0f" }} °C above the fleet-wide average of {{ $labels.' + l.modelName + ' }} GPUs (threshold ' + e.num(above) + ' °C): check its fans, airflow and thermal interface before it throttles.',
+      tests:
+        // Four idle GPUs (no pod: an unpriced SKU stays quiet) of a SKU no other scenario uses:
+        // the fleet average spans every scenario.
+        local case(name, fires, sku, temps, value=null) =
+          t.case(name, fires, [t.series('DCGM_FI_DEV_GPU_TEMP', temps[i], entities=[i]) for i in std.range(0, 3)], gpus=4, models=[sku, sku, sku, sku], pod=false, health=false, value=value, firing=if fires then [0] else null);
+        local peer = th.gpuTemperatureCelsius - 30, hot = peer + 2 * above;
+        [
+          case('one GPU far hotter than its peers', true, 'NVIDIA A10G', [t.steps([[peer, 20], [hot, 40]])] + [peer + 'x60' for i in [1, 2, 3]], value=hot - (hot + 3 * peer) / 4),
+          case('every GPU of the SKU as warm', false, 'NVIDIA A30', [hot + 'x60' for i in [0, 1, 2, 3]]),
+          case('hotter for less than ' + self['for'], false, 'NVIDIA T4', [t.steps([[peer, 40], [hot, 20]])] + [peer + 'x60' for i in [1, 2, 3]]),
         ],
     },
 

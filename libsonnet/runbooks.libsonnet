@@ -190,6 +190,20 @@ local rb = import 'lib/runbook.libsonnet';
       ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone, drain it for hardware service.'],
     ),
     GPUTemperatureHigh+: { runbook: thermal('GPUTemperatureHigh', 'core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius) },
+    GPUHotterThanFleetPeers+: { runbook: hardware(
+      'The GPU has run over ' + e.num($.thresholds.gpuTemperatureAboveFleetPeersCelsius) + ' °C above the fleet-wide average of its SKU for ' + $.alerts.GPUHotterThanFleetPeers['for'] + ' (the ' + e.num($.thresholds.fleetPeersCandidates) + ' hottest GPUs of each SKU in each cluster are compared: once this one is fixed, the next hot one shows).',
+      'None yet: the GPU is below its throttle point. Left alone, a cooling fault reaches it and the jobs on the GPU slow down.',
+      [
+        q('Core temperature on every GPU of the node', 'DCGM_FI_DEV_GPU_TEMP' + node),
+        q("The SKU's fleet-wide average", 'fleet_sku:dcgm_gpu_temp:avg'),
+        q('Power draw (load) of the GPU', 'DCGM_FI_DEV_POWER_USAGE' + gpu),
+      ],
+      [
+        step('Are all GPUs of the node or rack as hot?', 'Cooling of the node or rack (fans, airflow, inlet temperature): facilities.'),
+        step('Is the GPU at the same load (power) as its neighbours?', 'Suspect its heatsink, fan or thermal interface: drain and service.', 'A heavier job explains part of it: keep watching.'),
+      ],
+      ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone at equal load, drain it for hardware service.'],
+    ) },
     GPUMemoryTemperatureHigh+: { runbook: thermal('GPUMemoryTemperatureHigh', 'memory (HBM) temperature', 'DCGM_FI_DEV_MEMORY_TEMP', $.thresholds.memoryTemperatureCelsius) },
 
     local throttling(reason, cause, fix) = hardware(

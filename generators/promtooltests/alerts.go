@@ -129,7 +129,7 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 		})
 		group.AlertRuleTests = append(group.AlertRuleTests, t)
 	}
-	return testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, Tests: []testGroup{group}}, nil
+	return testFile{RuleFiles: ruleFiles(p), EvaluationInterval: m.Tests.Interval, Tests: []testGroup{group}}, nil
 }
 
 // scenarioSeries are a scenario's input series: its own series on the selected entities of its

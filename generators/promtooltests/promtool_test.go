@@ -57,11 +57,12 @@ func replaceIn(t *testing.T, path, old, new string) {
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
 // with honorLabels: false and other thresholds, GPUs time-sliced and copied per pod by the
-// exporter's virtual-GPU mode, and the small fixture catalog (4.8.2 is the
-// embedded catalog, which make test runs).
+// exporter's virtual-GPU mode, the small fixture catalog, and the embedded catalog sharded
+// (shard and global rule files evaluated together; 4.8.2 is the embedded catalog, which make
+// test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "testdata/virtual-gpus.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet"} {
+	for _, config := range []string{"testdata/exporter-4.8.3.jsonnet", "testdata/exporter-4.9.jsonnet", "testdata/exporter-renamed.jsonnet", "testdata/virtual-gpus.jsonnet", "../../internal/catalog/testdata/override.jsonnet", "../../internal/plan/plantest/testdata/small.jsonnet", "../../internal/plan/plantest/testdata/sharded.jsonnet"} {
 		t.Run(filepath.Base(config), func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, config)
@@ -214,6 +215,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
 			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",
 			wantFailure: "alertname: GPUTemperatureHigh",
+		},
+		{
+			name: "a SKU's fleet temperature summed, not averaged", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         "sum by (modelName) (cluster_sku:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName) (cluster_sku:dcgm_gpu_temp:count)",
+			new:         "sum by (modelName) (cluster_sku:dcgm_gpu_temp:sum)",
+			wantFailure: "alertname: GPUHotterThanFleetPeers",
 		},
 		{
 			name: "exporter down without its host is not alerted", file: "rules/alerts.yaml", testFile: AlertsFile,

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -25,8 +24,15 @@ const (
 	RecordsFile   = Dir + "/records.test.yaml"
 )
 
-// ruleFiles are the generated rule files, relative to the test files.
-var ruleFiles = []string{"../../" + conventions.RecordingRulesFile, "../../" + conventions.AlertRulesFile}
+// ruleFiles are the generated rule files, relative to the test files: every layer's of a
+// sharded topology, so the tests evaluate them as one Prometheus that sees every shard.
+func ruleFiles(p *plan.Plan) []string {
+	var out []string
+	for _, f := range p.RuleFiles() {
+		out = append(out, "../../"+f.Path)
+	}
+	return out
+}
 
 // Generate renders the promtool test files.
 func Generate(p *plan.Plan) ([]emit.File, error) {
@@ -44,7 +50,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	for _, f := range []struct {
 		path string
 		body testFile
-	}{{AlertsFile, alerts}, {RecordingFile, recording}, {RecordsFile, recordTests(m)}} {
+	}{{AlertsFile, alerts}, {RecordingFile, recording}, {RecordsFile, recordTests(p)}} {
 		file, err := emit.JSONAsYAML(f.path, f.body)
 		if err != nil {
 			return nil, err

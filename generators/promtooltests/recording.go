@@ -156,7 +156,7 @@ func recordingTests(p *plan.Plan, steps int) testFile {
 		sort.Slice(t.ExpSamples, func(i, j int) bool { return t.ExpSamples[i].Labels < t.ExpSamples[j].Labels })
 		group.ExprTests = append(group.ExprTests, t)
 	}
-	return testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{group}}
+	return testFile{RuleFiles: ruleFiles(p), EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{group}}
 }
 
 // sample is one expected output series of a recording rule.
@@ -239,7 +239,7 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded, steps int
 				}
 			}
 			return 0
-		case r.Name == conventions.GPUCounter(s.Name):
+		case f.Kind == model.KindCounter && r.Name == conventions.GPUCounter(s.Name):
 			return synth.CounterIncrease(f, g, e) * float64(steps)
 		case s.Rollup == model.RollupRate:
 			return synth.CounterIncrease(f, g, e) / 60

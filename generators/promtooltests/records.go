@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 
@@ -15,8 +16,9 @@ import (
 // grows with test groups (each evaluates every rule), so cases share groups: cases on the same
 // series, and cases whose series have no metric in common, so that no rule sees both (a rule
 // that read both would change a case's result, and its test would fail, never pass wrongly).
-func recordTests(m *model.Model) testFile {
-	f := testFile{RuleFiles: ruleFiles, EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{}}
+func recordTests(p *plan.Plan) testFile {
+	m := p.Model
+	f := testFile{RuleFiles: ruleFiles(p), EvaluationInterval: m.Tests.Interval, FuzzyCompare: true, Tests: []testGroup{}}
 	byInput := map[string]int{}
 	var metrics []map[string]bool // by group: the metrics of its series
 	for _, key := range model.SortedKeys(m.Records) {

@@ -5,11 +5,14 @@ package ruleformats
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
@@ -40,34 +43,94 @@ func Check(formats []string) error {
 	return nil
 }
 
-// Generate renders the plan's rule groups, recording then alerting, in the requested formats.
+// LayerLabel is the label of a sharded topology's PrometheusRule manifests that tells the
+// shard's from the global layer's: the shards' Prometheus select one value, the ThanosRuler the
+// other.
+const LayerLabel = "gpuobs.dev/layer"
+
+// Generate renders the plan's rule groups, recording then alerting, in the requested formats:
+// one document per format, or one per layer of a sharded topology (prometheusrule-shard.yaml,
+// prometheusrule-global.yaml; gpuobs-shard.yaml, gpuobs-global.yaml).
 func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 	m := p.Model
-	groups := append(slices.Clone(p.RecordingGroups), p.AlertGroups...)
-	var files []emit.File
-	if slices.Contains(formats, Operator) {
-		op := m.Deploy.Operator
-		manifest := map[string]any{
-			"apiVersion": "monitoring.coreos.com/v1",
-			"kind":       "PrometheusRule",
-			"metadata":   map[string]any{"name": op.Name, "namespace": op.Namespace, "labels": op.Labels},
-			"spec":       map[string]any{"groups": groups},
+	byLayer := map[plan.Layer][]plan.Group{}
+	var layers []plan.Layer
+	for _, f := range p.RuleFiles() {
+		if _, seen := byLayer[f.Layer]; !seen {
+			layers = append(layers, f.Layer)
 		}
-		f, err := render(OperatorFile, manifest, groups)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
+		byLayer[f.Layer] = append(byLayer[f.Layer], f.Groups...)
 	}
-	if slices.Contains(formats, Mimir) {
-		doc := map[string]any{"namespace": m.Deploy.Mimir.Namespace, "groups": groups}
-		f, err := render(MimirFile, doc, groups)
-		if err != nil {
-			return nil, err
+	var files []emit.File
+	if slices.Contains(formats, Mimir) && m.Topology.Sharded() && m.Topology.GlobalEngine == model.EngineMimir {
+		files = append(files, remoteWrite(p))
+	}
+	for _, layer := range layers {
+		groups := byLayer[layer]
+		if slices.Contains(formats, Operator) {
+			op := m.Deploy.Operator
+			name, labels := op.Name, op.Labels
+			if layer != "" {
+				name = op.Name + "-" + string(layer)
+				labels = maps.Clone(op.Labels)
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				labels[LayerLabel] = string(layer)
+			}
+			manifest := map[string]any{
+				"apiVersion": "monitoring.coreos.com/v1",
+				"kind":       "PrometheusRule",
+				"metadata":   map[string]any{"name": name, "namespace": op.Namespace, "labels": labels},
+				"spec":       map[string]any{"groups": groups},
+			}
+			f, err := render(layerPath(OperatorFile, layer), manifest, groups)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
 		}
-		files = append(files, f)
+		if slices.Contains(formats, Mimir) {
+			namespace := m.Deploy.Mimir.Namespace
+			if layer != "" {
+				namespace += "-" + string(layer)
+			}
+			f, err := render(layerPath(MimirFile, layer), map[string]any{"namespace": namespace, "groups": groups}, groups)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+		}
 	}
 	return files, nil
+}
+
+// RemoteWriteFile is the shards' remote-write relabeling for a Mimir global layer.
+const RemoteWriteFile = conventions.RulesDir + "/mimir/shard-remote-write.yaml"
+
+// remoteWrite renders the write_relabel_configs of a shard's remote_write to Mimir: keep the
+// records the global layer reads and the retention tiers, nothing else (the raw series and
+// the other records stay in the shard).
+func remoteWrite(p *plan.Plan) emit.File {
+	var names []string
+	for _, n := range p.GlobalInputs() {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	keep := strings.Join(append(names, plan.RetentionKeepRegex(p.Model)), "|")
+	doc := map[string]any{"write_relabel_configs": []any{map[string]any{
+		"source_labels": []string{"__name__"}, "regex": keep, "action": "keep",
+	}}}
+	body := "# The write_relabel_configs of each shard's remote_write to Mimir: the records the global\n" +
+		"# layer (rules/mimir/gpuobs-global.yaml) reads, and the retention tiers.\n" + string(emit.MustYAML(doc))
+	return emit.YAML(RemoteWriteFile, []byte(body))
+}
+
+// layerPath is a format's file for one layer: name-layer.yaml, or name.yaml without layers.
+func layerPath(path string, layer plan.Layer) string {
+	if layer == "" {
+		return path
+	}
+	return strings.TrimSuffix(path, ".yaml") + "-" + string(layer) + ".yaml"
 }
 
 // render writes doc, each rule's comments above it, and checks that its groups load in

@@ -1,11 +1,16 @@
 package ruleformats
 
 import (
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
@@ -84,4 +89,77 @@ func TestSmallCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
+}
+
+// TestShardedFormats: a sharded catalog gets one manifest and one namespace file per layer,
+// each holding that layer's rules (the manifests told apart by their layer label for the
+// ruleSelectors), and, with Mimir as the global engine, the shards' remote-write relabeling
+// that keeps exactly the records the global layer reads and the retention tiers.
+func TestShardedFormats(t *testing.T) {
+	p := plantest.Plan(t, filepath.Join("..", "..", "internal", "plan", "plantest", "testdata", "sharded.jsonnet"))
+	p.Model.Topology.GlobalEngine = model.EngineMimir
+	files, err := Generate(p, []string{Plain, Operator, Mimir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string][]byte{}
+	for _, f := range files {
+		byPath[f.Path] = f.Content
+	}
+	for _, layer := range []plan.Layer{plan.Shard, plan.Global} {
+		want := 0
+		for name, l := range p.Layers {
+			if l == layer && !strings.Contains(name, ":") {
+				want++
+			}
+		}
+		for _, r := range p.Recorded {
+			if p.Layers[r.Name] == layer {
+				want++
+			}
+		}
+		var manifest struct {
+			Metadata struct {
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"metadata"`
+			Spec struct {
+				Groups []group `yaml:"groups"`
+			} `yaml:"spec"`
+		}
+		if err := yaml.Unmarshal(byPath["rules/operator/prometheusrule-"+string(layer)+".yaml"], &manifest); err != nil {
+			t.Fatal(err)
+		}
+		if manifest.Metadata.Labels[LayerLabel] != string(layer) {
+			t.Errorf("%s manifest labels %v", layer, manifest.Metadata.Labels)
+		}
+		got := 0
+		for _, g := range manifest.Spec.Groups {
+			got += len(g.Rules)
+		}
+		if got != want {
+			t.Errorf("%s manifest holds %d rules, want %d", layer, got, want)
+		}
+		if _, ok := byPath["rules/mimir/gpuobs-"+string(layer)+".yaml"]; !ok {
+			t.Errorf("no Mimir namespace file for the %s layer", layer)
+		}
+	}
+	var rw struct {
+		Relabel []struct {
+			Regex string `yaml:"regex"`
+		} `yaml:"write_relabel_configs"`
+	}
+	if err := yaml.Unmarshal(byPath[RemoteWriteFile], &rw); err != nil || len(rw.Relabel) != 1 {
+		t.Fatalf("%s: %v %+v", RemoteWriteFile, err, rw)
+	}
+	keep := regexp.MustCompile("^(?:" + rw.Relabel[0].Regex + ")$")
+	for _, name := range p.GlobalInputs() {
+		if !keep.MatchString(name) {
+			t.Errorf("the global layer reads %s; remote write drops it", name)
+		}
+	}
+	for _, name := range []string{p.Model.Exporter.HealthField, "node:dcgm_power_usage:sum", "cluster:dcgm_power_usage:sum_avg5m"} {
+		if keep.MatchString(name) != strings.HasSuffix(name, "_avg5m") {
+			t.Errorf("remote write keeps %s: %v", name, keep.MatchString(name))
+		}
+	}
 }

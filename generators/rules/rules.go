@@ -5,17 +5,9 @@ package rules
 import (
 	"fmt"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
-)
-
-// Output paths, relative to the output directory.
-const (
-	Dir           = conventions.RulesDir
-	RecordingFile = conventions.RecordingRulesFile
-	AlertsFile    = conventions.AlertRulesFile
 )
 
 // File is the document of a Prometheus rule file.
@@ -23,18 +15,16 @@ type File struct {
 	Groups []plan.Group `yaml:"groups"`
 }
 
-// Generate renders rules/recording.yaml and rules/alerts.yaml, each rule's comments above it.
+// Generate renders the plan's rule files (rules/recording.yaml and rules/alerts.yaml, or those
+// of rules/shard/ and rules/global/ in a sharded topology), each rule's comments above it.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	var files []emit.File
-	for _, f := range []struct {
-		path   string
-		groups []plan.Group
-	}{{RecordingFile, p.RecordingGroups}, {AlertsFile, p.AlertGroups}} {
-		body, err := emit.CommentRules(emit.MustYAML(File{Groups: f.groups}), plan.RuleComments(f.groups))
+	for _, f := range p.RuleFiles() {
+		body, err := emit.CommentRules(emit.MustYAML(File{Groups: f.Groups}), plan.RuleComments(f.Groups))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.path, err)
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		files = append(files, emit.YAML(f.path, body))
+		files = append(files, emit.YAML(f.Path, body))
 	}
 	for _, f := range files {
 		if errs := promql.ValidateRuleFile(f.Content); len(errs) > 0 {

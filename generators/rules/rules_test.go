@@ -37,7 +37,7 @@ func TestEveryAlertIsRoutableAndDocumented(t *testing.T) {
 	p := plantest.Plan(t, "")
 	m := p.Model
 	alerts := 0
-	for _, g := range parse(t, p)[AlertsFile].Groups {
+	for _, g := range parse(t, p)[conventions.AlertRulesFile].Groups {
 		for _, r := range g.Rules {
 			alerts++
 			if err := conventions.CheckAlertName(r.Alert); err != nil {
@@ -71,7 +71,7 @@ func TestEveryAlertIsRoutableAndDocumented(t *testing.T) {
 
 func TestRecordingRulesFollowTheNamingConvention(t *testing.T) {
 	levels := map[string]bool{}
-	for _, g := range parse(t, plantest.Plan(t, ""))[RecordingFile].Groups {
+	for _, g := range parse(t, plantest.Plan(t, ""))[conventions.RecordingRulesFile].Groups {
 		if !strings.HasPrefix(g.Name, "gpuobs-") || g.Interval == "" {
 			t.Errorf("group %q: want a gpuobs-<family>-recording name and an interval", g.Name)
 		}

@@ -264,6 +264,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"dashboards":       func(r json.RawMessage) { m.Dashboards = entries[model.Dashboard](d, "dashboards", r) },
 		"alertmanager":     func(r json.RawMessage) { d.strict("alertmanager", r, &m.Alertmanager) },
 		"deploy":           func(r json.RawMessage) { d.strict("deploy", r, &m.Deploy) },
+		"topology":         func(r json.RawMessage) { d.strict("topology", r, &m.Topology) },
 	}
 	for _, key := range model.SortedKeys(top) {
 		decodeSection, ok := sections[key]

@@ -48,6 +48,7 @@ func validate(m *model.Model) Problems {
 	v.slos(m)
 	v.cost(m)
 	v.sharing(m)
+	v.topology(m)
 	v.runbooks(m)
 	v.alertmanager(m)
 	v.lint(m)
@@ -435,6 +436,20 @@ func (v *validator) sharing(m *model.Model) {
 		if f.ByNamespace && f.Rollup == model.RollupSum && f.Entity == model.EntityMIGNative && !perProcess[name] {
 			v.add("fields."+name+".byNamespace", "with exporter.virtualGPUs the exporter copies this MIG instance's value to every pod on it, so no namespace sum can attribute it; set byNamespace to false, or list the field in exporter.perProcessFields if the exporter reports it per process")
 		}
+	}
+}
+
+// topology checks the mode, the engine and the shard label.
+func (v *validator) topology(m *model.Model) {
+	t := m.Topology
+	if t.Mode != model.TopologySingle && t.Mode != model.TopologySharded {
+		v.add("topology.mode", "is %q; want %q (one Prometheus sees every series) or %q (one Prometheus per shard under a global engine)", t.Mode, model.TopologySingle, model.TopologySharded)
+	}
+	if t.GlobalEngine != model.EngineThanos && t.GlobalEngine != model.EngineMimir {
+		v.add("topology.globalEngine", "is %q; want %q (Thanos ruler over a querier) or %q (Mimir ruler)", t.GlobalEngine, model.EngineThanos, model.EngineMimir)
+	}
+	if !promql.IsValidLabelName(t.ShardLabel) {
+		v.add("topology.shardLabel", "is %q, not a label name; name the external label that tells shards apart (%s)", t.ShardLabel, m.Labels.Cluster)
 	}
 }
 

@@ -37,6 +37,7 @@ type lintOptions struct {
 	baseline      string
 	writeBaseline string
 	changedSince  string
+	global        []string
 }
 
 func newLintCommand(opts Options) *cobra.Command {
@@ -49,7 +50,8 @@ func newLintCommand(opts Options) *cobra.Command {
   gpuobs lint --exporter-counters deployed.csv rules/
   gpuobs lint --write-baseline .gpuobs-lint-baseline.json rules/   # adopt: accept what is there
   gpuobs lint --baseline .gpuobs-lint-baseline.json rules/         # then fail only on new problems
-  gpuobs lint --changed-since origin/main rules/ dashboards/       # report only files a PR changed`,
+  gpuobs lint --changed-since origin/main rules/ dashboards/       # report only files a PR changed
+  gpuobs lint --global thanos/rules/ prometheus/rules/ thanos/rules/  # which files the Thanos ruler evaluates`,
 		Short: "Check rule files and dashboards for cardinality and PromQL problems, offline",
 		Long: `Lint reads Prometheus rule files (rule groups and PrometheusRule manifests, also in
 multi-document YAML), Grafana dashboards (.json) and directories of them, and checks them
@@ -59,7 +61,10 @@ exporter does not collect, units, alert hygiene and naming. Without PATH it lint
 and dashboards the catalog generates. Directories are walked for .yaml, .yml, .rules and .json
 files; dashboards inside ConfigMaps are read too. GPU checks apply to expressions that read a
 DCGM field or a rule derived from one; gpuobs' naming, severity and annotation conventions
-apply to its own output, and to other files only as the catalog's lint.policy says.
+apply to its own output, and to other files only as the catalog's lint.policy says. On a
+sharded fleet, rule files under a directory named global (or given with --global) are the
+global layer's and must not read raw series; files under a directory named shard must not read
+the global layer's records.
 
 Suppress a check for one rule with a comment in it or just above it,
   # gpuobs-lint disable promql/counter
@@ -75,6 +80,7 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "baseline file (from --write-baseline): report only problems it does not list")
 	cmd.Flags().StringVar(&o.writeBaseline, "write-baseline", "", "write every problem found to this baseline file and exit 0")
+	cmd.Flags().StringSliceVar(&o.global, "global", nil, "rule files or directories the global layer of a sharded fleet evaluates (Thanos or Mimir ruler), besides those under a directory named global")
 	cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "git ref: report only problems in files changed since it (the rest is still read, for the rules it records)")
 	return cmd
 }
@@ -131,6 +137,7 @@ func (o *lintOptions) run(paths []string) error {
 		files = lint.ReadPaths(paths)
 	}
 	in := lint.NewInputs(p, files)
+	in.GlobalPaths = o.global
 	in.FleetSource = "the embedded catalog's default fleet; set fleet in your gpuobs.jsonnet"
 	if o.config != "" {
 		in.FleetSource, in.BaseDir = "fleet of "+o.config, filepath.Dir(o.config)

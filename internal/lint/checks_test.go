@@ -39,6 +39,25 @@ type checkCase struct {
 
 func cases() []checkCase {
 	return []checkCase{
+		{placementGlobalRaw{},
+			// The global layer sums raw series of every shard; kube-state-metrics' too.
+			map[string]string{"thanos/global/r.yaml": rules("      - record: fleet:power:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n      - record: fleet:x:sum\n        expr: sum(kube_node_info)\n")},
+			// Records the shards produce (in the inputs, or named level:metric:operation), and
+			// raw series read in a shard's or an unplaced file.
+			map[string]string{
+				"thanos/global/r.yaml": rules("      - record: fleet:power:sum\n        expr: sum(cluster:power:sum)\n      - record: fleet:y:sum\n        expr: sum(cluster:dcgm_sm_active:avg)\n"),
+				"prom/shard/r.yaml":    rules("      - record: cluster:power:sum\n        expr: sum by (cluster) (max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n"),
+				"r.yaml":               rules("      - record: fleet:power:sum\n        expr: sum(max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_POWER_USAGE))\n"),
+			}},
+		{placementShardReadsGlobal{},
+			map[string]string{
+				"thanos/global/r.yaml": rules("      - record: fleet:power:sum\n        expr: sum(cluster:power:sum)\n"),
+				"prom/shard/r.yaml":    rules("      - record: cluster:power:sum\n        expr: sum by (cluster) (node:power:sum)\n      - alert: GPUFleetPowerShare\n        expr: cluster:power:sum / on () group_left () fleet:power:sum > 0.5\n"),
+			},
+			map[string]string{
+				"thanos/global/r.yaml": rules("      - record: fleet:power:sum\n        expr: sum(cluster:power:sum)\n      - alert: GPUFleetPowerShare\n        expr: cluster:power:sum / on () group_left () fleet:power:sum > 0.5\n"),
+				"prom/shard/r.yaml":    rules("      - record: cluster:power:sum\n        expr: sum by (cluster) (node:power:sum)\n"),
+			}},
 		{promqlSyntax{},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum(\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n")}},

@@ -78,6 +78,7 @@ func Checks() []Check {
 		cardinalityBudget{}, cardinalityLabel{},
 		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{},
 		namingRecord{}, namingAlert{}, namingUnit{},
+		placementGlobalRaw{}, placementShardReadsGlobal{},
 	}
 }
 
@@ -97,11 +98,16 @@ type Inputs struct {
 	FleetSource string
 	// BaseDir is the catalog file's directory: lint.ignore paths are relative to it.
 	BaseDir string
+	// GlobalPaths are rule files (or directories of them) the global layer of a sharded fleet
+	// evaluates, besides those under a directory named global.
+	GlobalPaths []string
+	// layers places the catalog's rules when it is sharded.
+	layers map[string]plan.Layer
 }
 
 // NewInputs prepares files for checking against a catalog's plan.
 func NewInputs(p *plan.Plan, files []*File) *Inputs {
-	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}, gpuMemo: map[string]bool{}, FleetSource: "the catalog's fleet"}
+	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}, gpuMemo: map[string]bool{}, FleetSource: "the catalog's fleet", layers: p.Layers}
 	for _, f := range files {
 		for _, r := range f.Rules {
 			if r.Record != "" {

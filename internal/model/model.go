@@ -32,8 +32,30 @@ type Model struct {
 	Release          Release                   `json:"release"`
 	Dashboards       map[string]Dashboard      `json:"dashboards"`
 	Alertmanager     Alertmanager              `json:"alertmanager"`
+	Topology         Topology                  `json:"topology"`
 	Deploy           Deploy                    `json:"deploy"`
 }
+
+// Topology modes and global engines.
+const (
+	TopologySingle  = "single"
+	TopologySharded = "sharded"
+	EngineThanos    = "thanos"
+	EngineMimir     = "mimir"
+)
+
+// Topology is where the rules run: one Prometheus, or shards under a global engine.
+type Topology struct {
+	// Mode is single or sharded.
+	Mode string `json:"mode"`
+	// ShardLabel is the external label that tells shards apart (cluster).
+	ShardLabel string `json:"shardLabel"`
+	// GlobalEngine evaluates the global layer: thanos (ruler over a querier) or mimir (ruler).
+	GlobalEngine string `json:"globalEngine"`
+}
+
+// Sharded reports whether the rules are split between shards and a global layer.
+func (t Topology) Sharded() bool { return t.Mode == TopologySharded }
 
 // Deploy configures the rule file formats besides plain Prometheus rule files.
 type Deploy struct {

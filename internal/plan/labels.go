@@ -29,6 +29,9 @@ type Labels struct {
 	// targetLabels opens the label set of every scraped series: a scrape configuration adds
 	// target labels (kubernetes_node, region, ...) that no catalog lists.
 	targetLabels bool
+	// external is a label every scraped series carries once it leaves its Prometheus (the
+	// shard label of a sharded topology), empty for none.
+	external string
 }
 
 // WithTargetLabels makes the resolver allow labels a scrape configuration adds to any scraped
@@ -70,6 +73,15 @@ func (l *Labels) Expr(expr string) (names []string, open bool, err error) {
 }
 
 func (l *Labels) metric(name string) labelflow.Set {
+	s := l.scraped(name)
+	if l.external != "" && l.recorded[name] == nil {
+		s = s.With(l.external)
+	}
+	return s
+}
+
+// scraped is the labels of a metric's series as its rules or scrape configuration give them.
+func (l *Labels) scraped(name string) labelflow.Set {
 	if _, ok := l.m.Fields[name]; ok {
 		s := exporterLabels(l.m, name)
 		s.Open = l.targetLabels

@@ -8,6 +8,7 @@ package plan
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -30,6 +31,9 @@ type Plan struct {
 	Usage Usage
 	// Labels tells which labels expressions over the catalog's metrics and rules yield.
 	Labels *Labels
+	// Layers places every recording rule (by recorded name) and alert (by name) in the shard
+	// or the global layer of a sharded topology; nil in a single topology.
+	Layers map[string]Layer
 }
 
 // Alert is one final alerting rule.
@@ -88,6 +92,9 @@ func Build(m *model.Model) (*Plan, error) {
 		return nil, err
 	}
 	p.AlertGroups = alertGroups(p.Alerts)
+	if p.Layers, err = placement(m, recorded, p.Alerts); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -243,11 +250,23 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 			Pretty:      pretty,
 			For:         a.For,
 			Labels:      labels,
-			Annotations: map[string]string{"summary": a.Summary, "description": a.Description, "runbook_url": m.RunbookURL(name)},
+			Annotations: map[string]string{"summary": a.Summary, "description": shardLabelFromExternal(m, a.Description), "runbook_url": m.RunbookURL(name)},
 			Fields:      fields,
 		}
 	}
 	return out, nil
+}
+
+// shardLabelFromExternal makes a template read the shard label from the external labels where
+// the series lack it: a shard Prometheus expands annotations before it adds its external
+// labels, so $labels.cluster is empty there while the global layer has it on the series.
+func shardLabelFromExternal(m *model.Model, text string) string {
+	if !m.Topology.Sharded() {
+		return text
+	}
+	l := m.Topology.ShardLabel
+	ref := regexp.MustCompile(`\$labels\.` + regexp.QuoteMeta(l) + `\b`)
+	return ref.ReplaceAllLiteralString(text, "(or $labels."+l+" $externalLabels."+l+")")
 }
 
 func alertGroups(alerts map[string]Alert) []Group {

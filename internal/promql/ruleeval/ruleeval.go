@@ -166,6 +166,35 @@ func (e *Evaluator) Evaluate(ts time.Time, concurrent bool) Evaluation {
 	return ev
 }
 
+// Sample is one series of an instant query's result: its labels (the metric name under
+// __name__) and value.
+type Sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// Instant runs an instant query that yields a vector and returns its samples.
+func (s *Store) Instant(q string, ts time.Time) ([]Sample, error) {
+	qry, err := s.engine.NewInstantQuery(context.Background(), s.db, nil, q, ts)
+	if err != nil {
+		return nil, err
+	}
+	defer qry.Close()
+	res := qry.Exec(context.Background())
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	vector, err := res.Vector()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Sample, 0, len(vector))
+	for _, v := range vector {
+		out = append(out, Sample{Labels: v.Metric.Map(), Value: v.F})
+	}
+	return out, nil
+}
+
 // Query runs an instant query and returns its result as text, one sample a line.
 func (s *Store) Query(q string, ts time.Time) (string, error) {
 	qry, err := s.engine.NewInstantQuery(context.Background(), s.db, nil, q, ts)
