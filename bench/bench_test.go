@@ -85,15 +85,20 @@ func derivedPerOutput(m *model.Model) error {
 }
 
 // benchGPUs is the fleet size; GPUOBS_BENCH_GPUS overrides it.
-func benchGPUs(b *testing.B) int {
-	if v := os.Getenv("GPUOBS_BENCH_GPUS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return n
+func benchGPUs(b *testing.B) int { return envInt(b, "GPUOBS_BENCH_GPUS", 10240) }
+
+// envInt reads a whole number from the environment, or def when it is not set.
+func envInt(b *testing.B, name string, def int) int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
 	}
-	return 10240
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	return n
 }
 
 // BenchmarkRuleEvaluation evaluates every generated rule group once, with Prometheus' own rule

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"maps"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -47,7 +46,6 @@ func BenchmarkShardedEvaluation(b *testing.B) {
 	if first := shardRules.Evaluate(evalAt, false); len(first.Failed) > 0 {
 		b.Fatalf("shard rules failed: %v", first.Failed)
 	}
-	shardRecorded := shard.SeriesCount() - raw
 
 	// The global layer's input: every shard record it reads, from 8 shards.
 	global := openStore(b)
@@ -80,20 +78,13 @@ func BenchmarkShardedEvaluation(b *testing.B) {
 	if first := globalRules.Evaluate(globalAt, false); len(first.Failed) > 0 {
 		b.Fatalf("global rules failed: %v", first.Failed)
 	}
-	globalRecorded := global.SeriesCount() - uint64(inputs)
-	// How many of the synthetic GPUs run far hotter than their SKU (the fleet's temperatures
-	// spread by GPU number, wider than a real fleet's): each is an alert instance to template.
-	hot, err := global.Query("count(ALERTS{alertname=\"GPUHotterThanFleetPeers\"})", globalAt)
-	if err != nil {
-		b.Fatal(err)
-	}
 
 	next := evalAt
 	b.Run("shard", func(b *testing.B) {
 		last := steadyState(b, shardRules, &next, false)
 		b.ReportMetric(float64(len(gpus)), "GPUs")
 		b.ReportMetric(float64(raw), "series")
-		b.ReportMetric(float64(shardRecorded), "recorded")
+		b.ReportMetric(float64(shard.SeriesCount()-raw), "recorded")
 		b.Logf("shard of %d GPUs loaded in %s; slowest rules: %v", len(gpus), loadTime.Round(time.Second), last.Slowest)
 	})
 	nextGlobal := globalAt
@@ -101,22 +92,13 @@ func BenchmarkShardedEvaluation(b *testing.B) {
 		last := steadyState(b, globalRules, &nextGlobal, false)
 		b.ReportMetric(float64(shardCount*len(gpus)), "GPUs")
 		b.ReportMetric(float64(inputs), "series")
-		b.ReportMetric(float64(globalRecorded), "recorded")
-		b.Logf("%d shards, %d shard records read; GPUHotterThanFleetPeers pending on %s GPUs; slowest rules: %v", shardCount, len(p.GlobalInputs()), hot, last.Slowest)
+		b.ReportMetric(float64(global.SeriesCount()-uint64(inputs)), "recorded")
+		b.Logf("%d shards, %d shard records read; slowest rules: %v", shardCount, len(p.GlobalInputs()), last.Slowest)
 	})
 }
 
 // shardGPUs is one shard's size; GPUOBS_BENCH_SHARD_GPUS overrides it.
-func shardGPUs(b *testing.B) int {
-	if v := os.Getenv("GPUOBS_BENCH_SHARD_GPUS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return n
-	}
-	return shardGPUsDefault
-}
+func shardGPUs(b *testing.B) int { return envInt(b, "GPUOBS_BENCH_SHARD_GPUS", shardGPUsDefault) }
 
 // ruleFiles writes the plan's rule files into a temporary directory and lists them by layer.
 func ruleFiles(b *testing.B, p *plan.Plan) map[plan.Layer][]string {

@@ -284,18 +284,33 @@ local names = import 'lib/names.libsonnet';
     },
   },
 
-  // Node SM activity as cumulative buckets, for the fleet heatmap (a dozen series at any size).
+  // Node SM activity as cumulative buckets, for the fleet heatmap (a dozen series at any size):
+  // counted per cluster (a shard's record on a sharded fleet), added up for the fleet.
+  local smBuckets = ['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8', '0.9', '1'],
+  local smNodes(record, labels) =
+    local t = import 'lib/test.libsonnet';
+    local node(host, value) = t.series('DCGM_FI_PROF_SM_ACTIVE', value + 'x60', t.gpu(l, host, 0));
+    t.recordCase('three nodes at 15 %, 45 % and 95 %', [node('a', 0.15), node('b', 0.45), node('c', 0.95)], [
+      t.sample(labels { le: b }, if b == '0.1' then 0 else if std.parseJson(b) < 0.45 then 1 else if std.parseJson(b) < 0.95 then 2 else 3)
+      for b in smBuckets
+    ] + [t.sample(labels { le: '+Inf' }, 3)], record),
   records+: {
-    'fleet:dcgm_sm_active_nodes:histogram': {
-      local t = import 'lib/test.libsonnet',
-      local buckets = ['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8', '0.9', '1'],
+    'cluster:dcgm_sm_active_nodes:histogram': {
+      local nodes = 'node:dcgm_sm_active:avg',
+      // An empty bucket of a cluster reads 0 (its node count times 0), not nothing.
+      local bucket(cond, le) = 'label_replace(count ' + e.by([l.cluster]) + ' (' + nodes + cond + ') or 0 * count ' + e.by([l.cluster]) + ' (' + nodes + '), "le", "' + le + '", "", "")',
       family: 'utilization',
-      expr: std.join(' or ', ['label_replace(count(node:dcgm_sm_active:avg <= ' + b + ') or vector(0), "le", "' + b + '", "", "")' for b in buckets] + ['label_replace(count(node:dcgm_sm_active:avg) or vector(0), "le", "+Inf", "", "")']),
-      local node(host, value) = t.series('DCGM_FI_PROF_SM_ACTIVE', value + 'x60', t.gpu(l, host, 0)),
-      tests: [t.recordCase('three nodes at 15 %, 45 % and 95 %', [node('a', 0.15), node('b', 0.45), node('c', 0.95)], [
-        t.sample({ le: b }, if b == '0.1' then 0 else if std.parseJson(b) < 0.45 then 1 else if std.parseJson(b) < 0.95 then 2 else 3)
-        for b in buckets
-      ] + [t.sample({ le: '+Inf' }, 3)], 'fleet:dcgm_sm_active_nodes:histogram')],
+      expr: std.join(' or ', [bucket(' <= ' + b, b) for b in smBuckets] + [bucket('', '+Inf')]),
+      tests: [smNodes('cluster:dcgm_sm_active_nodes:histogram', { [l.cluster]: 'prod' })],
+    },
+    'fleet:dcgm_sm_active_nodes:histogram': {
+      family: 'utilization',
+      comments: [
+        "The cluster histogram holds node counts, never NaN: pint follows node:dcgm_sm_active:avg's division through count().",
+        'pint disable promql/nan',
+      ],
+      expr: 'sum by (le) (cluster:dcgm_sm_active_nodes:histogram)',
+      tests: [smNodes('fleet:dcgm_sm_active_nodes:histogram', {})],
     },
   },
 }

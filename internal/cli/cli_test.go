@@ -295,3 +295,22 @@ func TestLintChangedSince(t *testing.T) {
 		t.Errorf("--changed-since HEAD: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestLintGlobalFlag: a rule file the Thanos ruler evaluates (--global) must not read raw
+// series; the same file unplaced is not judged by placement.
+func TestLintGlobalFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "thanos-ruler")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(file, []byte("groups:\n  - name: g\n    rules:\n      - record: fleet:up:sum\n        expr: sum(up)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := run(t, "lint", "--fail-on", "warning", "--global", dir, file); code != ExitFindings || !strings.Contains(stdout, "placement/global-raw-series") {
+		t.Errorf("--global %s: exit %d, output %q", dir, code, stdout)
+	}
+	if code, stdout, _ := run(t, "lint", "--fail-on", "warning", file); code != ExitOK || strings.Contains(stdout, "placement/") {
+		t.Errorf("without --global: exit %d, output %q", code, stdout)
+	}
+}

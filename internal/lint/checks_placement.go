@@ -16,7 +16,7 @@ func (in *Inputs) layerOf(f *File) plan.Layer {
 	clean := filepath.ToSlash(filepath.Clean(f.Path))
 	for _, g := range in.GlobalPaths {
 		g = filepath.ToSlash(filepath.Clean(g))
-		if clean == g || strings.HasPrefix(clean, strings.TrimSuffix(g, "/")+"/") {
+		if g == "." || clean == g || strings.HasPrefix(clean, strings.TrimSuffix(g, "/")+"/") {
 			return plan.Global
 		}
 	}

@@ -101,20 +101,14 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 	if !m.Topology.Sharded() {
 		return nil, nil
 	}
-	pl := placer{m: m, label: m.Topology.ShardLabel, rules: map[string][]*promql.Node{}, layers: map[string]Layer{}}
+	pl := placer{m: m, label: m.Topology.ShardLabel, rules: map[string][]*promql.Node{}, layers: map[string]Layer{}, problems: map[string]string{}}
 	for _, r := range recorded {
 		pl.rules[r.Name] = append(pl.rules[r.Name], r.Parsed)
 	}
 	pl.labels = newRecordedLabels(m, recorded)
 	pl.labels.external = pl.label
-	var problems []string
 	for _, r := range recorded {
-		if _, done := pl.layers[r.Name]; done {
-			continue
-		}
-		if err := pl.place(r.Name); err != nil {
-			problems = append(problems, "recording rule "+err.Error())
-		}
+		pl.place(r.Name)
 	}
 	for _, name := range model.SortedKeys(alerts) {
 		n, err := promql.Parse(alerts[name].Expr)
@@ -123,12 +117,15 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 		}
 		layer, err := pl.layerOf(n)
 		if err != nil {
-			problems = append(problems, "alert "+name+": "+err.Error())
+			pl.problems["alert "+name] = err.Error()
 		}
 		pl.layers[name] = layer
 	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
+	if len(pl.problems) > 0 {
+		var problems []string
+		for _, what := range model.SortedKeys(pl.problems) {
+			problems = append(problems, what+": "+pl.problems[what])
+		}
 		n := len(problems)
 		if n > maxPlacementProblems {
 			problems = append(problems[:maxPlacementProblems], fmt.Sprintf("and %d more", n-maxPlacementProblems))
@@ -152,13 +149,15 @@ type placer struct {
 	rules  map[string][]*promql.Node
 	labels *Labels
 	layers map[string]Layer
+	// problems says why a rule cannot be placed, by "recording rule <name>" or "alert <name>".
+	problems map[string]string
 }
 
 // place places the rules recording a metric name (all of them in one layer, as a reader
-// cannot tell their series apart).
-func (pl *placer) place(name string) error {
+// cannot tell their series apart), noting in problems why they cannot be placed.
+func (pl *placer) place(name string) {
 	if _, ok := pl.layers[name]; ok {
-		return nil
+		return
 	}
 	pl.layers[name] = Shard // breaks cycles
 	layer := Shard
@@ -174,9 +173,8 @@ func (pl *placer) place(name string) error {
 	}
 	pl.layers[name] = layer
 	if len(errs) > 0 {
-		return fmt.Errorf("%s: %s", name, strings.Join(errs, "; "))
+		pl.problems["recording rule "+name] = strings.Join(errs, "; ")
 	}
-	return nil
 }
 
 // layerOf is the layer an expression runs in, or an error when it reads raw series but must
@@ -189,9 +187,7 @@ func (pl *placer) layerOf(n *promql.Node) (Layer, error) {
 			raw = append(raw, metric)
 			continue
 		}
-		if err := pl.place(metric); err != nil {
-			continue // reported where that rule is placed
-		}
+		pl.place(metric)
 		if pl.layers[metric] == Global && global == "" {
 			global = "reads the global record " + metric
 		}

@@ -75,13 +75,18 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 	}
 	node := func(op string) string { return fmt.Sprintf("%s %s (%s)", op, by(l.Cluster, l.Host), perGPUExpr) }
 	if upAgg == "avg" {
+		// Sums and counts, never averages of averages; the fleet adds up the clusters', so a
+		// sharded fleet's global layer reads a few series per shard, not one per node.
 		sum, count := name(conventions.LevelNode, "sum"), name(conventions.LevelNode, "count")
+		clusterSum, clusterCount := name(conventions.LevelCluster, "sum"), name(conventions.LevelCluster, "count")
 		out = append(out,
 			rule(conventions.LevelNode, "sum", node("sum")),
 			rule(conventions.LevelNode, "count", node("count")),
 			rule(conventions.LevelNode, "avg", sum+" / "+count),
-			rule(conventions.LevelCluster, "avg", fmt.Sprintf("sum %[1]s (%[2]s) / sum %[1]s (%[3]s)", by(l.Cluster), sum, count)),
-			rule(conventions.LevelFleet, "avg", fmt.Sprintf("sum (%s) / sum (%s)", sum, count)),
+			rule(conventions.LevelCluster, "sum", fmt.Sprintf("sum %s (%s)", by(l.Cluster), sum)),
+			rule(conventions.LevelCluster, "count", fmt.Sprintf("sum %s (%s)", by(l.Cluster), count)),
+			rule(conventions.LevelCluster, "avg", clusterSum+" / "+clusterCount),
+			rule(conventions.LevelFleet, "avg", fmt.Sprintf("sum (%s) / sum (%s)", clusterSum, clusterCount)),
 		)
 	} else {
 		out = append(out,
