@@ -101,7 +101,7 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 	if !m.Topology.Sharded() {
 		return nil, nil
 	}
-	pl := placer{m: m, label: m.Topology.ShardLabel, rules: map[string][]*promql.Node{}, layers: map[string]Layer{}, problems: map[string]string{}}
+	pl := placer{label: m.Topology.ShardLabel, rules: map[string][]*promql.Node{}, layers: map[string]Layer{}, problems: map[string]string{}}
 	for _, r := range recorded {
 		pl.rules[r.Name] = append(pl.rules[r.Name], r.Parsed)
 	}
@@ -144,7 +144,6 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 const maxPlacementProblems = 10
 
 type placer struct {
-	m      *model.Model
 	label  string
 	rules  map[string][]*promql.Node
 	labels *Labels
