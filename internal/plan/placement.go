@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -70,8 +69,9 @@ func (p *Plan) groupsIn(groups []Group, layer Layer) []Group {
 // (Mimir) the shards must remote-write them.
 func (p *Plan) GlobalInputs() []string {
 	seen := map[string]bool{}
-	note := func(n *promql.Node) {
-		for _, metric := range selectedMetrics(n) {
+	note := func(expr string) {
+		metrics, _ := promql.MetricNames(expr) // canonical: it parses
+		for _, metric := range metrics {
 			if p.Layers[metric] == Shard {
 				seen[metric] = true
 			}
@@ -79,13 +79,12 @@ func (p *Plan) GlobalInputs() []string {
 	}
 	for _, r := range p.Recorded {
 		if p.Layers[r.Name] == Global {
-			note(r.Parsed)
+			note(r.Expr)
 		}
 	}
 	for _, name := range model.SortedKeys(p.Alerts) {
 		if p.Layers[name] == Global {
-			n, _ := promql.Parse(p.Alerts[name].Expr)
-			note(n)
+			note(p.Alerts[name].Expr)
 		}
 	}
 	return model.SortedKeys(seen)
@@ -101,9 +100,9 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 	if !m.Topology.Sharded() {
 		return nil, nil
 	}
-	pl := placer{label: m.Topology.ShardLabel, rules: map[string][]*promql.Node{}, layers: map[string]Layer{}, problems: map[string]string{}}
+	pl := placer{label: m.Topology.ShardLabel, rules: map[string][]Recorded{}, layers: map[string]Layer{}, problems: map[string]string{}}
 	for _, r := range recorded {
-		pl.rules[r.Name] = append(pl.rules[r.Name], r.Parsed)
+		pl.rules[r.Name] = append(pl.rules[r.Name], r)
 	}
 	pl.labels = newRecordedLabels(m, recorded)
 	pl.labels.external = pl.label
@@ -115,7 +114,7 @@ func placement(m *model.Model, recorded []Recorded, alerts map[string]Alert) (ma
 		if err != nil {
 			return nil, fmt.Errorf("alert %s: %w", name, err)
 		}
-		layer, err := pl.layerOf(n)
+		layer, err := pl.layerOf(alerts[name].Expr, n)
 		if err != nil {
 			pl.problems["alert "+name] = err.Error()
 		}
@@ -145,7 +144,7 @@ const maxPlacementProblems = 10
 
 type placer struct {
 	label  string
-	rules  map[string][]*promql.Node
+	rules  map[string][]Recorded
 	labels *Labels
 	layers map[string]Layer
 	// problems says why a rule cannot be placed, by "recording rule <name>" or "alert <name>".
@@ -161,8 +160,8 @@ func (pl *placer) place(name string) {
 	pl.layers[name] = Shard // breaks cycles
 	layer := Shard
 	var errs []string
-	for _, n := range pl.rules[name] {
-		l, err := pl.layerOf(n)
+	for _, r := range pl.rules[name] {
+		l, err := pl.layerOf(r.Expr, r.Parsed)
 		if err != nil && !slices.Contains(errs, err.Error()) {
 			errs = append(errs, err.Error())
 		}
@@ -176,12 +175,13 @@ func (pl *placer) place(name string) {
 	}
 }
 
-// layerOf is the layer an expression runs in, or an error when it reads raw series but must
-// run globally.
-func (pl *placer) layerOf(n *promql.Node) (Layer, error) {
+// layerOf is the layer an expression (canonical, and parsed) runs in, or an error when it
+// reads raw series but must run globally.
+func (pl *placer) layerOf(expr string, n *promql.Node) (Layer, error) {
 	var raw []string
 	global := ""
-	for _, metric := range selectedMetrics(n) {
+	metrics, _ := promql.MetricNames(expr)
+	for _, metric := range metrics {
 		if _, recorded := pl.rules[metric]; !recorded {
 			raw = append(raw, metric)
 			continue
@@ -216,16 +216,4 @@ func (pl *placer) combinesShards(n *promql.Node) string {
 		}
 	})
 	return why
-}
-
-// selectedMetrics lists the metric names an expression selects, sorted and unique.
-func selectedMetrics(n *promql.Node) []string {
-	var out []string
-	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
-		if c.Kind == promql.Selector && c.Name != "" && !slices.Contains(out, c.Name) {
-			out = append(out, c.Name)
-		}
-	})
-	sort.Strings(out)
-	return out
 }
