@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations promtool amtool bench fuzz e2e e2e-sharded
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-mutations promtool amtool bench fuzz e2e e2e-sharded
 
 all: test
 
@@ -61,9 +61,16 @@ test-alertmanager: amtool
 lint-generated:
 	$(GO) run ./cmd/gpuobs lint --fail-on info rules/ dashboards/
 
+## test-go: go vet and go test, all but the mutation runs (make test-mutations, also in CI)
 test-go: promtool
 	$(GO) vet ./...
-	$(GO) test -timeout 20m ./...
+	$(GO) test -timeout 20m -skip '^$(MUTATIONS)$$' ./...
+
+## test-mutations: the generated promtool tests reject each mutated rule (about 5 minutes on
+## 2 cores: one promtool run per mutation)
+MUTATIONS := TestGeneratedTestsCatchBrokenRules
+test-mutations: promtool
+	$(GO) test -count=1 -timeout 20m -run '^$(MUTATIONS)$$' ./generators/promtooltests/
 
 ## test-promtool: promtool check + test on the generated files, one process per file, both cores
 test-promtool: promtool
