@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -71,24 +72,34 @@ func (c *Config) Routes(lset map[string]string) []Route {
 func (c *Config) Inhibited(firing []map[string]string, target map[string]string) (bool, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	alerts, err := mem.NewAlerts(ctx, time.Hour, 0, nil, logger, eventrecorder.NopRecorder(), prometheus.NewRegistry(), nil)
+	ih, stop, err := c.inhibitor(ctx, firing)
 	if err != nil {
 		return false, err
 	}
-	defer alerts.Close()
+	defer stop()
+	return ih.Mutes(ctx, labelset.FromModel(modelLabels(target))), nil
+}
+
+// inhibitor starts Alertmanager's inhibitor over an alert store holding the firing alerts;
+// stop releases both.
+func (c *Config) inhibitor(ctx context.Context, firing []map[string]string) (ih *inhibit.Inhibitor, stop func(), err error) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	alerts, err := mem.NewAlerts(ctx, time.Hour, 0, nil, logger, eventrecorder.NopRecorder(), prometheus.NewRegistry(), nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	now := time.Now()
 	for _, f := range firing {
 		a := alert.New(model.Alert{Labels: modelLabels(f), StartsAt: now.Add(-time.Minute), EndsAt: now.Add(time.Hour)}, now, false)
 		if err := alerts.Put(ctx, a); err != nil {
-			return false, err
+			alerts.Close()
+			return nil, nil, err
 		}
 	}
-	ih := inhibit.NewInhibitor(alerts, c.conf.InhibitRules, logger, eventrecorder.NopRecorder())
+	ih = inhibit.NewInhibitor(alerts, c.conf.InhibitRules, logger, eventrecorder.NopRecorder())
 	go ih.Run()
-	defer ih.Stop()
 	ih.WaitForLoading()
-	return ih.Mutes(ctx, labelset.FromModel(modelLabels(target))), nil
+	return ih, func() { ih.Stop(); alerts.Close() }, nil
 }
 
 // Matches reports whether a label set matches every matcher, in Alertmanager's matcher syntax
@@ -113,4 +124,63 @@ func modelLabels(lset map[string]string) model.LabelSet {
 		out[model.LabelName(k)] = model.LabelValue(v)
 	}
 	return out
+}
+
+// Silencers reports, for each alert of a rule set given by its static labels, which others
+// of the set Alertmanager's inhibitor lets silence it: one inhibitor per source alert,
+// firing alone, asked about every other alert. Labels an inhibit rule requires equal that
+// neither label set has count as equal, as Alertmanager counts them.
+func (c *Config) Silencers(alerts []map[string]string) ([][]int, error) {
+	out := make([][]int, len(alerts))
+	for s, source := range alerts {
+		mutes, err := c.mutes(source, alerts)
+		if err != nil {
+			return nil, err
+		}
+		for t, muted := range mutes {
+			if muted && t != s {
+				out[t] = append(out[t], s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// mutes asks one inhibitor, with source firing, whether it mutes each target.
+func (c *Config) mutes(source map[string]string, targets []map[string]string) ([]bool, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ih, stop, err := c.inhibitor(ctx, []map[string]string{source})
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	out := make([]bool, len(targets))
+	for i, t := range targets {
+		out[i] = ih.Mutes(ctx, labelset.FromModel(modelLabels(t)))
+	}
+	return out, nil
+}
+
+// InhibitLabels are the label names the inhibit rules read: in their source and target
+// matchers (and the older source_match, target_match forms) and their equal lists, sorted.
+func (c *Config) InhibitLabels() []string {
+	var out []string
+	for _, r := range c.conf.InhibitRules {
+		for _, m := range append(slices.Clone(r.SourceMatchers), r.TargetMatchers...) {
+			out = append(out, m.Name)
+		}
+		for _, m := range []map[string]string{r.SourceMatch, r.TargetMatch} {
+			out = slices.AppendSeq(out, maps.Keys(m))
+		}
+		for l := range r.SourceMatchRE {
+			out = append(out, l)
+		}
+		for l := range r.TargetMatchRE {
+			out = append(out, l)
+		}
+		out = append(out, r.Equal...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -66,7 +66,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	root.SetVersionTemplate("gpuobs {{.Version}}\n")
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)
-	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newVersionCommand(opts))
+	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newDiffCommand(opts), newVersionCommand(opts))
 	return root
 }
 
@@ -92,7 +92,12 @@ func Run(args []string, opts Options) int {
 		return ExitOK
 	}
 	var lf findings
+	var rc routingChanged
 	if errors.As(err, &lf) {
+		return ExitFindings
+	}
+	if errors.As(err, &rc) {
+		fmt.Fprintf(opts.Stderr, "gpuobs: %v\n", err)
 		return ExitFindings
 	}
 	fmt.Fprintf(opts.Stderr, "gpuobs: %v\n", err)

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuobs/gpuobs/internal/semdiff"
+)
+
+// routingChanged marks a diff with --fail-on-routing-change that found alerts routed or
+// silenced differently (exit 3, as lint findings).
+type routingChanged struct{ n int }
+
+func (r routingChanged) Error() string {
+	return fmt.Sprintf("%d alerts reach other receivers or are silenced by other alerts", r.n)
+}
+
+type diffOptions struct {
+	Options
+	baseRef       string
+	format        string
+	failOnRouting bool
+}
+
+func newDiffCommand(opts Options) *cobra.Command {
+	o := &diffOptions{Options: opts}
+	cmd := &cobra.Command{
+		Use:   "diff BASE_DIR HEAD_DIR | diff --base-ref REF [DIR]",
+		Short: "Compare two generated outputs by meaning: alerts and their routing, records, panels, counters",
+		Long: `Diff compares two outputs of gpuobs generate (two directories, or DIR in the working tree
+against DIR at a git ref) by what they mean, not by their text: alerts added, removed or
+changed (expression in Prometheus' canonical form, for, labels, annotations), each with the
+receivers Alertmanager's routing tree sends it to and the alerts whose firing its inhibit
+rules let silence it (computed with Alertmanager's own packages on each side, from the
+alert's rule labels); recording rules added, removed or redefined, with the alerts, records
+and panels that read them; dashboard panels and queries added or removed; counter-file fields
+added or removed.
+
+It reads rules/ (the plain rule files; rules/operator and rules/mimir repeat them),
+alertmanager/alertmanager.yml, dashboards/*.json and exporter/dcgm-counters.csv.
+Exit codes: 0 (whatever changed), 3 with --fail-on-routing-change when an alert's receivers
+or silencers differ, 1 error, 2 usage.`,
+		Example: `  gpuobs diff old/ new/
+  gpuobs diff --base-ref origin/main .                      # the working tree against the base branch
+  gpuobs diff --base-ref origin/main -f markdown . > diff.md  # a pull-request comment
+  gpuobs diff --base-ref origin/main --fail-on-routing-change .`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.baseRef != "" {
+				return cobra.MaximumNArgs(1)(cmd, args)
+			}
+			if len(args) != 2 {
+				return fmt.Errorf("diff takes two output directories, or --base-ref REF and at most one")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return o.run(args) },
+	}
+	cmd.Flags().StringVar(&o.baseRef, "base-ref", "", "git ref: compare DIR (default .) in the working tree against DIR at this ref")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(semdiff.Formats, ", "))
+	cmd.Flags().BoolVar(&o.failOnRouting, "fail-on-routing-change", false, "exit 3 when an alert reaches other receivers or is silenced by other alerts")
+	completeValues(cmd, "format", semdiff.Formats)
+	return cmd
+}
+
+func (o *diffOptions) run(args []string) error {
+	if !slices.Contains(semdiff.Formats, o.format) {
+		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(semdiff.Formats, ", "))
+	}
+	var baseDir, headDir, baseName string
+	if o.baseRef != "" {
+		headDir = "."
+		if len(args) == 1 {
+			headDir = args[0]
+		}
+		tmp, remove, err := semdiff.FromGit(headDir, o.baseRef)
+		if err != nil {
+			return failed(err)
+		}
+		defer remove()
+		baseDir, baseName = tmp, o.baseRef
+	} else {
+		baseDir, headDir, baseName = args[0], args[1], args[0]
+	}
+	base, err := semdiff.Load(baseDir)
+	if err != nil {
+		return failed(fmt.Errorf("base %s: %w", baseName, err))
+	}
+	head, err := semdiff.Load(headDir)
+	if err != nil {
+		return failed(fmt.Errorf("head %s: %w", headDir, err))
+	}
+	report := semdiff.Compare(baseName, base, headDir, head)
+	if err := semdiff.Write(o.Stdout, o.format, report); err != nil {
+		return failed(err)
+	}
+	if n := report.RoutingChanges(); o.failOnRouting && n > 0 {
+		return routingChanged{n}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package semdiff
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// comparedDirs are the directories of an output that Load reads; FromGit extracts only them.
+var comparedDirs = []string{"rules", "alertmanager", "dashboards", "exporter"}
+
+// FromGit writes the output directory dir as it is at a git ref into a new temporary
+// directory, with git archive; remove is to be called when done. Only regular files under the
+// directories Load reads are written, each at a path inside the temporary directory.
+func FromGit(dir, ref string) (tmp string, remove func(), err error) {
+	if strings.HasPrefix(ref, "-") {
+		return "", nil, fmt.Errorf("git ref %q: a ref does not start with '-'", ref)
+	}
+	tmp, err = os.MkdirTemp("", "gpuobs-diff-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(tmp) }
+	// git archive runs at the top of the work tree (in a subdirectory it keeps only the paths
+	// under that subdirectory, relative to the tree it archives) on the directory's tree.
+	where, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel", "--show-prefix").Output()
+	lines := strings.Split(string(where), "\n")
+	if err != nil || len(lines) < 2 {
+		remove()
+		return "", nil, fmt.Errorf("%s is not in a git work tree", dir)
+	}
+	cmd := exec.Command("git", "-C", lines[0], "archive", "--format=tar", ref+":"+lines[1])
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		remove()
+		return "", nil, err
+	}
+	// The archive streams: files outside the compared directories are read past, not kept.
+	err = extract(tar.NewReader(stdout), tmp)
+	io.Copy(io.Discard, stdout)
+	if waitErr := cmd.Wait(); waitErr != nil {
+		err = fmt.Errorf("%v: %s", waitErr, strings.TrimSpace(stderr.String()))
+	}
+	if err != nil {
+		remove()
+		return "", nil, fmt.Errorf("git archive %s of %s: %w", ref, dir, err)
+	}
+	return tmp, remove, nil
+}
+
+// extract writes the compared regular files of a tar stream under dir.
+func extract(tr *tar.Reader, dir string) error {
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := path.Clean(h.Name)
+		top, _, _ := strings.Cut(name, "/")
+		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(name) || !slices.Contains(comparedDirs, top) {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+}

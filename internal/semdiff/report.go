@@ -1,0 +1,242 @@
+package semdiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Formats are the output formats of Write.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write writes a report in a format of Formats.
+func Write(w io.Writer, format string, r *Report) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "markdown":
+		return writeMarkdown(w, r)
+	case "text":
+		return writeText(w, r)
+	}
+	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+}
+
+// counts is how many changes of each kind a list holds.
+func counts[T any](list []T, kind func(T) string) (changed, added, removed int) {
+	for _, c := range list {
+		switch kind(c) {
+		case Changed:
+			changed++
+		case Added:
+			added++
+		case Removed:
+			removed++
+		}
+	}
+	return changed, added, removed
+}
+
+// summaryRows are the summary's rows: what, changed, added, removed.
+func summaryRows(r *Report) [][4]string {
+	row := func(what string, c, a, d int) [4]string {
+		return [4]string{what, fmt.Sprint(c), fmt.Sprint(a), fmt.Sprint(d)}
+	}
+	ac, aa, ar := counts(r.Alerts, func(c AlertChange) string { return c.Change })
+	rc, ra, rr := counts(r.Records, func(c RecordChange) string { return c.Change })
+	pc, pa, pr := counts(r.Panels, func(c PanelChange) string { return c.Change })
+	cc, ca, cr := counts(r.Counters, func(c CounterChange) string { return c.Change })
+	return [][4]string{
+		row("alerts", ac, aa, ar),
+		row("recording rules", rc, ra, rr),
+		row("dashboard panels", pc, pa, pr),
+		row("counter fields", cc, ca, cr),
+	}
+}
+
+// tierOf is the tier of an alert change, from its head side (base when removed).
+func tierOf(c AlertChange) string {
+	a := c.Head
+	if a == nil {
+		a = c.Base
+	}
+	return Tier(a.Labels["severity"])
+}
+
+// routing describes where an alert goes on one side.
+func routing(a *Alert) string {
+	if a == nil {
+		return "absent"
+	}
+	s := "to " + orNone(a.Receivers)
+	if len(a.SilencedBy) > 0 {
+		s += ", silenced by " + strings.Join(a.SilencedBy, ", ")
+	} else {
+		s += ", silenced by no alert"
+	}
+	return s
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "no receiver"
+	}
+	return strings.Join(list, ", ")
+}
+
+var sign = map[string]string{Added: "+", Removed: "-", Changed: "~"}
+
+func writeText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gpuobs diff %s → %s\n", r.Base, r.Head)
+	if r.Empty() {
+		b.WriteString("no change in alerts, recording rules, dashboard panels or counter fields\n")
+	}
+	for _, row := range summaryRows(r) {
+		fmt.Fprintf(&b, "%s: %s changed, %s added, %s removed\n", row[0], row[1], row[2], row[3])
+	}
+	fmt.Fprintf(&b, "routing changed for %d alerts\n", r.RoutingChanges())
+	for _, side := range r.Unrouted {
+		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", side, alertmanagerFile)
+	}
+	for _, c := range r.Alerts {
+		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], c.Name, tierOf(c))
+		for _, f := range c.Fields {
+			if oneLine(f.Base) && oneLine(f.Head) {
+				fmt.Fprintf(&b, "    %s: %s → %s\n", f.Field, orAbsent(f.Base), orAbsent(f.Head))
+				continue
+			}
+			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", f.Field, indent(f.Base, "        "), indent(f.Head, "        "))
+		}
+		if c.RoutingChanged {
+			fmt.Fprintf(&b, "    routing: %s\n          → %s\n", routing(c.Base), routing(c.Head))
+		} else if c.Head != nil {
+			fmt.Fprintf(&b, "    routing unchanged: %s\n", routing(c.Head))
+		}
+	}
+	for _, c := range r.Records {
+		fmt.Fprintf(&b, "\n%s record %s\n", sign[c.Change], c.Name)
+		if c.Base != "" {
+			fmt.Fprintf(&b, "      - %s\n", c.Base)
+		}
+		if c.Head != "" {
+			fmt.Fprintf(&b, "      + %s\n", c.Head)
+		}
+		if len(c.ReadBy) > 0 {
+			fmt.Fprintf(&b, "    read by: %s\n", strings.Join(c.ReadBy, "; "))
+		}
+	}
+	for _, c := range r.Panels {
+		fmt.Fprintf(&b, "\n%s panel %s › %s\n", sign[c.Change], c.Dashboard, c.Title)
+		for _, q := range c.Removed {
+			fmt.Fprintf(&b, "      - %s\n", q)
+		}
+		for _, q := range c.Added {
+			fmt.Fprintf(&b, "      + %s\n", q)
+		}
+	}
+	for _, c := range r.Counters {
+		fmt.Fprintf(&b, "\n%s counter field %s %s\n", sign[c.Change], c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine reports whether a value fits on the line of its field name.
+func oneLine(s string) bool { return len(s) <= 40 && !strings.Contains(s, "\n") }
+
+// orAbsent shows an empty value as absent.
+func orAbsent(s string) string {
+	if s == "" {
+		return "(absent)"
+	}
+	return strconv.Quote(s)
+}
+
+// indent indents the continuation lines of a multi-line value.
+func indent(s, prefix string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) }
+
+func writeMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### gpuobs diff: `%s` → `%s`\n\n", r.Base, r.Head)
+	if r.Empty() {
+		b.WriteString("No change in alerts, recording rules, dashboard panels or counter fields.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	b.WriteString("| | changed | added | removed |\n|---|---:|---:|---:|\n")
+	for _, row := range summaryRows(r) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
+	}
+	if n := r.RoutingChanges(); n > 0 {
+		fmt.Fprintf(&b, "\n**Routing changes for %d alerts** (receivers and silencing alerts computed by Alertmanager's routing and inhibition code):\n\n", n)
+		for _, c := range r.Alerts {
+			if c.RoutingChanged {
+				fmt.Fprintf(&b, "- `%s` (%s): %s → %s\n", c.Name, tierOf(c), routing(c.Base), routing(c.Head))
+			}
+		}
+	}
+	for _, side := range r.Unrouted {
+		fmt.Fprintf(&b, "\n`%s` has no `%s`: receivers and silencers unknown there.\n", side, alertmanagerFile)
+	}
+	if len(r.Alerts) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
+		for _, c := range r.Alerts {
+			fmt.Fprintf(&b, "#### %s `%s` (%s)\n\n", c.Change, c.Name, tierOf(c))
+			for _, f := range c.Fields {
+				fmt.Fprintf(&b, "`%s`:\n```diff\n%s\n%s\n```\n", f.Field, prefixLines("- ", f.Base), prefixLines("+ ", f.Head))
+			}
+			fmt.Fprintf(&b, "Routing: %s → %s\n\n", routing(c.Base), routing(c.Head))
+		}
+		b.WriteString("</details>\n")
+	}
+	if len(r.Records) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Recording rules (%d)</summary>\n\n", len(r.Records))
+		for _, c := range r.Records {
+			fmt.Fprintf(&b, "#### %s `%s`\n\n```diff\n", c.Change, c.Name)
+			if c.Base != "" {
+				b.WriteString(prefixLines("- ", c.Base) + "\n")
+			}
+			if c.Head != "" {
+				b.WriteString(prefixLines("+ ", c.Head) + "\n")
+			}
+			b.WriteString("```\n")
+			if len(c.ReadBy) > 0 {
+				fmt.Fprintf(&b, "Read by: %s\n", strings.Join(c.ReadBy, "; "))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("</details>\n")
+	}
+	if len(r.Panels) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Dashboard panels (%d)</summary>\n\n", len(r.Panels))
+		for _, c := range r.Panels {
+			fmt.Fprintf(&b, "- %s `%s` › %s\n", c.Change, c.Dashboard, c.Title)
+			for _, q := range c.Removed {
+				fmt.Fprintf(&b, "  - removed query `%s`\n", q)
+			}
+			for _, q := range c.Added {
+				fmt.Fprintf(&b, "  - added query `%s`\n", q)
+			}
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(r.Counters) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Counter fields (%d)</summary>\n\n", len(r.Counters))
+		for _, c := range r.Counters {
+			fmt.Fprintf(&b, "- %s `%s` %s\n", c.Change, c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
+		}
+		b.WriteString("\n</details>\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// prefixLines prefixes every line of s.
+func prefixLines(prefix, s string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,209 @@
+package semdiff_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/semdiff"
+)
+
+// generate writes the output of the embedded catalog with an override into a temporary
+// directory; an empty override is the embedded catalog.
+func generate(t *testing.T, override string) string {
+	t.Helper()
+	config := ""
+	if override != "" {
+		config = filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+		if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') + "+override), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, managed, err := generators.Run(plantest.Plan(t, config), generators.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := emit.Write(dir, files, managed); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func load(t *testing.T, dir string) *semdiff.Output {
+	t.Helper()
+	o, err := semdiff.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// summary lists a report's changes one a line: alerts with their changed fields and, when it
+// changed, their routing on each side; records, panels and counter fields with their change.
+func summary(r *semdiff.Report) []string {
+	var out []string
+	for _, a := range r.Alerts {
+		var fields []string
+		for _, f := range a.Fields {
+			fields = append(fields, f.Field)
+		}
+		line := a.Change + " alert " + a.Name + " [" + strings.Join(fields, " ") + "]"
+		if a.RoutingChanged {
+			line += " routing " + route(a.Base) + " -> " + route(a.Head)
+		}
+		out = append(out, line)
+	}
+	for _, c := range r.Records {
+		out = append(out, c.Change+" record "+c.Name)
+	}
+	for _, c := range r.Panels {
+		out = append(out, c.Change+" panel "+c.Dashboard+" "+c.Title)
+	}
+	for _, c := range r.Counters {
+		out = append(out, c.Change+" counter "+c.Field)
+	}
+	return out
+}
+
+func route(a *semdiff.Alert) string {
+	if a == nil {
+		return "absent"
+	}
+	return strings.Join(a.Receivers, ",") + " silenced by " + strings.Join(a.SilencedBy, ",")
+}
+
+// TestCatalogEdits generates the embedded catalog and edited copies, and checks that diff
+// reports exactly what each edit changes, routing and silencers from Alertmanager's code.
+func TestCatalogEdits(t *testing.T) {
+	t.Parallel()
+	baseDir := generate(t, "")
+	base := load(t, baseDir)
+	const silencers = "DCGMExporterDown,GPUFellOffBus"
+	for _, c := range []struct {
+		name, override string
+		want           []string
+	}{
+		{
+			name:     "a threshold",
+			override: `{ thresholds+: { gpuTemperatureCelsius: 90 } }`,
+			want: []string{
+				"changed alert GPUTemperatureHigh [expr annotations.description]",
+				// The fleet-peers alert's text and dashboards' threshold lines follow the
+				// catalog; neither is a query or rule change.
+			},
+		},
+		{
+			name:     "a team",
+			override: `{ alerts+: { GPUTemperatureHigh+: { team: 'ml-platform' } } }`,
+			want: []string{
+				"changed alert GPUTemperatureHigh [labels.team] routing infra-ticket silenced by " + silencers + " -> ml-platform-ticket silenced by " + silencers,
+			},
+		},
+		{
+			name:     "a family",
+			override: `{ alerts+: { GPUTemperatureHigh+: { family: 'workload' } } }`,
+			want: []string{
+				// Workload alerts go to their team, and a cordon silences them.
+				"changed alert GPUTemperatureHigh [labels.family] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+			},
+		},
+		{
+			name:     "a removed alert",
+			override: `{ alerts+: { GPUMemoryTemperatureHigh:: null } }`,
+			want: []string{
+				"removed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> absent",
+			},
+		},
+		{
+			name:     "an inhibition widened to a family",
+			override: `{ alertmanager+: { inhibit+: { nodeUnschedulableFamilies+: ['thermal'] } } }`,
+			want: []string{
+				"changed alert GPUHotterThanFleetPeers [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed alert GPUThermalThrottling [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+			},
+		},
+		{
+			// A page silences the tickets of its family on the same GPU.
+			name:     "a new inhibition source",
+			override: `{ alerts+: { GPUThermalThrottling+: { severity: 'critical' } } }`,
+			want: []string{
+				"changed alert GPUHotterThanFleetPeers [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
+				"changed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
+				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
+				"changed alert GPUThermalThrottling [labels.severity] routing infra-ticket silenced by " + silencers + " -> infra-pager silenced by " + silencers,
+			},
+		},
+		{
+			name:     "a dashboard change",
+			override: `{ dashboards+: { L1+: { rows: [r + { panels: [p for p in r.panels if p.title != 'GPUs healthy'] } for r in super.rows] } } }`,
+			want:     []string{"removed panel dashboards/l1.json GPUs healthy"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			head := load(t, generate(t, c.override))
+			got := summary(semdiff.Compare("base", base, "head", head))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestLayoutIsNotAChange: an expression written differently but meaning the same (Prometheus'
+// canonical form) is no change.
+func TestLayoutIsNotAChange(t *testing.T) {
+	t.Parallel()
+	dir := generate(t, "")
+	before := load(t, dir)
+	path := filepath.Join(dir, "rules", "alerts.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const written = "        expr: |2-\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n"
+	relaid := strings.Replace(string(b), written, "        expr: max by(cluster,Hostname,gpu,UUID,pci_bus_id,modelName,namespace,pod)(DCGM_FI_DEV_GPU_TEMP)>85\n", 1)
+	if relaid == string(b) {
+		t.Fatal("the temperature alert's expression is not in the file as expected")
+	}
+	if err := os.WriteFile(path, []byte(relaid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := semdiff.Compare("a", before, "b", load(t, dir)); !r.Empty() {
+		t.Errorf("a relaid expression reported: %v", summary(r))
+	}
+}
+
+// TestLoadReportsEveryProblem: a directory without rules, and a broken rule file and
+// dashboard, are reported together, each with its file.
+func TestLoadReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	if _, err := semdiff.Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no rule files under rules/") {
+		t.Errorf("empty directory: %v", err)
+	}
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"rules/alerts.yaml":  "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: sum(\n",
+		"dashboards/x.json": "[1, 2",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := semdiff.Load(dir)
+	if err == nil || !strings.Contains(err.Error(), "rules/alerts.yaml:5:") || !strings.Contains(err.Error(), "dashboards/x.json:") {
+		t.Errorf("want both files located, got %v", err)
+	}
+}
