@@ -66,7 +66,7 @@ func NewRootCommand(opts Options) *cobra.Command {
 	root.SetVersionTemplate("gpuobs {{.Version}}\n")
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)
-	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newDiffCommand(opts), newVersionCommand(opts))
+	root.AddCommand(newGenerateCommand(opts), newInitCommand(opts), newLintCommand(opts), newDiffCommand(opts), newBacktestCommand(opts), newVersionCommand(opts))
 	return root
 }
 

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -89,7 +90,7 @@ func Load(dir string) (*Output, error) {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	ruleFiles, err := ruleFiles(dir)
+	ruleFiles, err := RuleFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +106,11 @@ func Load(dir string) (*Output, error) {
 	return out, errors.Join(errs...)
 }
 
-// ruleFiles lists the rule files under rules/ (sorted, slash-separated), other formats left
-// out.
-func ruleFiles(dir string) ([]string, error) {
+// RuleFiles lists the rule files under an output directory's rules/ (slash-separated,
+// relative to it; rules/operator and rules/mimir left out) in evaluation order: the global
+// layer's after the shard's, and in each directory recording rules before the alerts that
+// read them (as gpuobs' promtool tests load them).
+func RuleFiles(dir string) ([]string, error) {
 	var out []string
 	root := filepath.Join(dir, conventions.RulesDir)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -126,8 +129,22 @@ func ruleFiles(dir string) ([]string, error) {
 		}
 		return nil
 	})
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return evaluationOrder(out[i]) < evaluationOrder(out[j]) })
 	return out, err
+}
+
+// evaluationOrder sorts a rule file: global layer last, recording rules first in a directory.
+func evaluationOrder(rel string) string {
+	dir, name := path.Split(rel)
+	layer := "0"
+	if strings.HasSuffix(dir, "/global/") {
+		layer = "1"
+	}
+	kind := "1"
+	if strings.HasPrefix(name, "recording") {
+		kind = "0"
+	}
+	return layer + dir + kind + name
 }
 
 func (o *Output) readRules(dir, rel string) []error {

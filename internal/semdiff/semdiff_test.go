@@ -191,7 +191,7 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"rules/alerts.yaml":  "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: sum(\n",
+		"rules/alerts.yaml": "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: sum(\n",
 		"dashboards/x.json": "[1, 2",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))

@@ -208,3 +208,12 @@ func (s *Store) Query(q string, ts time.Time) (string, error) {
 	}
 	return strings.TrimSpace(res.Value.String()), nil
 }
+
+// Snapshot writes the store's series, the head included, as TSDB blocks into dir: what
+// Prometheus' snapshot API writes.
+func (s *Store) Snapshot(dir string) error {
+	if err := s.Commit(); err != nil {
+		return err
+	}
+	return s.db.Snapshot(dir, true)
+}

@@ -1,0 +1,132 @@
+package backtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Formats are the output formats of Write.
+var Formats = []string{"text", "markdown", "json"}
+
+// Write writes a result in a format of Formats.
+func Write(w io.Writer, format string, r *Result) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "markdown":
+		return writeTable(w, r, true)
+	case "text":
+		return writeTable(w, r, false)
+	}
+	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+}
+
+// tier names a severity as the on-call sees it.
+func tier(severity string) string {
+	switch severity {
+	case "critical":
+		return "page"
+	case "warning":
+		return "ticket"
+	case "":
+		return "-"
+	}
+	return severity
+}
+
+// sideBySide writes values of each side, with the change from the first to the last when
+// there are two.
+func sideBySide[T any](values []T, format func(T) string, delta string) string {
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = format(v)
+	}
+	s := strings.Join(parts, " → ")
+	if len(values) > 1 && delta != "" {
+		s += " (" + delta + ")"
+	}
+	return s
+}
+
+// signed writes a change with its sign, to two decimals or as a count.
+func signed(d float64, count bool) string {
+	switch {
+	case d == 0:
+		return "±0"
+	case count:
+		return fmt.Sprintf("%+d", int(d))
+	}
+	return fmt.Sprintf("%+.2f", d)
+}
+
+// duration writes a time firing in hours and minutes.
+func duration(d time.Duration) string {
+	m := int(d.Round(time.Minute).Minutes())
+	if m < 60 {
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dh%02dm", m/60, m%60)
+}
+
+func writeTable(w io.Writer, r *Result, markdown bool) error {
+	var b strings.Builder
+	head := fmt.Sprintf("backtest of %s over %s from %s to %s (%.1f days, every %s)", strings.Join(r.Sides, " and "), r.Data, stamp(r.From), stamp(r.To), r.days, r.Step)
+	last := len(r.Totals) - 1
+	pages := sideBySide(r.Totals, func(t Totals) string { return fmt.Sprintf("%.2f", t.PagesPerDay) }, signed(r.Totals[last].PagesPerDay-r.Totals[0].PagesPerDay, false))
+	tickets := sideBySide(r.Totals, func(t Totals) string { return fmt.Sprintf("%.2f", t.TicketsPerDay) }, signed(r.Totals[last].TicketsPerDay-r.Totals[0].TicketsPerDay, false))
+	rows := [][]string{{"alert", "tier", "episodes", "time firing", "top targets (" + r.Sides[last] + ")"}}
+	for _, a := range r.Alerts {
+		episodes := sideBySide(a.Sides, func(s Stats) string { return fmt.Sprint(s.Episodes) }, signed(float64(a.Sides[last].Episodes-a.Sides[0].Episodes), true))
+		firing := sideBySide(a.Sides, func(s Stats) string { return duration(s.Firing) }, "")
+		var top []string
+		for _, t := range a.Sides[last].Top {
+			top = append(top, fmt.Sprintf("%s %s", t.Labels, duration(t.Firing)))
+		}
+		rows = append(rows, []string{a.Alert, tier(a.Severity), episodes, firing, strings.Join(top, "; ")})
+	}
+	if markdown {
+		fmt.Fprintf(&b, "### gpuobs backtest\n\n%s.\n\n**Pages per day: %s. Tickets per day: %s.**\n\n", head, pages, tickets)
+		for i, row := range rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(escape(row), " | "))
+			if i == 0 {
+				b.WriteString("|---|---|---:|---:|---|\n")
+			}
+		}
+		if len(r.Alerts) == 0 {
+			b.WriteString("\nNo alert fired on either side.\n")
+		}
+	} else {
+		fmt.Fprintf(&b, "%s\npages per day: %s\ntickets per day: %s\n\n", head, pages, tickets)
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+		if len(r.Alerts) == 0 {
+			b.WriteString("no alert fired on either side\n")
+		}
+	}
+	for _, m := range r.Missing {
+		fmt.Fprintf(&b, "\nno samples of %s (read by %s)", m.Metric, strings.Join(m.Alerts, ", "))
+	}
+	if len(r.Missing) > 0 {
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// escape keeps a table cell's pipes from splitting it.
+func escape(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return out
+}
