@@ -156,6 +156,19 @@ var evalAt = time.UnixMilli(sampleStep * (sampleCount - 1))
 // field the plan's rules read, and kube-state-metrics' series.
 func fleetStore(b *testing.B, p *plan.Plan, gpus []synth.GPU) (*ruleeval.Store, []string, time.Duration) {
 	b.Helper()
+	fields := usedFields(b, p)
+	store := openStore(b)
+	begin := time.Now()
+	if err := load(store, p.Model, gpus, fields, 0, sampleStep, 0, sampleCount); err != nil {
+		b.Fatal(err)
+	}
+	return store, fields, time.Since(begin)
+}
+
+// usedFields are the fields a fleet's GPUs send: the exporter's default counter set plus
+// every field the plan's rules read.
+func usedFields(b *testing.B, p *plan.Plan) []string {
+	b.Helper()
 	var exprs []string
 	for _, r := range p.Recorded {
 		exprs = append(exprs, r.Expr)
@@ -167,12 +180,7 @@ func fleetStore(b *testing.B, p *plan.Plan, gpus []synth.GPU) (*ruleeval.Store, 
 	if err != nil {
 		b.Fatal(err)
 	}
-	store := openStore(b)
-	begin := time.Now()
-	if err := load(store, p.Model, gpus, fields, 0, sampleStep, sampleCount); err != nil {
-		b.Fatal(err)
-	}
-	return store, fields, time.Since(begin)
+	return fields
 }
 
 // openStore opens an empty TSDB, closed when the benchmark ends.

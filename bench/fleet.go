@@ -70,15 +70,17 @@ func collectedFields(m *model.Model, exprs []string) ([]string, error) {
 }
 
 // load fills the store with the fleet's series: every used field on every entity of every
-// GPU, up per exporter, and kube-state-metrics' allocation series.
-func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, start, step int64, samples int) error {
+// GPU, up per exporter, and kube-state-metrics' allocation series; samples from start, step
+// apart, the first being sample number first of the fleet's history (counters keep rising).
+func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, start, step int64, first, samples int) error {
 	seenUp := map[string]bool{}
 	ksm := synth.Labels{"job": m.KubeStateMetrics.Job}
 	for _, g := range gpus {
 		for _, name := range fields {
 			f := m.Fields[name]
 			for _, e := range g.SeriesOf(m, name) {
-				if err := s.AddSeries(name, e.Labels, start, step, samples, fieldValues(m, name, f, g, e)); err != nil {
+				value := fieldValues(m, name, f, g, e)
+				if err := s.AddSeries(name, e.Labels, start, step, samples, func(i int) float64 { return value(first + i) }); err != nil {
 					return err
 				}
 			}

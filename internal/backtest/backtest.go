@@ -98,7 +98,7 @@ const topTargets = 3
 var ruleLabels = []string{"alertname", "severity", "team", "family"}
 
 // Run replays each side's rules over the TSDB blocks in dataDir, the sides side by side.
-func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (*Result, error) {
+func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (res *Result, err error) {
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
@@ -107,7 +107,7 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	defer data.Close()
+	defer func() { err = errors.Join(err, data.Close()) }()
 	from, to := opts.From, opts.To
 	if from.IsZero() {
 		from = data.MinTime
@@ -126,11 +126,11 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (*Resu
 	defer func() {
 		for _, r := range loaded {
 			if r != nil {
-				r.Close()
+				err = errors.Join(err, r.Close())
 			}
 		}
 		for _, d := range scratchDirs {
-			os.RemoveAll(d)
+			err = errors.Join(err, os.RemoveAll(d))
 		}
 	}()
 	for i, s := range sides {
@@ -153,7 +153,7 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (*Resu
 	for _, m := range missing {
 		fmt.Fprintf(progress, "backtest: warning: no samples of %s (read by %s)\n", m.Metric, strings.Join(m.Alerts, ", "))
 	}
-	res := &Result{Data: dataDir, From: from, To: to, Missing: missing, days: to.Sub(from).Hours() / 24}
+	res = &Result{Data: dataDir, From: from, To: to, Missing: missing, days: to.Sub(from).Hours() / 24}
 	res.stepTime = loaded[0].Step()
 	res.Step = res.stepTime.String()
 	counters := make([]*counter, len(sides))

@@ -51,7 +51,11 @@ func fleetBlocks(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	defer func() {
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	for _, gpu := range slices.Sorted(func(yield func(string) bool) {
 		for g := range temperatures {
 			if !yield(g) {
@@ -103,13 +107,21 @@ func TestReplayMatchesPromtool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer data.Close()
+	t.Cleanup(func() {
+		if err := data.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	rulesPath := ruleFile(t, 85, "")
 	rules, err := replay.Load(data, t.TempDir(), time.Minute, rulesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rules.Close()
+	t.Cleanup(func() {
+		if err := rules.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	var tests strings.Builder
 	fmt.Fprintf(&tests, "rule_files: [%q]\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n", rulesPath)
 	for gpu, temp := range temperatures {

@@ -107,7 +107,9 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 		for _, row := range rows {
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
-		tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 		if len(r.Alerts) == 0 {
 			b.WriteString("no alert fired on either side\n")
 		}

@@ -28,7 +28,7 @@ func FromGit(dir, ref string) (tmp string, remove func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	remove = func() { os.RemoveAll(tmp) }
+	remove = func() { _ = os.RemoveAll(tmp) } // a temporary directory: nothing to do if it stays
 	// git archive runs at the top of the work tree (in a subdirectory it keeps only the paths
 	// under that subdirectory, relative to the tree it archives) on the directory's tree.
 	where, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel", "--show-prefix").Output()
@@ -50,7 +50,9 @@ func FromGit(dir, ref string) (tmp string, remove func(), err error) {
 	}
 	// The archive streams: files outside the compared directories are read past, not kept.
 	err = extract(tar.NewReader(stdout), tmp)
-	io.Copy(io.Discard, stdout)
+	if _, drainErr := io.Copy(io.Discard, stdout); err == nil {
+		err = drainErr // the rest of the archive, so that git exits
+	}
 	if waitErr := cmd.Wait(); waitErr != nil {
 		err = fmt.Errorf("%v: %s", waitErr, strings.TrimSpace(stderr.String()))
 	}

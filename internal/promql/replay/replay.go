@@ -53,8 +53,7 @@ func Open(dir string) (*Data, error) {
 		}
 		b, err := tsdb.OpenBlock(logger, filepath.Join(dir, e.Name()), nil, nil)
 		if err != nil {
-			d.Close()
-			return nil, fmt.Errorf("%s: block %s: %w", dir, e.Name(), err)
+			return nil, errors.Join(fmt.Errorf("%s: block %s: %w", dir, e.Name(), err), d.Close())
 		}
 		d.blocks = append(d.blocks, b)
 	}
@@ -89,7 +88,7 @@ func (d *Data) querier(mint, maxt int64) (storage.Querier, error) {
 		q, err := tsdb.NewBlockQuerier(b, mint, maxt)
 		if err != nil {
 			for _, o := range qs {
-				o.Close()
+				err = errors.Join(err, o.Close())
 			}
 			return nil, err
 		}
@@ -104,9 +103,8 @@ func (d *Data) MetricNames(from, to time.Time) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer q.Close()
 	names, _, err := q.LabelValues(context.Background(), model.MetricNameLabel, nil)
-	return names, err
+	return names, errors.Join(err, q.Close())
 }
 
 // Firing is one alert instance firing after an evaluation: its rule's name and its labels
@@ -138,8 +136,7 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 		}
 		input, err := data.querier(mint, maxt)
 		if err != nil {
-			recorded.Close()
-			return nil, err
+			return nil, errors.Join(err, recorded.Close())
 		}
 		return storage.NewMergeQuerier([]storage.Querier{input, recorded}, nil, storage.ChainedSeriesMerge), nil
 	})
@@ -154,16 +151,14 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 	})
 	loaded, errs := m.LoadGroups(interval, labels.EmptyLabels(), "", nil, false, files...)
 	if len(errs) > 0 {
-		scratch.Close()
-		return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
+		return nil, errors.Join(fmt.Errorf("loading rules: %w", errors.Join(errs...)), scratch.Close())
 	}
 	r := &Rules{scratch: scratch, interval: interval}
 	for _, g := range loaded {
 		r.groups = append(r.groups, g)
 	}
 	if len(r.groups) == 0 {
-		scratch.Close()
-		return nil, errors.New("no rule groups in the rule files")
+		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
 	}
 	// Files in the order given, groups in file order: records before the alerts that read them.
 	order := map[string]int{}
