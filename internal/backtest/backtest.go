@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql/replay"
 )
 
@@ -292,10 +293,10 @@ func (r *Result) tabulate(counters []*counter) {
 			s.Episodes += in.episodes
 			s.Firing += in.firing
 			s.Top = append(s.Top, Target{Labels: in.target, Episodes: in.episodes, Firing: in.firing})
-			switch in.severity {
-			case "critical":
+			switch model.Severity(in.severity) {
+			case model.SeverityCritical:
 				r.Totals[i].PagesPerDay += float64(in.episodes) / r.days
-			case "warning":
+			case model.SeverityWarning:
 				r.Totals[i].TicketsPerDay += float64(in.episodes) / r.days
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gpuobs/gpuobs/internal/model"
 )
 
 // Formats are the output formats of Write.
@@ -25,19 +27,6 @@ func Write(w io.Writer, format string, r *Result) error {
 		return writeTable(w, r, false)
 	}
 	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
-}
-
-// tier names a severity as the on-call sees it.
-func tier(severity string) string {
-	switch severity {
-	case "critical":
-		return "page"
-	case "warning":
-		return "ticket"
-	case "":
-		return "-"
-	}
-	return severity
 }
 
 // sideBySide writes values of each side, with the change from the first to the last when
@@ -88,7 +77,7 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 		for _, t := range a.Sides[last].Top {
 			top = append(top, fmt.Sprintf("%s %s", t.Labels, duration(t.Firing)))
 		}
-		rows = append(rows, []string{a.Alert, tier(a.Severity), episodes, firing, strings.Join(top, "; ")})
+		rows = append(rows, []string{a.Alert, model.Severity(a.Severity).Tier(), episodes, firing, strings.Join(top, "; ")})
 	}
 	if markdown {
 		fmt.Fprintf(&b, "### gpuobs backtest\n\n%s.\n\n**Pages per day: %s. Tickets per day: %s.**\n\n", head, pages, tickets)

@@ -398,6 +398,20 @@ const (
 	SeverityInfo     Severity = "info"
 )
 
+// Tier names a severity as the on-call sees it: critical pages, warning tickets; other values
+// (info, or a hand-written rule's own) are named as they are, an empty one "no severity".
+func (s Severity) Tier() string {
+	switch s {
+	case SeverityCritical:
+		return "page"
+	case SeverityWarning:
+		return "ticket"
+	case "":
+		return "no severity"
+	}
+	return string(s)
+}
+
 // Severities lists every severity, most urgent first.
 var Severities = []Severity{SeverityCritical, SeverityWarning, SeverityInfo}
 

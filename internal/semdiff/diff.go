@@ -3,7 +3,6 @@ package semdiff
 import (
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Kinds of change.
@@ -94,12 +93,12 @@ func (r *Report) Empty() bool {
 // Compare reports every change from base to head; the names label the sides in the report.
 func Compare(baseName string, base *Output, headName string, head *Output) *Report {
 	r := &Report{Base: baseName, Head: headName}
-	for name, o := range map[string]*Output{baseName: base, headName: head} {
-		if !o.routed {
-			r.Unrouted = append(r.Unrouted, name)
-		}
+	if !base.routed {
+		r.Unrouted = append(r.Unrouted, baseName)
 	}
-	slices.Sort(r.Unrouted)
+	if !head.routed {
+		r.Unrouted = append(r.Unrouted, headName)
+	}
 	for _, k := range unionKeys(base.Alerts, head.Alerts) {
 		if c, ok := compareAlert(k, base.Alerts[k], head.Alerts[k]); ok {
 			r.Alerts = append(r.Alerts, c)
@@ -215,17 +214,4 @@ func setDiff(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-// Tier names a severity as the on-call sees it.
-func Tier(severity string) string {
-	switch strings.ToLower(severity) {
-	case "critical":
-		return "page"
-	case "warning":
-		return "ticket"
-	case "":
-		return "no severity"
-	}
-	return severity
 }

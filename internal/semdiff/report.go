@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/model"
 )
 
 // Formats are the output formats of Write.
@@ -64,7 +66,7 @@ func tierOf(c AlertChange) string {
 	if a == nil {
 		a = c.Base
 	}
-	return Tier(a.Labels["severity"])
+	return model.Severity(a.Labels["severity"]).Tier()
 }
 
 // routing describes where an alert goes on one side.

@@ -12,14 +12,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
+	gpuobspromql "github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
@@ -140,33 +143,50 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 		}
 		return storage.NewMergeQuerier([]storage.Querier{input, recorded}, nil, storage.ChainedSeriesMerge), nil
 	})
+	groups, err := LoadGroups(queryable, scratch, interval, files...)
+	if err != nil {
+		return nil, errors.Join(err, scratch.Close())
+	}
+	if len(groups) == 0 {
+		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
+	}
+	return &Rules{groups: groups, scratch: scratch, interval: interval}, nil
+}
+
+// LoadGroups loads rule files with Prometheus' rule manager and query engine, reading from
+// queryable and recording into app; groups with no interval of their own get interval. The
+// groups come in evaluation order, the same on every run: files as given (records before the
+// alerts that read them), groups as written in each file.
+func LoadGroups(queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
 	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 200_000_000, Timeout: 10 * time.Minute, LookbackDelta: 5 * time.Minute})
 	m := rules.NewManager(&rules.ManagerOptions{
 		QueryFunc:    rules.EngineQueryFunc(engine, queryable),
 		Queryable:    queryable,
-		AppendableV2: scratch,
+		AppendableV2: app,
 		Context:      context.Background(),
 		NotifyFunc:   func(context.Context, string, ...*rules.Alert) {},
 		Logger:       quiet(),
 	})
 	loaded, errs := m.LoadGroups(interval, labels.EmptyLabels(), "", nil, false, files...)
 	if len(errs) > 0 {
-		return nil, errors.Join(fmt.Errorf("loading rules: %w", errors.Join(errs...)), scratch.Close())
+		return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
 	}
-	r := &Rules{scratch: scratch, interval: interval}
-	for _, g := range loaded {
-		r.groups = append(r.groups, g)
-	}
-	if len(r.groups) == 0 {
-		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
-	}
-	// Files in the order given, groups in file order: records before the alerts that read them.
-	order := map[string]int{}
+	// The manager returns a map: the order comes from the files.
+	position := map[string]int{}
 	for i, f := range files {
-		order[f] = i
+		parsed, errs := rulefmt.ParseFile(f, false, model.LegacyValidation, parser.NewParser(parser.Options{}), quiet())
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
+		}
+		for j, g := range parsed.Groups {
+			position[rules.GroupKey(f, g.Name)] = i<<20 | j
+		}
 	}
-	sort.SliceStable(r.groups, func(i, j int) bool { return order[r.groups[i].File()] < order[r.groups[j].File()] })
-	return r, nil
+	groups := slices.Collect(maps.Values(loaded))
+	sort.Slice(groups, func(i, j int) bool {
+		return position[rules.GroupKey(groups[i].File(), groups[i].Name())] < position[rules.GroupKey(groups[j].File(), groups[j].Name())]
+	})
+	return groups, nil
 }
 
 // Close closes the scratch TSDB.
@@ -179,7 +199,7 @@ func (r *Rules) Reads() (map[string][]string, error) {
 	var alerts []rules.Rule
 	for _, g := range r.groups {
 		for _, rule := range g.Rules() {
-			names, err := metricNames(rule.Query().String())
+			names, err := gpuobspromql.MetricNames(rule.Query().String())
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +212,7 @@ func (r *Rules) Reads() (map[string][]string, error) {
 	}
 	out := map[string][]string{}
 	for _, a := range alerts {
-		names, _ := metricNames(a.Query().String())
+		names, _ := gpuobspromql.MetricNames(a.Query().String())
 		seen := map[string]bool{}
 		for len(names) > 0 {
 			n := names[0]
@@ -210,25 +230,6 @@ func (r *Rules) Reads() (map[string][]string, error) {
 			}
 		}
 	}
-	return out, nil
-}
-
-func metricNames(expr string) ([]string, error) {
-	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			for _, m := range vs.LabelMatchers {
-				if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
-					out = append(out, m.Value)
-				}
-			}
-		}
-		return nil
-	})
 	return out, nil
 }
 

@@ -1,6 +1,6 @@
 // Package ruleeval evaluates rule files with Prometheus' own rule manager, query engine and
-// TSDB over synthetic series, for benchmarks. It is part of the promql adapter, kept apart so
-// the gpuobs binary does not link a TSDB.
+// TSDB over synthetic series, for benchmarks and tests (which also write its series as blocks
+// for backtest). It is part of the promql adapter; rule files load as replay loads them.
 package ruleeval
 
 import (
@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+
+	"github.com/gpuobs/gpuobs/internal/promql/replay"
 )
 
 // Store is a Prometheus TSDB holding synthetic series, for evaluating rule files with
@@ -97,35 +99,16 @@ type Evaluator struct {
 	rules  int
 }
 
-// LoadRuleFiles loads rule files into groups, in file order and then group order.
+// LoadRuleFiles loads rule files into groups, in file order and then as written in each file.
 func (s *Store) LoadRuleFiles(files ...string) (*Evaluator, error) {
-	m := rules.NewManager(&rules.ManagerOptions{
-		QueryFunc:    rules.EngineQueryFunc(s.engine, s.db),
-		AppendableV2: s.db,
-		Context:      context.Background(),
-		NotifyFunc:   func(context.Context, string, ...*rules.Alert) {},
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	loaded, errs := m.LoadGroups(time.Minute, labels.EmptyLabels(), "", nil, false, files...)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("loading rules: %v", errs)
+	groups, err := replay.LoadGroups(s.db, s.db, time.Minute, files...)
+	if err != nil {
+		return nil, err
 	}
-	order := map[string]int{}
-	for i, f := range files {
-		order[f] = i
-	}
-	e := &Evaluator{}
-	for _, g := range loaded {
-		e.groups = append(e.groups, g)
+	e := &Evaluator{groups: groups}
+	for _, g := range groups {
 		e.rules += len(g.Rules())
 	}
-	sort.Slice(e.groups, func(i, j int) bool {
-		a, b := e.groups[i], e.groups[j]
-		if order[a.File()] != order[b.File()] {
-			return order[a.File()] < order[b.File()]
-		}
-		return a.Name() < b.Name()
-	})
 	return e, nil
 }
 
