@@ -30,7 +30,8 @@ type Side struct {
 type Options struct {
 	// From and To are the replayed range; zero means the data's first or last sample.
 	From, To time.Time
-	// Interval is the evaluation interval of groups that set none.
+	// Interval is the evaluation interval of groups that set none; zero means a minute,
+	// Prometheus' default.
 	Interval time.Duration
 	// AllowMissing replays even when the rules read metrics the data lacks (listed on
 	// Progress) instead of refusing.
@@ -103,6 +104,9 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (res *
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
+	}
+	if opts.Interval == 0 {
+		opts.Interval = time.Minute
 	}
 	data, err := replay.Open(dataDir)
 	if err != nil {
@@ -190,11 +194,7 @@ func missingMetrics(data *replay.Data, sides []*replay.Rules, from, to time.Time
 	}
 	readers := map[string][]string{}
 	for _, r := range sides {
-		reads, err := r.Reads()
-		if err != nil {
-			return nil, err
-		}
-		for metric, alerts := range reads {
+		for metric, alerts := range r.Reads() {
 			readers[metric] = append(readers[metric], alerts...)
 		}
 	}

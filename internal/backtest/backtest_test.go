@@ -2,7 +2,9 @@ package backtest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/gpuobs/gpuobs/internal/backtest"
 	"github.com/gpuobs/gpuobs/internal/promql/replay"
@@ -20,9 +24,9 @@ import (
 // promtool's tests start).
 const minutes = 360
 
-// temperatures are four GPUs' temperatures at minute i: one cool; one hot for an hour and then
+// temperatures are five GPUs' temperatures at minute i: one cool; one hot for an hour and then
 // for three minutes; one at 82 °C with ten minutes at 97 °C; one alternating 84 and 86 °C every
-// ten minutes.
+// ten minutes; one at 90 °C until it stops reporting (vanishes).
 var temperatures = map[string]func(i int) float64{
 	"0": func(int) float64 { return 70 },
 	"1": func(i int) float64 {
@@ -38,6 +42,16 @@ var temperatures = map[string]func(i int) float64{
 		return 82
 	},
 	"3": func(i int) float64 { return 84 + 2*float64(i/10%2) },
+	"4": func(int) float64 { return 90 },
+}
+
+// samples is how many samples a GPU reports, one a minute from minute 0: GPU 4 vanishes after
+// minute 99.
+func samples(gpu string) int {
+	if gpu == "4" {
+		return 100
+	}
+	return minutes + 1
 }
 
 func gpuLabels(gpu string) map[string]string {
@@ -56,14 +70,8 @@ func fleetBlocks(t *testing.T) string {
 			t.Error(err)
 		}
 	}()
-	for _, gpu := range slices.Sorted(func(yield func(string) bool) {
-		for g := range temperatures {
-			if !yield(g) {
-				return
-			}
-		}
-	}) {
-		if err := store.AddSeries("DCGM_FI_DEV_GPU_TEMP", gpuLabels(gpu), 0, time.Minute.Milliseconds(), minutes+1, temperatures[gpu]); err != nil {
+	for _, gpu := range slices.Sorted(maps.Keys(temperatures)) {
+		if err := store.AddSeries("DCGM_FI_DEV_GPU_TEMP", gpuLabels(gpu), 0, time.Minute.Milliseconds(), samples(gpu), temperatures[gpu]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,23 +82,36 @@ func fleetBlocks(t *testing.T) string {
 	return dir
 }
 
-// ruleFile writes a rule file: a per-GPU record, a ticket above a threshold for 5m, a page
-// above 95 °C at once.
+// ruleFile writes a rule file: a ticket above a threshold for 5m and a page above 95 °C that
+// keeps firing 3m, in a group written before the per-GPU record they read; extra rules go to
+// the record's group.
 func ruleFile(t *testing.T, threshold int, extra string) string {
 	t.Helper()
-	content := fmt.Sprintf(`groups:
-  - name: gpu
+	return writeRules(t, fmt.Sprintf(`groups:
+  - name: gpu-alerts
+    rules:
+%s  - name: gpu-records
     rules:
       - record: gpu:temp:max
         expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP)
-      - alert: Hot
+%s`, alertRules(threshold), extra))
+}
+
+// alertRules are ruleFile's two alerts.
+func alertRules(threshold int) string {
+	return fmt.Sprintf(`      - alert: Hot
         expr: gpu:temp:max > %d
         for: 5m
         labels: {severity: warning}
       - alert: VeryHot
         expr: gpu:temp:max > 95
+        keep_firing_for: 3m
         labels: {severity: critical}
-%s`, threshold, extra)
+`, threshold)
+}
+
+func writeRules(t *testing.T, content string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "rules.yaml")
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
@@ -100,34 +121,88 @@ func ruleFile(t *testing.T, threshold int, extra string) string {
 
 // TestReplayMatchesPromtool replays the rules over the blocks, then has promtool check, at
 // every minute, that exactly the alerts the replay saw firing fire in its own evaluation of
-// the same series.
+// the same series. Two layouts: the alerts' group written before the record's (replay
+// evaluates the record first, in windows of steps; promtool is told the same group order),
+// and the alerts before the record in one group (each alert reads the record a minute late,
+// as Prometheus' group evaluation gives; replay then goes step by step). GPU 4's vanishing
+// checks that the record's series is marked stale: without it, Hot would fire 4 minutes
+// longer.
 func TestReplayMatchesPromtool(t *testing.T) {
 	t.Parallel()
-	data, err := replay.Open(fleetBlocks(t))
+	blocks := fleetBlocks(t)
+	recordsLater := ruleFile(t, 85, "")
+	for _, c := range []struct {
+		name, rules, groupOrder string
+		every                   time.Duration
+		firingSteps             int
+	}{
+		// Hot: 150 minutes of GPUs 1-3 (TestThresholdChange counts them) and 99 of GPU 4;
+		// VeryHot: 10 minutes and 3 kept.
+		{"records in a later group", recordsLater, "group_eval_order: [gpu-records, gpu-alerts]\n", time.Minute, 262},
+		{"one group, record last", writeRules(t, "groups:\n  - name: gpu\n    rules:\n"+alertRules(85)+
+			"      - record: gpu:temp:max\n        expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP)\n"), "", time.Minute, 262},
+		// Every five minutes (windows of six steps): Hot fires at 11 steps of GPU 1's hour,
+		// 1 of GPU 2's spike, 1 of each of GPU 3's 18 hot windows, and GPU 4's from 5 to 100;
+		// VeryHot at 300 and 305, and kept at 310.
+		{"evaluated every five minutes", recordsLater, "group_eval_order: [gpu-records, gpu-alerts]\n", 5 * time.Minute, 53},
+		// An alert on ALERTS, in a group written first: evaluated after Hot. Two GPUs' Hot
+		// fire together at minutes 15-19, 35-39, 55-59 (GPUs 3 and 4), 65-103 (1 and 4) and
+		// 115-119 (1 and 3): 59 minutes more.
+		{"an alert reads ALERTS", writeRules(t, `groups:
+  - name: meta
+    rules:
+      - alert: TwoHot
+        expr: count(ALERTS{alertname="Hot", alertstate="firing"}) >= 2
+        labels: {severity: info}
+`+strings.TrimPrefix(readFile(t, recordsLater), "groups:\n")), "group_eval_order: [gpu-records, gpu-alerts, meta]\n", time.Minute, 321},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tests, firingSteps := replayAsPromtoolTest(t, blocks, c.rules, c.every)
+			if firingSteps != c.firingSteps {
+				t.Fatalf("the replay saw %d firing alert-steps, want %d", firingSteps, c.firingSteps)
+			}
+			testPath := filepath.Join(t.TempDir(), "replay.test.yaml")
+			if err := os.WriteFile(testPath, []byte(c.groupOrder+tests), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("go", "tool", "-modfile=tools/promtool/go.mod", "promtool", "test", "rules", testPath)
+			cmd.Dir = "../.."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("promtool disagrees with the replay: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// replayAsPromtoolTest replays a rule file over the blocks, evaluated at the given interval,
+// and writes a promtool test expecting, at every evaluation, the alerts the replay saw firing;
+// it returns the test and the number of firing alert-steps.
+func replayAsPromtoolTest(t *testing.T, blocks, rulesPath string, every time.Duration) (string, int) {
+	t.Helper()
+	data, err := replay.Open(blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := replay.Load(data, t.TempDir(), every, rulesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := data.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	rulesPath := ruleFile(t, 85, "")
-	rules, err := replay.Load(data, t.TempDir(), time.Minute, rulesPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := rules.Close(); err != nil {
+		if err := errors.Join(rules.Close(), data.Close()); err != nil {
 			t.Error(err)
 		}
 	})
 	var tests strings.Builder
-	fmt.Fprintf(&tests, "rule_files: [%q]\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:\n", rulesPath)
-	for gpu, temp := range temperatures {
+	fmt.Fprintf(&tests, "rule_files: [%q]\nevaluation_interval: %s\ntests:\n  - interval: 1m\n    input_series:\n", rulesPath, model.Duration(every))
+	for _, gpu := range slices.Sorted(maps.Keys(temperatures)) {
 		var values []string
 		for i := 0; i <= minutes; i++ {
-			values = append(values, fmt.Sprint(temp(i)))
+			if i < samples(gpu) {
+				values = append(values, fmt.Sprint(temperatures[gpu](i)))
+			} else {
+				values = append(values, "_")
+			}
 		}
 		fmt.Fprintf(&tests, "      - series: 'DCGM_FI_DEV_GPU_TEMP{cluster=\"a\", Hostname=\"node-1\", gpu=%q}'\n        values: %q\n", gpu, strings.Join(values, " "))
 	}
@@ -135,36 +210,45 @@ func TestReplayMatchesPromtool(t *testing.T) {
 	firingSteps := 0
 	err = rules.Replay(context.Background(), time.UnixMilli(0), time.UnixMilli(0).Add(minutes*time.Minute), func(ts time.Time, firing []replay.Firing) error {
 		minute := int(ts.Sub(time.UnixMilli(0)).Minutes())
-		for _, alert := range []string{"Hot", "VeryHot"} {
-			fmt.Fprintf(&tests, "      - eval_time: %dm\n        alertname: %s\n        exp_alerts:\n", minute, alert)
+		for _, alert := range []string{"Hot", "VeryHot", "TwoHot"} {
+			var expected []string
 			for _, f := range firing {
 				if f.Alert == alert {
 					firingSteps++
-					fmt.Fprintf(&tests, "          - exp_labels: {severity: %q, cluster: a, Hostname: node-1, gpu: %q}\n", f.Labels["severity"], f.Labels["gpu"])
+					expected = append(expected, "\n          - exp_labels: "+flowMap(f.Labels))
 				}
 			}
-			if !strings.HasSuffix(tests.String(), "- exp_labels") && strings.HasSuffix(tests.String(), "exp_alerts:\n") {
-				tests.WriteString("          []\n")
+			if len(expected) == 0 {
+				expected = []string{" []"}
 			}
+			fmt.Fprintf(&tests, "      - eval_time: %dm\n        alertname: %s\n        exp_alerts:%s\n", minute, alert, strings.Join(expected, ""))
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 150 minutes of Hot and 10 of VeryHot (TestThresholdChange counts them).
-	if firingSteps != 160 {
-		t.Fatalf("the replay saw %d firing alert-minutes, want 160", firingSteps)
+	return tests.String(), firingSteps
+}
+
+// flowMap writes labels as a YAML flow map, alertname left out.
+func flowMap(lbls map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(lbls)) {
+		if k != "alertname" {
+			parts = append(parts, fmt.Sprintf("%s: %q", k, lbls[k]))
+		}
 	}
-	testPath := filepath.Join(t.TempDir(), "replay.test.yaml")
-	if err := os.WriteFile(testPath, []byte(strings.ReplaceAll(tests.String(), "exp_alerts:\n          []\n", "exp_alerts: []\n")), 0o644); err != nil {
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "tool", "-modfile=tools/promtool/go.mod", "promtool", "test", "rules", testPath)
-	cmd.Dir = "../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("promtool disagrees with the replay: %v\n%s", err, out)
-	}
+	return string(b)
 }
 
 // TestThresholdChange: lowering the ticket's threshold from 85 to 80 °C turns GPU 2's steady
@@ -188,9 +272,12 @@ func TestThresholdChange(t *testing.T) {
 	}
 	want := map[string]string{
 		// Base: GPU 1's hour (55 min after for), GPU 2's spike (5 min), GPU 3's 18 hot
-		// windows (5 min each). Head: GPU 1's hour, GPUs 2 and 3 from minute 5 to 360.
-		"Hot":     "20 episodes 2h30m0s / 3 episodes 12h47m0s",
-		"VeryHot": "1 episodes 10m0s / 1 episodes 10m0s",
+		// windows (5 min each), GPU 4 from minute 5 to 103 (its last sample, at 99, is
+		// looked back to until minute 103; at 104 the record is stale). Head: GPU 1's hour,
+		// GPUs 2 and 3 from minute 5 to 360, GPU 4 as in base.
+		"Hot": "21 episodes 4h9m0s / 4 episodes 14h26m0s",
+		// GPU 2's ten minutes at 97 °C and three kept firing.
+		"VeryHot": "1 episodes 13m0s / 1 episodes 13m0s",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("per alert:\n got %v\nwant %v", got, want)
@@ -199,14 +286,14 @@ func TestThresholdChange(t *testing.T) {
 		t.Errorf("the biggest change first, its longest-firing target first: %+v", res.Alerts[0])
 	}
 	// Six hours are a quarter of a day.
-	if tot := fmt.Sprint(res.Totals); tot != "[{4 80} {4 12}]" {
+	if tot := fmt.Sprint(res.Totals); tot != "[{4 84} {4 16}]" {
 		t.Errorf("totals (pages, tickets per day): %s", tot)
 	}
 	var text strings.Builder
 	if err := backtest.Write(&text, "text", res); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"pages per day: 4.00 → 4.00 (±0)", "tickets per day: 80.00 → 12.00 (-68.00)", "Hot      ticket  20 → 3 (-17)  2h30m → 12h47m"} {
+	for _, line := range []string{"pages per day: 4.00 → 4.00 (±0)", "tickets per day: 84.00 → 16.00 (-68.00)", "Hot      ticket  21 → 4 (-17)  4h09m → 14h26m"} {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text report lacks %q:\n%s", line, text.String())
 		}
@@ -236,6 +323,36 @@ func TestRefusals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := backtest.Run(context.Background(), c.dir, c.sides, c.opts)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestMissingFollowsRecordLabels: records of one name told apart by a label (as SLO records
+// are) each read their own metric; an alert selecting one record by that label reads only
+// that record's metric, so a metric only the other record reads is not missing for it.
+func TestMissingFollowsRecordLabels(t *testing.T) {
+	t.Parallel()
+	blocks := fleetBlocks(t)
+	records := `      - record: slo:bad:ratio
+        expr: max by (cluster) (DCGM_FI_DEV_GPU_TEMP > bool 95)
+        labels: {slo: temperature}
+      - record: slo:bad:ratio
+        expr: max by (cluster) (DCGM_FI_DEV_POWER_USAGE > bool 700)
+        labels: {slo: power}
+`
+	for _, c := range []struct{ slo, want string }{
+		{"temperature", ""},
+		{"power", "DCGM_FI_DEV_POWER_USAGE, read by SLOBurn"},
+	} {
+		t.Run(c.slo, func(t *testing.T) {
+			rules := ruleFile(t, 85, records+fmt.Sprintf("      - alert: SLOBurn\n        expr: slo:bad:ratio{slo=%q} > 0\n", c.slo))
+			_, err := backtest.Run(context.Background(), blocks, []backtest.Side{{Name: "head", Files: []string{rules}}}, backtest.Options{})
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})

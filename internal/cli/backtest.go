@@ -27,7 +27,7 @@ func newBacktestCommand(opts Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "backtest --data TSDB_DIR [--base DIR | --base-ref REF] [DIR | RULE_FILE]",
 		Short: "Replay rules over recorded data: how often each alert would have fired, base against head",
-		Long: `Backtest replays rules over recorded data with Prometheus' own rule manager and query
+		Long: `Backtest replays rules over recorded data with Prometheus' own rule code and query
 engine, and reports per alert how often it would have fired: firing episodes (an alert
 instance starting to fire), time firing, the instances that fired longest, and pages
 (severity critical) and tickets (warning) per day. With --base or --base-ref it replays two
@@ -38,7 +38,8 @@ The data is a Prometheus TSDB directory of blocks: a snapshot (POST
 in place; recorded series go to a scratch TSDB that is removed afterwards. DIR is an output
 directory (its rules/, recording rules first, the global layer after the shard's) or one rule
 file. Each group is evaluated at its interval (--interval for groups that set none), from
---from to --to (RFC 3339; default: the data's whole range). Rules that read metrics the data
+--from to --to (RFC 3339; default: the data's whole range); a group after the groups whose
+records it reads. Only alerts and the records they read are evaluated. Rules that read metrics the data
 has no samples of are refused, listed with the alerts that read them, unless
 --allow-missing. Progress goes to stderr.`,
 		Example: `  gpuobs backtest --data snapshot/ .

@@ -1,8 +1,8 @@
-// Package replay evaluates rule files over recorded data with Prometheus' own rule manager
-// and query engine: the blocks of a TSDB directory (a snapshot, or blocks made with promtool
+// Package replay evaluates rule files over recorded data with Prometheus' own rule code and
+// query engine: the blocks of a TSDB directory (a snapshot, or blocks made with promtool
 // tsdb create-blocks-from) read in place, the recorded series written to a scratch TSDB
 // (which compacts its head into blocks on disk as evaluated time passes, as Prometheus' own
-// does), so memory stays bounded by what one evaluation reads. It is part of the
+// does), so memory stays bounded by what one window of evaluation reads. It is part of the
 // promql adapter: the only place gpuobs reads a TSDB.
 package replay
 
@@ -13,16 +13,17 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
-	gpuobspromql "github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/rules"
@@ -117,12 +118,27 @@ type Firing struct {
 	Labels map[string]string
 }
 
-// Rules are rule files loaded for replay, with the metric names their expressions read.
+// Rules are rule files loaded for replay.
 type Rules struct {
-	groups   []*rules.Group
-	scratch  *tsdb.DB
-	interval time.Duration
+	// rules are the alerting rules and the records they read, in evaluation order.
+	rules     []evaluated
+	engine    *promql.Engine
+	queryable storage.Queryable
+	scratch   *tsdb.DB
+	interval  time.Duration
+	// windowed tells whether a range query may cover more than one step: not when a rule
+	// reads what a rule evaluated after it (or itself) writes.
+	windowed bool
+	// previous holds, per rule, the series its last evaluation wrote (to mark the ones that
+	// vanish stale, as Prometheus does).
+	previous map[rules.Rule]map[string]labels.Labels
 }
+
+// windowSpan is how much time a rule's range query covers, so that its input is looked up in
+// the index once per window instead of once per step. The scratch TSDB takes samples up to an
+// hour older than its newest (half its block range), and each rule's window starts a window
+// before the newest sample the rule before it wrote: windows stay well inside that.
+const windowSpan = 30 * time.Minute
 
 // Load loads rule files for replay over data; what they record goes to a scratch TSDB in
 // scratchDir. interval is the evaluation interval of groups that set none.
@@ -143,14 +159,16 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 		}
 		return storage.NewMergeQuerier([]storage.Querier{input, recorded}, nil, storage.ChainedSeriesMerge), nil
 	})
-	groups, err := LoadGroups(queryable, scratch, interval, files...)
+	engine := newEngine()
+	groups, err := loadGroups(engine, queryable, scratch, interval, files...)
 	if err != nil {
 		return nil, errors.Join(err, scratch.Close())
 	}
 	if len(groups) == 0 {
 		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
 	}
-	return &Rules{groups: groups, scratch: scratch, interval: interval}, nil
+	order, windowed := evaluationPlan(groups)
+	return &Rules{rules: order, engine: engine, queryable: queryable, scratch: scratch, interval: interval, windowed: windowed, previous: map[rules.Rule]map[string]labels.Labels{}}, nil
 }
 
 // LoadGroups loads rule files with Prometheus' rule manager and query engine, reading from
@@ -158,7 +176,16 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 // groups come in evaluation order, the same on every run: files as given (records before the
 // alerts that read them), groups as written in each file.
 func LoadGroups(queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
-	engine := promql.NewEngine(promql.EngineOpts{MaxSamples: 200_000_000, Timeout: 10 * time.Minute, LookbackDelta: 5 * time.Minute})
+	return loadGroups(newEngine(), queryable, app, interval, files...)
+}
+
+// newEngine is the query engine rules are evaluated with: Prometheus' defaults, with limits
+// wide enough for a fleet.
+func newEngine() *promql.Engine {
+	return promql.NewEngine(promql.EngineOpts{MaxSamples: 200_000_000, Timeout: 10 * time.Minute, LookbackDelta: 5 * time.Minute})
+}
+
+func loadGroups(engine *promql.Engine, queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
 	m := rules.NewManager(&rules.ManagerOptions{
 		QueryFunc:    rules.EngineQueryFunc(engine, queryable),
 		Queryable:    queryable,
@@ -186,58 +213,57 @@ func LoadGroups(queryable storage.Queryable, app storage.AppendableV2, interval 
 	sort.Slice(groups, func(i, j int) bool {
 		return position[rules.GroupKey(groups[i].File(), groups[i].Name())] < position[rules.GroupKey(groups[j].File(), groups[j].Name())]
 	})
+	// Prometheus writes an alert's ALERTS series once it has restored the alert's state at
+	// start; there is none to restore here, so mark them restored, as promtool does.
+	for _, g := range groups {
+		for _, rule := range g.Rules() {
+			if a, ok := rule.(*rules.AlertingRule); ok {
+				a.SetRestored(true)
+			}
+		}
+	}
 	return groups, nil
 }
 
 // Close closes the scratch TSDB.
 func (r *Rules) Close() error { return r.scratch.Close() }
 
-// Reads maps every metric name the rules read but do not record to the alerts that read it,
-// directly or through records.
-func (r *Rules) Reads() (map[string][]string, error) {
-	recorded := map[string][]string{} // record → metrics it reads
-	var alerts []rules.Rule
-	for _, g := range r.groups {
-		for _, rule := range g.Rules() {
-			names, err := gpuobspromql.MetricNames(rule.Query().String())
-			if err != nil {
-				return nil, err
-			}
-			if _, ok := rule.(*rules.AlertingRule); ok {
-				alerts = append(alerts, rule)
-			} else {
-				recorded[rule.Name()] = append(recorded[rule.Name()], names...)
-			}
-		}
-	}
+// Reads maps every metric the alerts read from the data (by a selector naming it, that no
+// rule's output meets), directly or through the records they read, to those alerts.
+func (r *Rules) Reads() map[string][]string {
 	out := map[string][]string{}
-	for _, a := range alerts {
-		names, _ := gpuobspromql.MetricNames(a.Query().String())
-		seen := map[string]bool{}
-		for len(names) > 0 {
-			n := names[0]
-			names = names[1:]
-			if seen[n] {
-				continue
-			}
-			seen[n] = true
-			if reads, ok := recorded[n]; ok {
-				names = append(names, reads...)
-				continue
-			}
-			if !slices.Contains(out[n], a.Name()) {
-				out[n] = append(out[n], a.Name())
+	for i, alert := range r.rules {
+		if _, ok := alert.rule.(*rules.AlertingRule); !ok {
+			continue
+		}
+		seen := map[int]bool{i: true}
+		for queue := []int{i}; len(queue) > 0; queue = queue[1:] {
+			for _, s := range r.rules[queue[0]].reads {
+				fromRules := false
+				for j, w := range r.rules {
+					if s.reads(w) {
+						fromRules = true
+						if !seen[j] {
+							seen[j] = true
+							queue = append(queue, j)
+						}
+					}
+				}
+				name := s.name()
+				if !fromRules && name != nil && name.Type == labels.MatchEqual && !slices.Contains(out[name.Value], alert.rule.Name()) {
+					out[name.Value] = append(out[name.Value], alert.rule.Name())
+				}
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Step is the interval replay advances by: the shortest of the groups' intervals.
 func (r *Rules) Step() time.Duration {
 	step := r.interval
-	for _, g := range r.groups {
-		step = min(step, g.Interval())
+	for _, e := range r.rules {
+		step = min(step, e.group.Interval())
 	}
 	return step
 }
@@ -245,31 +271,301 @@ func (r *Rules) Step() time.Duration {
 // Replay evaluates the groups from from to to, as Prometheus would have, each at its own
 // interval (counted from from), and calls step after each round with the alerts firing then.
 // A rule that fails stops the replay with its error.
+//
+// Rules are evaluated a window of steps at a time, each rule over the whole window before the
+// next: its expression as one range query (as promtool's rule backfill does), then the rule's
+// own Eval at each step of the window served from that query's result, so that records get
+// Prometheus' labels and checks and alerts its pending, firing and keep-firing states. What
+// Prometheus' rule group adds around Eval is repeated here: samples written in order, the
+// group's query offset and limit, series that vanish marked stale. This gives what
+// step-by-step evaluation gives as long as no rule reads what a rule after it records; when
+// one does, each window is one step.
 func (r *Rules) Replay(ctx context.Context, from, to time.Time, step func(ts time.Time, firing []Firing) error) error {
-	for ts := from; !ts.After(to); ts = ts.Add(r.Step()) {
-		if err := ctx.Err(); err != nil {
-			return err
+	every := r.Step()
+	window := 1
+	if r.windowed {
+		window = max(1, int(windowSpan/every))
+	}
+	for start := from; !start.After(to); start = start.Add(time.Duration(window) * every) {
+		var steps []time.Time
+		for ts := start; !ts.After(to) && len(steps) < window; ts = ts.Add(every) {
+			steps = append(steps, ts)
 		}
-		var firing []Firing
-		for _, g := range r.groups {
-			if ts.Sub(from)%g.Interval() == 0 {
-				g.Eval(ctx, ts)
+		firing := make([][]Firing, len(steps))
+		for _, e := range r.rules {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			for _, rule := range g.Rules() {
-				if err := rule.LastError(); err != nil {
-					return fmt.Errorf("%s at %s: rule %s: %w", g.File(), ts.UTC().Format(time.RFC3339), rule.Name(), err)
-				}
-				if a, ok := rule.(*rules.AlertingRule); ok {
-					firing = append(firing, firingOf(a)...)
-				}
+			var due []bool
+			for _, ts := range steps {
+				due = append(due, ts.Sub(from)%e.group.Interval() == 0)
+			}
+			if err := r.evalWindow(ctx, e.group, e.rule, steps, due, firing); err != nil {
+				return fmt.Errorf("%s from %s: rule %s: %w", e.group.File(), steps[0].UTC().Format(time.RFC3339), e.rule.Name(), err)
 			}
 		}
-		if err := step(ts, firing); err != nil {
-			return err
+		for i, ts := range steps {
+			if err := step(ts, firing[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
+
+// evalWindow evaluates one rule at the steps it is due and writes what it returns to the
+// scratch TSDB; an alerting rule's firing alerts are added to every step's list.
+func (r *Rules) evalWindow(ctx context.Context, g *rules.Group, rule rules.Rule, steps []time.Time, due []bool, firing [][]Firing) error {
+	offset := g.QueryOffset()
+	var at []time.Time
+	for i, ts := range steps {
+		if due[i] {
+			at = append(at, ts.Add(-offset))
+		}
+	}
+	results, err := r.rangeQuery(ctx, rule.Query().String(), at, g.Interval())
+	if err != nil {
+		return err
+	}
+	query := func(_ context.Context, _ string, ts time.Time) (promql.Vector, error) {
+		return results[ts.UnixMilli()], nil
+	}
+	alert, _ := rule.(*rules.AlertingRule)
+	app := r.scratch.AppenderV2(ctx)
+	for i, ts := range steps {
+		if due[i] {
+			vector, err := rule.Eval(ctx, offset, ts, query, nil, g.Limit())
+			if err == nil {
+				err = r.write(app, rule, vector, ts.Add(-offset))
+			}
+			if err != nil {
+				return errors.Join(err, app.Rollback())
+			}
+		}
+		if alert != nil {
+			firing[i] = append(firing[i], firingOf(alert)...)
+		}
+	}
+	return app.Commit()
+}
+
+// rangeQuery evaluates an expression at evenly spaced times in one range query and returns
+// the instant vector at each (by Unix milliseconds).
+func (r *Rules) rangeQuery(ctx context.Context, expr string, at []time.Time, every time.Duration) (map[int64]promql.Vector, error) {
+	out := map[int64]promql.Vector{}
+	if len(at) == 0 {
+		return out, nil
+	}
+	q, err := r.engine.NewRangeQuery(ctx, r.queryable, nil, expr, at[0], at[len(at)-1], every)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	res := q.Exec(ctx)
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	matrix, err := res.Matrix()
+	if err != nil {
+		return nil, err
+	}
+	for _, series := range matrix {
+		for _, p := range series.Floats {
+			out[p.T] = append(out[p.T], promql.Sample{Metric: series.Metric, T: p.T, F: p.F})
+		}
+		for _, p := range series.Histograms {
+			// The query's points go back to the engine's pools when it closes.
+			out[p.T] = append(out[p.T], promql.Sample{Metric: series.Metric, T: p.T, H: p.H.Copy()})
+		}
+	}
+	return out, nil
+}
+
+// write appends what one evaluation of a rule returned at ts and marks stale the series its
+// previous evaluation wrote and this one did not, as Prometheus' rule group does.
+func (r *Rules) write(app storage.AppenderV2, rule rules.Rule, vector promql.Vector, ts time.Time) error {
+	written := make(map[string]labels.Labels, len(vector))
+	for _, s := range vector {
+		if _, err := app.Append(0, s.Metric, 0, s.T, s.F, nil, s.H, storage.AOptions{RejectOutOfOrder: true}); err != nil {
+			return err
+		}
+		written[string(s.Metric.Bytes(nil))] = s.Metric
+	}
+	for key, lset := range r.previous[rule] {
+		if _, ok := written[key]; !ok {
+			if _, err := app.Append(0, lset, 0, ts.UnixMilli(), math.Float64frombits(value.StaleNaN), nil, nil, storage.AOptions{RejectOutOfOrder: true}); err != nil {
+				return err
+			}
+		}
+	}
+	r.previous[rule] = written
+	return nil
+}
+
+// evaluated is a rule with its group and the matchers of each of its selectors.
+type evaluated struct {
+	group *rules.Group
+	rule  rules.Rule
+	reads []selector
+}
+
+// selector is one vector selector's matchers.
+type selector []*labels.Matcher
+
+// name is the selector's metric-name matcher, nil when it names no metric.
+func (s selector) name() *labels.Matcher {
+	if i := slices.IndexFunc(s, func(m *labels.Matcher) bool { return m.Name == model.MetricNameLabel }); i >= 0 {
+		return s[i]
+	}
+	return nil
+}
+
+// reads tells whether the selector may select a series that w writes: a record by its name,
+// an alert through ALERTS and ALERTS_FOR_STATE (with its alertname), either only if the
+// rule's own labels, which every series it writes carries, meet the matchers. A selector
+// that names no metric may read anything.
+func (s selector) reads(w evaluated) bool {
+	name := s.name()
+	if name == nil {
+		return true
+	}
+	written := w.rule.Labels()
+	if _, ok := w.rule.(*rules.AlertingRule); ok {
+		if !name.Matches(alertsMetric) && !name.Matches(alertsForStateMetric) {
+			return false
+		}
+		written = labels.NewBuilder(written).Set(labels.AlertName, w.rule.Name()).Labels()
+	} else if !name.Matches(w.rule.Name()) {
+		return false
+	}
+	for _, m := range s {
+		if m.Name != model.MetricNameLabel && written.Has(m.Name) && !m.Matches(written.Get(m.Name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// readsFrom tells whether e may read a series that w writes.
+func (e evaluated) readsFrom(w evaluated) bool {
+	return slices.ContainsFunc(e.reads, func(s selector) bool { return s.reads(w) })
+}
+
+// inDependencyOrder lists the groups' rules, each group after the groups whose records (or
+// alerts, through ALERTS) it reads and otherwise as written, rules in a group as written; a
+// cycle is broken at the group written first. Prometheus runs groups concurrently, each at
+// its own offset, so there a rule reading another group's record sees it up to one interval
+// late; replay takes the order in which it is never late, the same on every run.
+func inDependencyOrder(groups []*rules.Group) []evaluated {
+	byGroup := make([][]evaluated, len(groups))
+	for i, g := range groups {
+		for _, rule := range g.Rules() {
+			byGroup[i] = append(byGroup[i], evaluated{group: g, rule: rule, reads: selectors(rule.Query())})
+		}
+	}
+	readsGroup := func(reader, writer []evaluated) bool {
+		for _, r := range reader {
+			for _, w := range writer {
+				if r.readsFrom(w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	placed := make([]bool, len(groups))
+	var out []evaluated
+	for range groups {
+		next := -1
+		for i := range groups {
+			if placed[i] {
+				continue
+			}
+			if next < 0 {
+				next = i // the first unplaced group breaks a cycle
+			}
+			ready := true
+			for j := range groups {
+				ready = ready && (placed[j] || j == i || !readsGroup(byGroup[i], byGroup[j]))
+			}
+			if ready {
+				next = i
+				break
+			}
+		}
+		placed[next] = true
+		out = append(out, byGroup[next]...)
+	}
+	return out
+}
+
+// selectors lists an expression's vector selectors.
+func selectors(expr parser.Expr) []selector {
+	var out []selector
+	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+		if sel, ok := node.(*parser.VectorSelector); ok {
+			out = append(out, sel.LabelMatchers)
+		}
+		return nil
+	})
+	return out
+}
+
+// alertsAndTheirInputs keeps, in order, the alerting rules and the records they read,
+// directly or through other records: a record no alert reads cannot change what fires.
+func alertsAndTheirInputs(all []evaluated) []evaluated {
+	needed := make([]bool, len(all))
+	var queue []int
+	for i, e := range all {
+		if _, ok := e.rule.(*rules.AlertingRule); ok {
+			needed[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		reader := all[queue[0]]
+		queue = queue[1:]
+		for j, w := range all {
+			if !needed[j] && reader.readsFrom(w) {
+				needed[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	var out []evaluated
+	for i, e := range all {
+		if needed[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// evaluationPlan is the rules replay evaluates, in order, and whether they can be evaluated a
+// window of steps at a time.
+func evaluationPlan(groups []*rules.Group) ([]evaluated, bool) {
+	order := alertsAndTheirInputs(inDependencyOrder(groups))
+	return order, !readsForward(order)
+}
+
+// readsForward tells whether a rule reads what the same rule or one evaluated after it
+// writes.
+func readsForward(order []evaluated) bool {
+	for i, reader := range order {
+		for _, later := range order[i:] {
+			if reader.readsFrom(later) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The series Prometheus writes for every pending or firing alert.
+const (
+	alertsMetric         = "ALERTS"
+	alertsForStateMetric = "ALERTS_FOR_STATE"
+)
 
 // firingOf lists an alerting rule's firing alerts.
 func firingOf(a *rules.AlertingRule) []Firing {
