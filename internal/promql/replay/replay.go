@@ -268,8 +268,9 @@ func (r *Rules) Step() time.Duration {
 	return step
 }
 
-// Replay evaluates the groups from from to to, as Prometheus would have, each at its own
-// interval (counted from from), and calls step after each round with the alerts firing then.
+// Replay evaluates the rules from from to to, as Prometheus would have, each group at its own
+// interval (counted from from), and calls step for every step in order with the alerts firing
+// then.
 // A rule that fails stops the replay with its error.
 //
 // Rules are evaluated a window of steps at a time, each rule over the whole window before the
