@@ -81,19 +81,13 @@ func sampleAnonymousMemory(pid int) <-chan int64 {
 	out := make(chan int64, 1)
 	go func() {
 		var peak int64
-		for {
-			status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-			if err != nil {
-				break
-			}
+		// The file is gone once the process has exited and been waited for.
+		for status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil; status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)) {
 			for _, line := range strings.Split(string(status), "\n") {
 				if rest, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-					kib, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+					kib, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
 					peak = max(peak, kib)
 				}
-			}
-			if strings.Contains(string(status), "State:\tZ") {
-				break
 			}
 			time.Sleep(time.Second)
 		}
