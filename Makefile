@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-mutations promtool amtool bench fuzz e2e e2e-sharded
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-precommit test-mutations promtool amtool bench fuzz e2e e2e-sharded
 
 all: test
 
@@ -62,7 +62,7 @@ lint-generated:
 	$(GO) run ./cmd/gpuobs lint --fail-on info rules/ dashboards/
 
 ## test-go: go vet and go test, all but the mutation runs (make test-mutations, also in CI)
-test-go: promtool
+test-go: promtool amtool
 	$(GO) vet ./...
 	$(GO) test -timeout 20m -skip '^$(MUTATIONS)$$' ./...
 
@@ -81,10 +81,13 @@ test-promtool: promtool
 lint-pint:
 	$(PINT) --offline --no-color lint --fail-on warning $(RULES)
 
-## test-integrations: the GitHub action's script on a clean and a broken file, and the
-## pre-commit hooks run for real by Debian's pre-commit on a throwaway repository
+## test-integrations: the GitHub action's script on a clean and a broken file
 test-integrations: build
 	integrations/action_test.sh bin/gpuobs
+
+## test-precommit: the pre-commit hooks run for real by Debian's pre-commit on a throwaway
+## repository (needs pre-commit on the PATH: .ci/run installs it; make test does not need it)
+test-precommit:
 	integrations/precommit_test.sh
 
 ## bench: generation, rule-evaluation and lint benchmarks (lint against promtool and pint)

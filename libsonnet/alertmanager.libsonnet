@@ -5,11 +5,11 @@
   local l = $.labels,
 
   alertmanager: {
-    // Receivers by team and severity; info alerts never notify.
+    // Receivers by team name and severity; info alerts never notify. Each team of `teams`
+    // gets <team>-pager and <team>-ticket; override one: receivers+: { 'gpu-infra'+: { ... } }.
     receivers: {
-      infra: { critical: 'infra-pager', warning: 'infra-ticket' },
-      'ml-platform': { critical: 'ml-platform-pager', warning: 'ml-platform-ticket' },
-      inference: { critical: 'inference-pager', warning: 'inference-ticket' },
+      [team]: { critical: team + '-pager', warning: team + '-ticket' }
+      for team in std.objectValues($.teams)
     },
     // Gets info alerts and anything no route matches: no integrations, no notification.
     silentReceiver: 'silent',
@@ -54,7 +54,7 @@
     // names the host (the Kubernetes node name).
     GPUNodeCordoned: {
       family: 'node',
-      team: 'infra',
+      team: $.teams.infra,
       severity: 'info',
       expr: 'max by (' + l.cluster + ', ' + l.host + ') (' + e.asHost(l, 'kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1') + ')',
       identity: [l.cluster, l.host],

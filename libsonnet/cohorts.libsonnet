@@ -107,7 +107,7 @@ local t = import 'lib/test.libsonnet';
 
   alerts+: {
     ['GPUCohort' + std.asciiUpper(c[0]) + c[1:] + 'Errors']: {
-      team: 'infra',
+      team: $.teams.infra,
       family: 'cohort',
       severity: 'warning',
       local label = $.cohorts[c],

@@ -188,9 +188,9 @@ local t = import 'lib/test.libsonnet';
     },
     'team:gpu_cost_dollars_per_hour:sum': {
       family: 'cost',
-      expr: 'sum by (' + l.cluster + ', team) (namespace:gpu_cost_dollars_per_hour:sum * ' + e.on([l.cluster, ns]) + ' group_left (team) '
-            + e.asExporterNamespace(l, 'label_replace(kube_namespace_labels{job="' + $.kubeStateMetrics.job + '", ' + $.cost.teamLabel + '!=""}, "team", "$1", "' + $.cost.teamLabel + '", "(.+)")') + ')',
-      tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', team: 'team-a' }, researchGPUs * price(h100)), t.sample({ [l.cluster]: 'prod', team: 'team-b' }, price(a100))]),
+      expr: 'sum ' + e.by([l.cluster, l.team]) + ' (namespace:gpu_cost_dollars_per_hour:sum * ' + e.on([l.cluster, ns]) + ' group_left (' + l.team + ') '
+            + e.asExporterNamespace(l, 'label_replace(kube_namespace_labels{job="' + $.kubeStateMetrics.job + '", ' + $.cost.teamLabel + '!=""}, "' + l.team + '", "$1", "' + $.cost.teamLabel + '", "(.+)")') + ')',
+      tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', [l.team]: 'team-a' }, researchGPUs * price(h100)), t.sample({ [l.cluster]: 'prod', [l.team]: 'team-b' }, price(a100))]),
     },
     'cluster:gpu_cost_dollars_per_hour:sum': {
       family: 'cost',
@@ -207,7 +207,7 @@ local t = import 'lib/test.libsonnet';
   alerts+: {
     GPUCostUnpriced: {
       family: 'cost',
-      team: 'ml-platform',
+      team: $.teams['ml-platform'],
       severity: 'info',
       expr: 'cluster:gpu_unpriced:sum > 0',
       'for': '15m',

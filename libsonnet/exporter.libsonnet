@@ -127,5 +127,8 @@
     migProfile: 'GPU_I_PROFILE',
     // kube-state-metrics' node label.
     node: 'node',
+    // The label every alert carries with its owning team (routing matches on it), and that
+    // the cost records by team keep.
+    team: 'team',
   },
 }

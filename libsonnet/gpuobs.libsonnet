@@ -19,6 +19,17 @@
 + {
   apiVersion: 'gpuobs/v1',
 
+  // The teams that own alerts, by their role in the catalog: the value is the team's name as
+  // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.
+  teams: {
+    // GPU hardware, exporters, nodes and the availability SLO.
+    infra: 'infra',
+    // Scheduling, workloads, cost and the serving platform.
+    'ml-platform': 'ml-platform',
+    // Inference SLOs and model releases.
+    inference: 'inference',
+  },
+
   // runbook_url of an alert is this base + the alert name + '.md'.
   // grafanaURL is where the generated dashboards are served: runbooks link into it.
   runbooks: {

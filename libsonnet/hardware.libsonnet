@@ -118,7 +118,7 @@ local t = import 'lib/test.libsonnet';
     local w = $.windows,
     // Families group alerts for rule groups and inhibition (a page inhibits the tickets of its
     // family on the same GPU); every hardware alert goes to infra.
-    local hw = { team: 'infra' },
+    local hw = { team: $.teams.infra },
     // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
     // GPU-to-pod map.
     local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + names.gpuInfo,

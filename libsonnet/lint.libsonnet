@@ -52,9 +52,11 @@
 
   // Metrics other than DCGM fields that rules may read, with their type and labels.
   metrics+: {
-    local ksm = ['cluster', 'job', 'instance'],
-    up: { type: 'gauge', labels: ['cluster', 'job', 'instance'] },
-    ALERTS: { type: 'gauge', labels: ['alertname', 'alertstate', 'severity', 'team'] },
+    // Scraped series carry the cluster label under the catalog's name (relabeling or external
+    // labels add it to every target alike).
+    local ksm = [$.labels.cluster, 'job', 'instance'],
+    up: { type: 'gauge', labels: ksm },
+    ALERTS: { type: 'gauge', labels: ['alertname', 'alertstate', 'severity', $.labels.team] },
     kube_node_status_allocatable: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
     kube_node_status_capacity: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
     kube_node_spec_unschedulable: { type: 'gauge', labels: ksm + ['node'] },

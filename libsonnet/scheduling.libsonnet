@@ -99,7 +99,7 @@ local t = import 'lib/test.libsonnet';
   },
 
   alerts+: {
-    local mlp = { team: 'ml-platform' },
+    local mlp = { team: $.teams['ml-platform'] },
 
     GPUPodUnschedulable: mlp {
       family: 'capacity',
@@ -174,7 +174,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUDevicePluginDegraded: {
-      team: 'infra',
+      team: $.teams.infra,
       family: 'capacity',
       severity: 'warning',
       local perNode(metric) = 'sum ' + e.by([l.cluster, 'node']) + ' (' + metric + '{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
@@ -197,7 +197,7 @@ local t = import 'lib/test.libsonnet';
         impact: 'Fewer GPUs to schedule on; jobs sized for the whole node cannot land there.',
         queries: [
           q('Capacity and allocatable GPUs of the node', 'kube_node_status_capacity{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"} or kube_node_status_allocatable{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"}'),
-          q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', team="infra"}'),
+          q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', ' + l.team + '="' + $.teams.infra + '"}'),
         ],
         diagnosis: [
           step('Do hardware alerts (XID, ECC, fallen off the bus) fire on the node?', 'The plugin withdrew the failed GPUs on purpose: follow those runbooks.'),
@@ -210,7 +210,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     DCGMExporterMissingOnNode: {
-      team: 'infra',
+      team: $.teams.infra,
       family: 'exporter',
       severity: 'warning',
       local exporterHost = 'instance:dcgm_exporter_host:group',
@@ -246,7 +246,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     DCGMProfilingMetricsMissing: {
-      team: 'infra',
+      team: $.teams.infra,
       family: 'exporter',
       severity: 'warning',
       local prof = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
@@ -285,7 +285,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUDriverNotValidated: {
-      team: 'infra',
+      team: $.teams.infra,
       family: 'hygiene',
       severity: 'warning',
       expr: 'count ' + e.by([l.cluster, l.modelName, l.driverVersion]) + ' (' + gate + ') > 0',

@@ -141,7 +141,7 @@ local t = import 'lib/test.libsonnet';
     local infId = std.join(', ', model),
 
     GPUInferenceThroughputDrop: {
-      team: 'ml-platform',
+      team: $.teams['ml-platform'],
       family: 'inference',
       severity: 'warning',
       local now(rec) = 'avg_over_time(' + rec + '[' + w.throughputNow + '])',
@@ -190,7 +190,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUInferenceCanaryRollback: {
-      team: 'inference',
+      team: $.teams.inference,
       family: 'release',
       severity: 'warning',
       expr: decision + ' == 2',

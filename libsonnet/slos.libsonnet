@@ -52,7 +52,7 @@ local t = import 'lib/test.libsonnet';
   // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
   latencySLO(metric, seconds, what):: $.sloDefaults {
     seconds:: seconds,
-    team: 'inference',
+    team: $.teams.inference,
     requestBased:: true,
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + e.num(seconds) + ' s',
@@ -81,7 +81,7 @@ local t = import 'lib/test.libsonnet';
     InferenceLatency: $.latencySLO(inf.e2eLatency, 30, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
-      team: 'inference',
+      team: $.teams.inference,
       requestBased:: true,
       objective: 0.995,
       description: e.percent(self.objective) + ' % of inference requests succeed (no 5xx)',
@@ -106,7 +106,7 @@ local t = import 'lib/test.libsonnet';
     // rows left. Capacity, not allocatable: the device plugin takes unhealthy GPUs out of
     // allocatable, which would hide exactly the failures this SLO counts.
     GPUAvailability: $.sloDefaults {
-      team: 'infra',
+      team: $.teams.infra,
       diagnosis:: [
         { check: 'Do hardware alerts (GPUFellOffBus, GPUXidFatal, GPUEccDoubleBit, GPUSeriesMissing) fire in the cluster?', yes: 'Follow their runbooks; drain and repair the GPUs.', no: '' },
         { check: 'Is an exporter down (DCGMExporterDown)?', yes: 'Its GPUs count as unavailable: restore the exporter.', no: "Capacity grew without GPUs reporting: check new nodes' exporters." },
@@ -311,7 +311,7 @@ local t = import 'lib/test.libsonnet';
           { title: "Error ratio over the alert's windows", expr: std.join(' or ', [ratioRecord(w) + sloSel for w in std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers if tier.alert == suffix]))]) },
           { title: 'Budget left for the period (1 = untouched, below 0 = overspent)', expr: 'slo:error_budget:remaining' + sloSel },
           { title: 'Current burn rate', expr: 'slo:error_budget:burn_rate' + sloSel },
-          { title: 'GPU alerts firing in the same cluster', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", team="infra"}' },
+          { title: 'GPU alerts firing in the same cluster', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", ' + l.team + '="' + $.teams.infra + '"}' },
         ],
         diagnosis: s.diagnosis,
         mitigation: s.mitigation,

@@ -147,7 +147,7 @@ local t = import 'lib/test.libsonnet';
     local id = std.join(', ', $.identity.alert),
     local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
     local podText = 'pod {{ $labels.' + l.namespace + ' }}/{{ $labels.' + l.pod + ' }}',
-    local mlp = { team: 'ml-platform' },
+    local mlp = { team: $.teams['ml-platform'] },
     local activity = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
 
     GPUAllocatedIdle: mlp {
@@ -320,7 +320,7 @@ local t = import 'lib/test.libsonnet';
         ],
     },
 
-    local hygiene = { family: 'hygiene', team: 'infra' },
+    local hygiene = { family: 'hygiene', team: $.teams.infra },
 
     GPUDriverVersionSkew: hygiene {
       severity: 'warning',

@@ -165,7 +165,7 @@ func leaves(m *model.Model, fams []string) []*route {
 		t := m.Alertmanager.Timing[a.Severity]
 		out = append(out, &route{
 			Receiver:       Receiver(m, a),
-			Matchers:       []string{fmt.Sprintf("team=%q", a.Team), fmt.Sprintf("severity=%q", a.Severity)},
+			Matchers:       []string{fmt.Sprintf("%s=%q", m.Labels.Team, a.Team), fmt.Sprintf("severity=%q", a.Severity)},
 			GroupWait:      t.GroupWait,
 			GroupInterval:  t.GroupInterval,
 			RepeatInterval: t.RepeatInterval,

@@ -3,6 +3,7 @@ package alertmanager
 import (
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +46,45 @@ func alertLabels(p *plan.Plan, name string, values func(label string) string) ma
 	return out
 }
 
+// adopter is a team's own catalog: every label and team renamed.
+const adopter = root + "/internal/plan/plantest/testdata/adopter.jsonnet"
+
+// eachCatalog runs a test on the embedded catalog with its checked-in configuration and on the
+// adopter's catalog with the configuration generated from it.
+func eachCatalog(t *testing.T, test func(t *testing.T, p *plan.Plan, c *amconfig.Config)) {
+	t.Run("embedded", func(t *testing.T) { test(t, plantest.Plan(t, ""), loadConfig(t, ConfigFile)) })
+	t.Run("adopter", func(t *testing.T) {
+		p := plantest.Plan(t, adopter)
+		files, err := Generate(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := amconfig.Load(files[0].Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		test(t, p, c)
+	})
+}
+
+// TestAmtoolAcceptsTheConfig runs the pinned amtool (tools/amtool/go.mod) on the adopter's
+// generated configuration (make test runs it on the embedded catalog's).
+func TestAmtoolAcceptsTheConfig(t *testing.T) {
+	files, err := Generate(plantest.Plan(t, adopter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "alertmanager.yml")
+	if err := os.WriteFile(path, files[0].Content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "tool", "-modfile=tools/amtool/go.mod", "amtool", "check-config", path)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("amtool check-config: %v\n%s", err, out)
+	}
+}
+
 func same(label string) string { return "value-of-" + label }
 
 func mustDuration(t *testing.T, d string) time.Duration {
@@ -60,9 +100,11 @@ func mustDuration(t *testing.T, d string) time.Duration {
 // configuration with Alertmanager's dispatcher: exactly one route, the team's receiver for the
 // alert's severity (info: the silent receiver), the family's grouping and the tier's timing.
 func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
-	p := plantest.Plan(t, "")
+	eachCatalog(t, everyAlertRoutesToItsReceiver)
+}
+
+func everyAlertRoutesToItsReceiver(t *testing.T, p *plan.Plan, c *amconfig.Config) {
 	m := p.Model
-	c := loadConfig(t, ConfigFile)
 	for _, name := range model.SortedKeys(m.Alerts) {
 		a := m.Alerts[name]
 		got := c.Routes(alertLabels(p, name, same))
@@ -93,9 +135,11 @@ func TestEveryAlertRoutesToItsReceiver(t *testing.T) {
 
 // TestOneBrokenNodeIsOneNotification: the hardware alerts of one node share a group key.
 func TestOneBrokenNodeIsOneNotification(t *testing.T) {
-	p := plantest.Plan(t, "")
+	eachCatalog(t, oneBrokenNodeIsOneNotification)
+}
+
+func oneBrokenNodeIsOneNotification(t *testing.T, p *plan.Plan, c *amconfig.Config) {
 	m := p.Model
-	c := loadConfig(t, ConfigFile)
 	for _, name := range []string{"GPUEccDoubleBit", "GPUXidFatal", "GPUTemperatureHigh", "DCGMExporterDown"} {
 		r := c.Routes(alertLabels(p, name, same))
 		if len(r) != 1 || !slices.Contains(r[0].GroupBy, m.Labels.Host) || slices.Contains(r[0].GroupBy, "alertname") {
@@ -107,9 +151,11 @@ func TestOneBrokenNodeIsOneNotification(t *testing.T) {
 // TestInhibitRules plays, for every inhibit rule, a source alert with a target alert on the
 // same thing (inhibited) and on another (not inhibited), through Alertmanager's inhibitor.
 func TestInhibitRules(t *testing.T) {
-	p := plantest.Plan(t, "")
+	eachCatalog(t, inhibitRules)
+}
+
+func inhibitRules(t *testing.T, p *plan.Plan, c *amconfig.Config) {
 	m := p.Model
-	c := loadConfig(t, ConfigFile)
 	inhibitions, err := Inhibitions(p)
 	if err != nil {
 		t.Fatal(err)

@@ -244,6 +244,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"kubeStateMetrics": func(r json.RawMessage) { d.strict("kubeStateMetrics", r, &m.KubeStateMetrics) },
 		"labels":           func(r json.RawMessage) { d.strict("labels", r, &m.Labels) },
 		"identity":         func(r json.RawMessage) { d.strict("identity", r, &m.Identity) },
+		"teams":            func(r json.RawMessage) { d.strict("teams", r, &m.Teams) },
 		"fields":           func(r json.RawMessage) { m.Fields = entries[model.Field](d, "fields", r) },
 		"thresholds":       func(r json.RawMessage) { d.strict("thresholds", r, &m.Thresholds) },
 		"windows":          func(r json.RawMessage) { d.strict("windows", r, &m.Windows) },

@@ -321,8 +321,8 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 		a.Expr = canonical
 	}
 	for k := range a.Labels {
-		if k == "severity" || k == "team" || k == "family" {
-			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", k)
+		if field, ok := map[string]string{"severity": "severity", m.Labels.Team: "team", "family": "family"}[k]; ok {
+			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", field)
 		}
 	}
 	if len(a.Identity) == 0 {

@@ -21,8 +21,19 @@ gpuobs {
   },
 
   labels+: {
-    // The label that names the cluster (set by relabeling or external labels).
+    // The label that names the cluster (set by relabeling or external labels). Every label
+    // the series carry can be renamed here (host, gpu, uuid, modelName, namespace, pod, ...),
+    // and team, the label alerts carry for routing.
     // cluster: 'k8s_cluster',
+    // team: 'owner',
+  },
+
+  teams+: {
+    // Your teams' names: alerts, receivers (<team>-pager, <team>-ticket), routes and runbooks
+    // follow.
+    // infra: 'gpu-infra',
+    // 'ml-platform': 'ml-platform',
+    // inference: 'llm-serving',
   },
 
   runbooks+: {

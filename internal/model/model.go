@@ -8,32 +8,34 @@ import (
 
 // Model is a loaded, validated catalog.
 type Model struct {
-	APIVersion       string                    `json:"apiVersion"`
-	Exporter         Exporter                  `json:"exporter"`
-	KubeStateMetrics KubeStateMetrics          `json:"kubeStateMetrics"`
-	Labels           Labels                    `json:"labels"`
-	Identity         Identity                  `json:"identity"`
-	Fields           map[string]Field          `json:"fields"`
-	Thresholds       map[string]float64        `json:"thresholds"`
-	Windows          map[string]string         `json:"windows"`
-	ThrottleReasons  map[string]ThrottleReason `json:"throttleReasons"`
-	XID              map[string][]int          `json:"xid"`
-	Records          map[string]Record         `json:"records"`
-	Alerts           map[string]Alert          `json:"alerts"`
-	Fleet            Fleet                     `json:"fleet"`
-	Lint             Lint                      `json:"lint"`
-	Metrics          map[string]Metric         `json:"metrics"`
-	Runbooks         Runbooks                  `json:"runbooks"`
-	Recording        Recording                 `json:"recording"`
-	Tests            Tests                     `json:"tests"`
-	SLOs             map[string]SLO            `json:"slos"`
-	Cost             Cost                      `json:"cost"`
-	Sharing          Sharing                   `json:"sharing"`
-	Release          Release                   `json:"release"`
-	Dashboards       map[string]Dashboard      `json:"dashboards"`
-	Alertmanager     Alertmanager              `json:"alertmanager"`
-	Topology         Topology                  `json:"topology"`
-	Deploy           Deploy                    `json:"deploy"`
+	APIVersion       string           `json:"apiVersion"`
+	Exporter         Exporter         `json:"exporter"`
+	KubeStateMetrics KubeStateMetrics `json:"kubeStateMetrics"`
+	Labels           Labels           `json:"labels"`
+	Identity         Identity         `json:"identity"`
+	// Teams are the names of the teams that own alerts, by their role in the catalog.
+	Teams           map[string]string         `json:"teams"`
+	Fields          map[string]Field          `json:"fields"`
+	Thresholds      map[string]float64        `json:"thresholds"`
+	Windows         map[string]string         `json:"windows"`
+	ThrottleReasons map[string]ThrottleReason `json:"throttleReasons"`
+	XID             map[string][]int          `json:"xid"`
+	Records         map[string]Record         `json:"records"`
+	Alerts          map[string]Alert          `json:"alerts"`
+	Fleet           Fleet                     `json:"fleet"`
+	Lint            Lint                      `json:"lint"`
+	Metrics         map[string]Metric         `json:"metrics"`
+	Runbooks        Runbooks                  `json:"runbooks"`
+	Recording       Recording                 `json:"recording"`
+	Tests           Tests                     `json:"tests"`
+	SLOs            map[string]SLO            `json:"slos"`
+	Cost            Cost                      `json:"cost"`
+	Sharing         Sharing                   `json:"sharing"`
+	Release         Release                   `json:"release"`
+	Dashboards      map[string]Dashboard      `json:"dashboards"`
+	Alertmanager    Alertmanager              `json:"alertmanager"`
+	Topology        Topology                  `json:"topology"`
+	Deploy          Deploy                    `json:"deploy"`
 }
 
 // Topology modes and global engines.
@@ -276,6 +278,8 @@ type Labels struct {
 	MIGInstance   string `json:"migInstance"`
 	MIGProfile    string `json:"migProfile"`
 	Node          string `json:"node"`
+	// Team is the label every alert carries with its owning team, which routing matches on.
+	Team string `json:"team"`
 }
 
 // Identity lists the label sets that rules aggregate by.

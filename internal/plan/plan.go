@@ -239,7 +239,7 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
 		}
-		labels := map[string]string{"severity": string(a.Severity), "team": a.Team, "family": a.Family}
+		labels := map[string]string{"severity": string(a.Severity), m.Labels.Team: a.Team, "family": a.Family}
 		for k, v := range a.Labels {
 			labels[k] = v
 		}
