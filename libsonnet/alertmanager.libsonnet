@@ -1,6 +1,5 @@
-// Alertmanager: who receives which alert, how alerts group into notifications, and which
-// alerts silence others. gpuobs writes receiver names only: add their integrations
-// (pagerduty_configs, webhook_configs, ...) in your Alertmanager config; it never writes secrets.
+// Alertmanager: who receives which alert, how it notifies, how alerts group into
+// notifications, and which alerts silence others.
 {
   local l = $.labels,
 
@@ -11,6 +10,13 @@
       [team]: { critical: team + '-pager', warning: team + '-ticket' }
       for team in std.objectValues($.teams)
     },
+    // How each receiver notifies, by receiver name, in Alertmanager's own receiver schema
+    // (pagerduty_configs, slack_configs, webhook_configs, msteamsv2_configs, email_configs,
+    // ...), checked by Alertmanager's config package. Secrets by reference only
+    // (routing_key_file, api_url_file, url_file, webhook_url_file, auth_password_file, ...):
+    // an inline secret is refused. A receiver without integrations notifies nobody.
+    //   integrations+: { 'infra-pager': { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty' }] } },
+    integrations: {},
     // Gets info alerts and anything no route matches: no integrations, no notification.
     silentReceiver: 'silent',
     // Labels that make one notification, by alert family; `default` for the others: one

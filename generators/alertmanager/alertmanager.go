@@ -45,6 +45,8 @@ type route struct {
 
 type receiver struct {
 	Name string `yaml:"name"`
+	// Integrations are the receiver's notifications as the catalog gives them.
+	Integrations map[string]any `yaml:",inline"`
 }
 
 type inhibitRule struct {
@@ -174,7 +176,7 @@ func leaves(m *model.Model, fams []string) []*route {
 	return out
 }
 
-// receivers are the silent receiver and every team receiver, by name, without integrations.
+// receivers are the silent receiver and every team receiver, each with its integrations.
 func receivers(m *model.Model) []receiver {
 	names := map[string]bool{m.Alertmanager.SilentReceiver: true}
 	for _, bySeverity := range m.Alertmanager.Receivers {
@@ -184,7 +186,7 @@ func receivers(m *model.Model) []receiver {
 	}
 	var out []receiver
 	for _, n := range model.SortedKeys(names) {
-		out = append(out, receiver{Name: n})
+		out = append(out, receiver{Name: n, Integrations: m.Alertmanager.Integrations[n]})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -482,6 +483,36 @@ func (v *validator) runbooks(m *model.Model) {
 	}
 }
 
+// integrations checks each receiver's integrations with Alertmanager's config package: only
+// receivers that alerts route to, never the silent one, and secrets only by reference.
+func (v *validator) integrations(m *model.Model) {
+	am := m.Alertmanager
+	known := map[string]bool{}
+	for _, bySeverity := range am.Receivers {
+		for _, r := range bySeverity {
+			known[r] = true
+		}
+	}
+	for _, name := range model.SortedKeys(am.Integrations) {
+		p := fmt.Sprintf("alertmanager.integrations[%q]", name)
+		switch {
+		case name == am.SilentReceiver:
+			v.add(p, "is the silent receiver, which gets info alerts and must not notify")
+			continue
+		case !known[name]:
+			v.add(p, "is not a receiver of alertmanager.receivers; the receivers are %s", strings.Join(model.SortedKeys(known), ", "))
+			continue
+		}
+		for _, problem := range amconfig.CheckReceiver(name, am.Integrations[name]) {
+			path := p
+			if problem.Path != "" {
+				path += "." + problem.Path
+			}
+			v.add(path, "%s", problem.Message)
+		}
+	}
+}
+
 // alertmanager checks that every notifying alert has a receiver, timings parse, and the
 // inhibition roles name alerts that exist.
 func (v *validator) alertmanager(m *model.Model) {
@@ -506,6 +537,7 @@ func (v *validator) alertmanager(m *model.Model) {
 			}
 		}
 	}
+	v.integrations(m)
 	if _, ok := am.GroupBy["default"]; !ok {
 		v.add(p+".groupBy.default", "is missing; it groups the families without their own")
 	}

@@ -314,3 +314,35 @@ func TestLintGlobalFlag(t *testing.T) {
 		t.Errorf("without --global: exit %d, output %q", code, stdout)
 	}
 }
+
+// TestInlineSecretsAreRefusedUnprinted: a receiver integration with its secret inline fails
+// generation at its catalog path, with the field that takes it by reference; the secret is
+// printed nowhere, and a receiver no alert routes to is named with the ones that exist.
+func TestInlineSecretsAreRefusedUnprinted(t *testing.T) {
+	const secret = "R0UTING-KEY-never-shown"
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := `(import 'gpuobs.libsonnet') { alertmanager+: { integrations+: {
+  'infra-pager': { pagerduty_configs: [{ routing_key: '` + secret + `' }] },
+  'infra-ticket': { slack_configs: [{ api_url: 'https://hooks.slack.com/services/` + secret + `', channel: '#gpu' }] },
+  'infra-pagr': { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/pd' }] },
+} } }`
+	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "generate", "-o", t.TempDir(), "-c", config)
+	if code != ExitError {
+		t.Fatalf("exit %d, want %d: %s", code, ExitError, stderr)
+	}
+	for _, want := range []string{
+		`alertmanager.integrations["infra-pager"].pagerduty_configs[0].routing_key: holds a secret inline; give it by reference (routing_key_file)`,
+		`alertmanager.integrations["infra-ticket"].slack_configs[0].api_url: holds a secret inline; give it by reference (api_url_file)`,
+		`alertmanager.integrations["infra-pagr"]: is not a receiver of alertmanager.receivers; the receivers are inference-pager, inference-ticket, infra-pager,`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stdout+stderr, "R0UTING") {
+		t.Errorf("the secret is printed:\n%s%s", stdout, stderr)
+	}
+}

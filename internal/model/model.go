@@ -77,6 +77,9 @@ type Deploy struct {
 type Alertmanager struct {
 	// Receivers names the receiver of each team by severity (critical, warning).
 	Receivers map[string]map[Severity]string `json:"receivers"`
+	// Integrations are the notifications of each receiver, by receiver name, in Alertmanager's
+	// receiver schema (pagerduty_configs, slack_configs, ...), secrets by reference only.
+	Integrations map[string]map[string]any `json:"integrations"`
 	// SilentReceiver gets info alerts and whatever no route matches.
 	SilentReceiver string `json:"silentReceiver"`
 	// GroupBy lists the labels that make one notification, by alert family ("default").

@@ -1,6 +1,7 @@
 // A team's own catalog, as an adopting SRE team writes it: dcgm-exporter 4.8.3 relabelled to
 // `node`, every other label under a name of its own (the cluster label k8s_cluster, the team
-// label owner), teams of its own, and its runbooks served elsewhere. Tests that prove a
+// label owner), teams of its own, PagerDuty for pages and Slack for tickets (secrets by
+// reference), and its runbooks served elsewhere. Tests that prove a
 // feature on the embedded catalog run it on this one too.
 local gpuobs = import 'gpuobs.libsonnet';
 
@@ -22,5 +23,16 @@ gpuobs {
     team: 'owner',
   },
   teams+: { infra: 'gpu-infra', 'ml-platform': 'ml-plat', inference: 'llm-serving' },
+  alertmanager+: {
+    local pagerduty(team) = { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty-' + team, send_resolved: true }] },
+    local slack(team) = { slack_configs: [{ api_url_file: '/etc/alertmanager/secrets/slack', channel: '#' + team, send_resolved: true }] },
+    integrations+: {
+      [team + '-pager']: pagerduty(team)
+      for team in std.objectValues($.teams)
+    } + {
+      [team + '-ticket']: slack(team)
+      for team in std.objectValues($.teams)
+    },
+  },
   runbooks+: { baseURL: 'https://runbooks.example.com/gpu/', grafanaURL: 'https://grafana.example.com' },
 }
