@@ -2,6 +2,8 @@ package generators
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -207,6 +209,29 @@ func walkYAML(n *yaml.Node, key string, fn func(key string, n *yaml.Node)) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			walkYAML(n.Content[i+1], n.Content[i].Value, fn)
+		}
+	}
+}
+
+// TestRemovingEntriesByJsonnet: a catalog that removes SLOs and alerts with Jsonnet (the
+// library's own scenarios, runbooks, dashboards and inhibit rules refer to them) generates:
+// nothing of the library reads the removed entries by name.
+func TestRemovingEntriesByJsonnet(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := `(import 'gpuobs.libsonnet') {
+  slos: std.objectRemoveKey(std.objectRemoveKey(super.slos, 'InferenceErrors'), 'InferenceTTFT'),
+  alerts: std.foldl(std.objectRemoveKey, ['GPURowRemapFailure', 'GPUPcieReplayRate', 'SLOGPUAvailabilityFastBurn', 'GPUPowerThrottling'], super.alerts),
+}`
+	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, config)
+	if _, _, err := Run(p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"GPURowRemapFailure", "SLOInferenceErrorsSlowBurn", "SLOGPUAvailabilityFastBurn"} {
+		if _, ok := p.Alerts[gone]; ok {
+			t.Errorf("%s is still generated", gone)
 		}
 	}
 }

@@ -58,8 +58,10 @@ local t = import 'lib/test.libsonnet';
   // instant, and its newest sample must not decide.
   local fatal = names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) + '"}',
   local fatalStarts = 'gpu:dcgm_fatal_xid_errors:starts',
+  // Every record and alert of this file is in the section `cohorts` (enabled.cohorts).
+  local inCohorts(entries) = std.mapWithKey(function(_, x) x { section: 'cohorts' }, entries),
 
-  records+: {
+  records+: inCohorts({
     [fatalStarts]: {
       family: 'cohort',
       comments: [
@@ -103,9 +105,9 @@ local t = import 'lib/test.libsonnet';
     }
     for c in std.objectFields($.cohorts)
     for s in std.objectFields(signals)
-  },
+  }),
 
-  alerts+: {
+  alerts+: inCohorts({
     ['GPUCohort' + std.asciiUpper(c[0]) + c[1:] + 'Errors']: {
       team: $.teams.infra,
       family: 'cohort',
@@ -154,5 +156,5 @@ local t = import 'lib/test.libsonnet';
       },
     }
     for c in std.objectFields($.cohorts)
-  },
+  }),
 }

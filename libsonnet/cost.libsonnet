@@ -101,6 +101,7 @@ local t = import 'lib/test.libsonnet';
   } + {
     ['sku:gpu_hourly_cost:dollars:' + s]: {
       record: 'sku:gpu_hourly_cost:dollars',
+      section: 'cost',
       labels: { [l.modelName]: s },
       family: 'cost',
       expr: 'vector(' + e.num(price(s)) + ')',
@@ -157,17 +158,20 @@ local t = import 'lib/test.libsonnet';
     },
     // A partial day: the namespaces held their GPUs for the test's hour only.
     'namespace:gpu_hours_allocated:sum1d': {
+      section: 'cost',
       family: 'cost',
       expr: gpuHours('namespace:gpu_allocated:sum'),
       tests: check('namespace:gpu_hours_allocated:sum1d', [t.sample(research { [l.modelName]: h100 }, researchGPUs * testSamples * hoursPerSample), t.sample(serving { [l.modelName]: a100 }, testSamples * hoursPerSample)]),
     },
     'namespace:gpu_hours_used:sum1d': {
+      section: 'cost',
       family: 'cost',
       expr: gpuHours('namespace:gpu_used:sum'),
       tests: check('namespace:gpu_hours_used:sum1d', [t.sample(research { [l.modelName]: h100 }, researchUsed * testSamples * hoursPerSample), t.sample(serving { [l.modelName]: a100 }, 0.25 * testSamples * hoursPerSample)]),
     },
     // GPUs allocated on SKUs the price table does not list: chargeback would price them at 0.
     'cluster:gpu_unpriced:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster, l.modelName]) + ' (namespace:gpu_allocated:sum unless ' + e.on([l.modelName]) + ' sku:gpu_hourly_cost:dollars)',
       tests: [t.recordCase('an SKU without a price', input + [
@@ -177,27 +181,32 @@ local t = import 'lib/test.libsonnet';
     },
     local priced(rec) = rec + ' * ' + e.on([l.modelName]) + ' group_left () sku:gpu_hourly_cost:dollars',
     'namespace:gpu_cost_dollars_per_hour:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('namespace:gpu_allocated:sum') + ')',
       tests: check('namespace:gpu_cost_dollars_per_hour:sum', [t.sample(research, researchGPUs * price(h100)), t.sample(serving, price(a100))]),
     },
     'namespace:gpu_idle_cost_dollars_per_hour:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('(namespace:gpu_allocated:sum - namespace:gpu_used:sum)') + ')',
       tests: check('namespace:gpu_idle_cost_dollars_per_hour:sum', [t.sample(research, (researchGPUs - researchUsed) * price(h100)), t.sample(serving, 0.75 * price(a100))]),
     },
     'team:gpu_cost_dollars_per_hour:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster, l.team]) + ' (namespace:gpu_cost_dollars_per_hour:sum * ' + e.on([l.cluster, ns]) + ' group_left (' + l.team + ') '
             + e.asExporterNamespace(l, 'label_replace(kube_namespace_labels{job="' + $.kubeStateMetrics.job + '", ' + $.cost.teamLabel + '!=""}, "' + l.team + '", "$1", "' + $.cost.teamLabel + '", "(.+)")') + ')',
       tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', [l.team]: 'team-a' }, researchGPUs * price(h100)), t.sample({ [l.cluster]: 'prod', [l.team]: 'team-b' }, price(a100))]),
     },
     'cluster:gpu_cost_dollars_per_hour:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_cost_dollars_per_hour:sum)',
       tests: check('cluster:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, researchGPUs * price(h100) + price(a100))]),
     },
     'cluster:gpu_idle_cost_dollars_per_hour:sum': {
+      section: 'cost',
       family: 'cost',
       expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_idle_cost_dollars_per_hour:sum)',
       tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, (researchGPUs - researchUsed) * price(h100) + 0.75 * price(a100))]),
@@ -206,6 +215,7 @@ local t = import 'lib/test.libsonnet';
 
   alerts+: {
     GPUCostUnpriced: {
+      section: 'cost',
       family: 'cost',
       team: $.teams['ml-platform'],
       severity: 'info',

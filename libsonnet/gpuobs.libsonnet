@@ -30,6 +30,14 @@
     inference: 'inference',
   },
 
+  // Catalog sections, all on: switch off what your fleet does not run, and every record,
+  // alert, SLO, panel, runbook, test and counter row of the section goes (a rule of another
+  // section that reads one fails generation, naming both). inference: vLLM serving alerts,
+  // records and SLOs (L4's serving panels); release: canary against baseline; cost: prices,
+  // chargeback and idle cost; cohorts: driver and SKU cohorts; retention: the 5m and 1h
+  // copies for a long-term store; scheduling: unschedulable GPU pods, quotas, device plugin.
+  enabled: { inference: true, release: true, cost: true, cohorts: true, retention: true, scheduling: true },
+
   // runbook_url of an alert is this base + the alert name + '.md'.
   // grafanaURL is where the generated dashboards are served: runbooks link into it.
   runbooks: {
@@ -90,4 +98,14 @@
     interval: '1m',
     evalTime: '60m',
   },
+
+  // A scenario of the library expects another alert of the library to fire with it only while
+  // that alert exists: a catalog that removes an alert (alerts: std.objectRemoveKey(...)) or
+  // an SLO keeps the others' scenarios valid. ($ is the final catalog, the user's included.)
+  alerts: std.mapWithKey(
+    function(_, a) a + (if std.objectHas(a, 'tests') then {
+                          tests: [c + (if std.objectHas(c, 'alsoFires') then { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] } else {}) for c in a.tests],
+                        } else {}),
+    super.alerts
+  ),
 }

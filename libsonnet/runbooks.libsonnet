@@ -116,7 +116,8 @@ local rb = import 'lib/runbook.libsonnet';
       ['Schedule a reset in the next maintenance window to apply pending remaps.', 'If the rate keeps rising after the reset, drain the node and open an RMA.'],
     ) },
 
-    GPURowRemapFailure+: { runbook: hardware(
+    // Shared by the page and its follow-up ticket, so that either can be removed alone.
+    local rowRemapRunbook = hardware(
       'The GPU failed to remap a bad memory row: it has no spare rows left.',
       'New uncorrectable memory errors can no longer be contained; the GPU will corrupt data or crash jobs.',
       [q('Row-remap failure flag', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpu), q('Uncorrectable errors in the last day', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpu + '[1d])')],
@@ -124,9 +125,10 @@ local rb = import 'lib/runbook.libsonnet';
       [cordon, drain, rma],
     ) {
       notes: ['The page fires once, in the ' + $.windows.event + ' after the flag first appears; while the flag stays set, GPURowRemapFailureUnrepaired follows as a ticket until the node is cordoned.'],
-    } },
+    },
+    GPURowRemapFailure+: { runbook: rowRemapRunbook },
 
-    GPURowRemapFailureUnrepaired+: { runbook: $.alerts.GPURowRemapFailure.runbook {
+    GPURowRemapFailureUnrepaired+: { runbook: rowRemapRunbook {
       meaning: 'A GPU that ran out of spare memory rows (paged as GPURowRemapFailure) is still in service: its node is not cordoned.',
       impact: 'New jobs can land on a GPU that will corrupt data or crash them.',
       diagnosis: [step('Is an RMA open for the GPU?', 'Cordon the node until it is replaced: the cordon silences this ticket.', 'Open one (see mitigation), then cordon the node.')],
@@ -225,7 +227,13 @@ local rb = import 'lib/runbook.libsonnet';
     GPUPowerThrottling+: { runbook: throttling('power', 'power capping, PSU, rack power budget', "Check the power limit (`nvidia-smi -q -d POWER`) against the SKU default and the rack's power budget.") },
     GPUHwSlowdown+: { runbook: throttling('hw_slowdown', 'external power brake, PSU or overheating board', 'HW slowdown is signalled by the board (power brake, overtemperature): have the node serviced.') },
 
-    DCGMExporterDown+: { runbook: {
+    DCGMExporterDown+: { runbook: exporterDownRunbook },
+    DCGMExporterScrapesFailing+: { runbook: exporterDownRunbook {
+      meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
+      impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
+      mitigation: ['Raise the scrape timeout or trim the counter file if scrapes are slow.', 'Restart the exporter if DCGM answers slowly; drain the node if DCGM keeps hanging.'],
+    } },
+    local exporterDownRunbook = {
       meaning: 'Prometheus cannot scrape a dcgm-exporter target.',
       impact: 'Every GPU alert for the GPUs of that node is blind: nothing fires, whatever happens.',
       queries: [
@@ -240,7 +248,7 @@ local rb = import 'lib/runbook.libsonnet';
       mitigation: ['Restart the dcgm-exporter pod on the node.', 'If DCGM itself hangs, drain the node and restart the NVIDIA host engine or reboot.'],
       escalation: infraEscalation,
       dashboards: ['L2', 'L3'],
-    } },
+    },
 
     DCGMExporterLabelMismatch+: { runbook: {
       meaning: 'GPU series of ' + $.exporter.healthField + ' from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
@@ -258,11 +266,6 @@ local rb = import 'lib/runbook.libsonnet';
       dashboards: ['L2'],
     } },
 
-    DCGMExporterScrapesFailing+: { runbook: $.alerts.DCGMExporterDown.runbook {
-      meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
-      impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
-      mitigation: ['Raise the scrape timeout or trim the counter file if scrapes are slow.', 'Restart the exporter if DCGM answers slowly; drain the node if DCGM keeps hanging.'],
-    } },
 
     GPUSeriesMissing+: { runbook: hardware(
       'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',

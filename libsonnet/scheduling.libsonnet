@@ -39,9 +39,10 @@ local t = import 'lib/test.libsonnet';
 
   metrics+: {
     local ksm = [$.labels.cluster, 'job', 'instance'],
-    kube_pod_status_unschedulable: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
-    kube_pod_created: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
-    kube_resourcequota: { type: 'gauge', labels: ksm + ['namespace', 'resourcequota', 'resource', 'type'] },
+    local scheduling = { section: 'scheduling' },
+    kube_pod_status_unschedulable: scheduling { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
+    kube_pod_created: scheduling { type: 'gauge', labels: ksm + ['namespace', 'pod', 'uid'] },
+    kube_resourcequota: scheduling { type: 'gauge', labels: ksm + ['namespace', 'resourcequota', 'resource', 'type'] },
   },
 
   local l = $.labels,
@@ -64,6 +65,7 @@ local t = import 'lib/test.libsonnet';
   records+: {
     // GPU pods waiting for a node, by namespace (L2's scheduling panels).
     'namespace:kube_gpu_pods_unschedulable:count': {
+      section: 'scheduling',
       family: 'capacity',
       expr: 'count ' + e.by([l.cluster, 'namespace']) + ' (' + unschedulableGPUPods + ')',
       tests: [t.recordCase('two GPU pods and a CPU pod unschedulable', [
@@ -76,6 +78,7 @@ local t = import 'lib/test.libsonnet';
     },
     // The longest wait of a GPU pod for a node, by namespace.
     'namespace:kube_gpu_pod_scheduling_wait_seconds:max': {
+      section: 'scheduling',
       family: 'capacity',
       expr: 'max ' + e.by([l.cluster, 'namespace']) + ' ((time() - max ' + e.by(pod) + ' (kube_pod_created{job="' + ksmJob + '"})) and ' + e.on(pod) + ' (' + unschedulableGPUPods + '))',
       tests: [t.recordCase('a GPU pod created 20 minutes before the test ends', [
@@ -102,6 +105,7 @@ local t = import 'lib/test.libsonnet';
     local mlp = { team: $.teams['ml-platform'] },
 
     GPUPodUnschedulable: mlp {
+      section: 'scheduling',
       family: 'capacity',
       severity: 'warning',
       expr: unschedulableGPUPods,
@@ -140,6 +144,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUNamespaceQuotaNearlyFull: mlp {
+      section: 'scheduling',
       family: 'capacity',
       severity: 'warning',
       local quota(type) = 'max ' + e.by(pod[:2] + ['resourcequota']) + ' (kube_resourcequota{job="' + ksmJob + '", resource="' + $.kubeStateMetrics.gpuQuotaResource + '", type="' + type + '"})',
@@ -174,6 +179,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUDevicePluginDegraded: {
+      section: 'scheduling',
       team: $.teams.infra,
       family: 'capacity',
       severity: 'warning',

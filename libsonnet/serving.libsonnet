@@ -29,6 +29,11 @@ local t = import 'lib/test.libsonnet';
     canaryRollbackP99Ratio: 1.5,
     canaryHoldErrorDelta: 0.005,
     canaryRollbackErrorDelta: 0.02,
+    // The latency objectives' thresholds: what a good request is for the SLOs, the goodput
+    // record and the L4 panels alike.
+    ttftSeconds: 1,
+    tpotSeconds: 0.1,
+    e2eLatencySeconds: 30,
   },
 
   windows+: {
@@ -39,17 +44,18 @@ local t = import 'lib/test.libsonnet';
 
   metrics+: {
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
-    [$.inference.generationTokens]: { type: 'counter', labels: server },
-    [$.inference.interTokenLatency]: { type: 'histogram', labels: server },
-    [$.inference.queueTime]: { type: 'histogram', labels: server },
-    [$.inference.prefillTime]: { type: 'histogram', labels: server },
-    [$.inference.decodeTime]: { type: 'histogram', labels: server },
+    local vllm = { section: 'inference' },
+    [$.inference.generationTokens]: vllm { type: 'counter', labels: server },
+    [$.inference.interTokenLatency]: vllm { type: 'histogram', labels: server },
+    [$.inference.queueTime]: vllm { type: 'histogram', labels: server },
+    [$.inference.prefillTime]: vllm { type: 'histogram', labels: server },
+    [$.inference.decodeTime]: vllm { type: 'histogram', labels: server },
   },
 
   slos+: {
     // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
     // token, so the objective is over tokens, not requests).
-    InferenceTPOT: $.latencySLO($.inference.interTokenLatency, 0.1, 'output tokens follow the previous one'),
+    InferenceTPOT: $.latencySLO($.inference.interTokenLatency, $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
   },
 
   local l = $.labels,
@@ -80,30 +86,34 @@ local t = import 'lib/test.libsonnet';
   ],
 
   records+: {
-    [tokens]: { family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
-    [running]: { family: 'inference', expr: perModel(inf.running) },
+    [tokens]: { section: 'inference', family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
+    [running]: { section: 'inference', family: 'inference', expr: perModel(inf.running) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together).
-    [perRequest]: { family: 'inference', expr: tokens + ' / (' + running + ' > 0)' },
+    [perRequest]: { section: 'inference', family: 'inference', expr: tokens + ' / (' + running + ' > 0)' },
 
     // The latency breakdown on L4: mean queue, prefill and decode time per request.
     'model:vllm_request_queue_time_seconds:mean_rate5m': {
+      section: 'inference',
       family: 'inference',
       expr: mean(inf.queueTime),
       tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, '0.5', 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_prefill_time_seconds:mean_rate5m': {
+      section: 'inference',
       family: 'inference',
       expr: mean(inf.prefillTime),
       tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, '0.3', 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_decode_time_seconds:mean_rate5m': {
+      section: 'inference',
       family: 'inference',
       expr: mean(inf.decodeTime),
       tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, '5', 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
     },
     // The queue-time SLI: p99 seconds a request waits before it runs.
     'model:vllm_request_queue_time_seconds:p99_rate5m': {
+      section: 'inference',
       family: 'inference',
       expr: 'histogram_quantile(0.99, sum ' + e.by(model + ['le']) + ' (rate(' + inf.queueTime + '_bucket[5m])))',
       // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
@@ -114,8 +124,9 @@ local t = import 'lib/test.libsonnet';
     // request): tokens/s × the share of requests with a good first token × the share of
     // inter-token gaps within the TPOT objective.
     'model:vllm_goodput_tokens:rate5m': {
+      section: 'inference',
       family: 'inference',
-      expr: tokens + ' * on (' + std.join(', ', model) + ') (' + within(inf.ttft, $.slos.InferenceTTFT.seconds) + ') * on (' + std.join(', ', model) + ') (' + within(inf.interTokenLatency, $.slos.InferenceTPOT.seconds) + ')',
+      expr: tokens + ' * on (' + std.join(', ', model) + ') (' + within(inf.ttft, th.ttftSeconds) + ') * on (' + std.join(', ', model) + ') (' + within(inf.interTokenLatency, th.tpotSeconds) + ')',
       // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
       local good(metric, seconds, share) = [
         t.series(metric + '_bucket', '0+' + e.num(60 * share) + 'x60', recordServer { le: e.num(seconds) }),
@@ -123,11 +134,12 @@ local t = import 'lib/test.libsonnet';
       ],
       tests: [t.recordCase('90 % of first tokens and 80 % of gaps on time', [
         t.series(inf.generationTokens, '0+6000x60', recordServer),
-      ] + good(inf.ttft, $.slos.InferenceTTFT.seconds, 0.9) + good(inf.interTokenLatency, $.slos.InferenceTPOT.seconds, 0.8), [t.sample(modelLabels, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)')],
+      ] + good(inf.ttft, th.ttftSeconds, 0.9) + good(inf.interTokenLatency, th.tpotSeconds, 0.8), [t.sample(modelLabels, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)')],
     },
     // The release gate's decision per model: 0 PROMOTE, 1 HOLD, 2 ROLLBACK; the worse of the
     // p99 time-to-first-token ratio's and the error-ratio increase's.
     [decision]: {
+      section: 'release',
       family: 'release',
       local graded(expr, hold, rollback) = '((' + expr + ' > bool ' + e.num(hold) + ') + (' + expr + ' > bool ' + e.num(rollback) + '))',
       local latency = graded('model:vllm_time_to_first_token_seconds:canary_p99_ratio', th.canaryHoldP99Ratio, th.canaryRollbackP99Ratio),
@@ -141,6 +153,7 @@ local t = import 'lib/test.libsonnet';
     local infId = std.join(', ', model),
 
     GPUInferenceThroughputDrop: {
+      section: 'inference',
       team: $.teams['ml-platform'],
       family: 'inference',
       severity: 'warning',
@@ -190,6 +203,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUInferenceCanaryRollback: {
+      section: 'release',
       team: $.teams.inference,
       family: 'release',
       severity: 'warning',

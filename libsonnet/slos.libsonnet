@@ -51,6 +51,7 @@ local t = import 'lib/test.libsonnet';
 
   // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
   latencySLO(metric, seconds, what):: $.sloDefaults {
+    section: 'inference',
     seconds:: seconds,
     team: $.teams.inference,
     requestBased:: true,
@@ -77,10 +78,11 @@ local t = import 'lib/test.libsonnet';
   },
 
   slos: {
-    InferenceTTFT: $.latencySLO(inf.ttft, 1, 'requests get their first token'),
-    InferenceLatency: $.latencySLO(inf.e2eLatency, 30, 'requests complete'),
+    InferenceTTFT: $.latencySLO(inf.ttft, $.thresholds.ttftSeconds, 'requests get their first token'),
+    InferenceLatency: $.latencySLO(inf.e2eLatency, $.thresholds.e2eLatencySeconds, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
+      section: 'inference',
       team: $.teams.inference,
       requestBased:: true,
       objective: 0.995,

@@ -63,14 +63,15 @@ local t = import 'lib/test.libsonnet';
   // The metrics beyond DCGM fields that these rules read, for gpuobs lint.
   metrics+: {
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
-    [$.inference.kvCacheUsage]: { type: 'gauge', labels: server },
-    [$.inference.waiting]: { type: 'gauge', labels: server },
-    [$.inference.running]: { type: 'gauge', labels: server },
-    [$.inference.preemptions]: { type: 'counter', labels: server },
-    [$.inference.ttft]: { type: 'histogram', labels: server },
-    [$.inference.e2eLatency]: { type: 'histogram', labels: server },
-    [$.inference.requests]: { type: 'counter', labels: server + ['handler', 'method', 'status'] },
-    kube_namespace_labels: { type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
+    local vllm = { section: 'inference' },
+    [$.inference.kvCacheUsage]: vllm { type: 'gauge', labels: server },
+    [$.inference.waiting]: vllm { type: 'gauge', labels: server },
+    [$.inference.running]: vllm { type: 'gauge', labels: server },
+    [$.inference.preemptions]: vllm { type: 'counter', labels: server },
+    [$.inference.ttft]: vllm { type: 'histogram', labels: server },
+    [$.inference.e2eLatency]: vllm { type: 'histogram', labels: server },
+    [$.inference.requests]: vllm { type: 'counter', labels: server + ['handler', 'method', 'status'] },
+    kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
   },
 
   local l = $.labels,
@@ -121,15 +122,18 @@ local t = import 'lib/test.libsonnet';
     ],
     local modelLabels = cluster { namespace: 'inference', model_name: 'llama-3-8b' },
     [ttftTrack]: {
+      section: 'release',
       family: 'release',
       expr: 'histogram_quantile(0.99, sum ' + e.by(perTrack + ['le']) + ' (rate(' + inf.ttft + '_bucket{' + tracks + '}[5m])))',
     },
     [errorsTrack]: {
+      section: 'release',
       family: 'release',
       expr: 'sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '", status="5xx"}[5m]))'
             + ' / sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '"}[5m]))',
     },
     'model:vllm_time_to_first_token_seconds:canary_p99_ratio': {
+      section: 'release',
       family: 'release',
       expr: compare(ttftTrack, '/'),
       // Baseline p99 lies in (0.5, 1] s, interpolated at 0.99 of the way: 0.995 s; the canary's
@@ -137,6 +141,7 @@ local t = import 'lib/test.libsonnet';
       tests: [t.recordCase('canary slower in the tail than the baseline', releaseSeries, [t.sample(modelLabels, t.round3((0.5 + 0.5 * 49 / 50) / (0.5 + 0.5 * 9 / 10)))], 'round(model:vllm_time_to_first_token_seconds:canary_p99_ratio, 0.001)')],
     },
     'model:vllm_request_errors:canary_ratio_delta': {
+      section: 'release',
       family: 'release',
       expr: compare(errorsTrack, '-'),
       tests: [t.recordCase('canary fails 4 % of requests, baseline 1 %', releaseSeries, [t.sample(modelLabels, 0.03)], 'model:vllm_request_errors:canary_ratio_delta')],
@@ -235,6 +240,7 @@ local t = import 'lib/test.libsonnet';
     local target = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
 
     GPUInferenceKVCachePressure: mlp {
+      section: 'inference',
       family: 'inference',
       severity: 'warning',
       expr: 'max by (' + infId + ') (avg_over_time(' + inf.kvCacheUsage + '[10m])) > ' + th.kvCacheUsageRatio
@@ -253,6 +259,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUInferenceQueueGrowing: mlp {
+      section: 'inference',
       family: 'inference',
       severity: 'warning',
       expr: 'max by (' + infId + ') (' + inf.waiting + ') > ' + th.inferenceQueueDepth
@@ -277,6 +284,7 @@ local t = import 'lib/test.libsonnet';
     // appear only with the first request.
     local guarded = [inf.kvCacheUsage, inf.waiting, inf.preemptions],
     GPUInferenceMetricMissing: mlp {
+      section: 'inference',
       family: 'inference',
       severity: 'warning',
       expr: std.join(' or ', [

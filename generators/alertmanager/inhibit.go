@@ -103,7 +103,8 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 		s := m.SLOs[slo]
 		var pages []string
 		for _, suffix := range model.SortedKeys(s.Alerts) {
-			if s.Alerts[suffix].Severity == model.SeverityCritical {
+			// A page the catalog removed (alerts: std.objectRemoveKey(...)) silences nothing.
+			if _, ok := m.Alerts["SLO"+slo+suffix]; ok && s.Alerts[suffix].Severity == model.SeverityCritical {
 				pages = append(pages, "SLO"+slo+suffix)
 			}
 		}

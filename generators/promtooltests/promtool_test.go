@@ -71,8 +71,10 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		{"testdata/exporter-4.9.jsonnet", every},
 		{"testdata/exporter-renamed.jsonnet", every},
 		{"testdata/virtual-gpus.jsonnet", every},
-		// A team's own catalog: every label and team renamed.
+		// A team's own catalog (every label and team renamed, some sections off, an alert
+		// of its own) and a training fleet with every section off.
 		{"../../internal/plan/plantest/testdata/adopter.jsonnet", every},
+		{"../../internal/plan/plantest/testdata/training.jsonnet", every},
 		{"../../internal/catalog/testdata/override.jsonnet", every},
 		{"../../internal/plan/plantest/testdata/small.jsonnet", every},
 		// The same rules as the embedded catalog's, split in two layers: the alert scenarios

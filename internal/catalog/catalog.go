@@ -101,9 +101,37 @@ func Evaluate(opts Options) (string, error) {
 				return "", problems
 			}
 		}
+		if p, ok := missingInLibrary(err.Error()); ok {
+			return "", Problems{p}
+		}
 		return "", Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
 	}
 	return out, nil
+}
+
+// missingField is Jsonnet's error for a field that an object lacks, and field a frame of
+// its stack trace naming the field being manifested.
+var (
+	missingField = regexp.MustCompile(`^RUNTIME ERROR: Field does not exist: (\S+)\n\t` + regexp.QuoteMeta(embeddedPrefix) + `(\S+?):\d+:`)
+	fieldFrame   = regexp.MustCompile(`(?m)^\tField "([^"]+)"`)
+)
+
+// missingInLibrary explains an evaluation that failed inside the embedded library because the
+// user's catalog removed (or renamed) an entry the library reads: which entry, where the
+// library reads it, and for what, instead of the library's stack trace.
+func missingInLibrary(msg string) (Problem, bool) {
+	m := missingField.FindStringSubmatch(msg)
+	if m == nil {
+		return Problem{}, false
+	}
+	var path []string
+	for _, f := range fieldFrame.FindAllStringSubmatch(msg, -1) {
+		path = append([]string{f[1]}, path...)
+	}
+	return Problem{
+		Path:    strings.Join(path, "."),
+		Message: fmt.Sprintf("the embedded catalog's %s reads %s, which your catalog removed or renamed; keep it, override this entry too, or switch its section off (enabled)", m[2], m[1]),
+	}, true
 }
 
 // schemaFile checks the inputs of a catalog before anything is derived from them.
@@ -245,6 +273,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"labels":           func(r json.RawMessage) { d.strict("labels", r, &m.Labels) },
 		"identity":         func(r json.RawMessage) { d.strict("identity", r, &m.Identity) },
 		"teams":            func(r json.RawMessage) { d.strict("teams", r, &m.Teams) },
+		"enabled":          func(r json.RawMessage) { d.strict("enabled", r, &m.Enabled) },
 		"fields":           func(r json.RawMessage) { m.Fields = entries[model.Field](d, "fields", r) },
 		"thresholds":       func(r json.RawMessage) { d.strict("thresholds", r, &m.Thresholds) },
 		"windows":          func(r json.RawMessage) { d.strict("windows", r, &m.Windows) },

@@ -3,11 +3,13 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
@@ -89,7 +91,7 @@ func TestUserOverride(t *testing.T) {
 
 // TestBadInput checks the error output for each kind of bad catalog against golden files.
 func TestBadInput(t *testing.T) {
-	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology"} {
+	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry"} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Options{ConfigPath: filepath.Join("testdata", name+".jsonnet")})
 			var problems Problems
@@ -228,5 +230,110 @@ func TestUpstreamRunbookBaseURL(t *testing.T) {
 	}
 	if m.Runbooks.BaseURL != UpstreamRunbookBaseURL {
 		t.Errorf("embedded runbooks.baseURL %q, UpstreamRunbookBaseURL %q", m.Runbooks.BaseURL, UpstreamRunbookBaseURL)
+	}
+}
+
+// TestSectionsSwitchedOff: a training fleet switches every section off; nothing of them is
+// left (alerts, records, SLOs with what they expand to, metrics, retention tiers), nothing
+// left reads what went (dashboard panels, variables, annotations, runbook queries), and no
+// scenario expects a removed alert to fire. The core stays.
+func TestSectionsSwitchedOff(t *testing.T) {
+	all, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	// A core alert's scenario that also expects an inference alert: the expectation goes with it.
+	off := `(import 'gpuobs.libsonnet') {
+  enabled+: { inference: false, release: false, cost: false, cohorts: false, retention: false, scheduling: false },
+  alerts+: { GPUTemperatureHigh+: { tests: [c { alsoFires+: [{ alert: 'GPUInferenceQueueGrowing', value: 1 }] } for c in super.tests] } },
+}`
+	if err := os.WriteFile(config, []byte(off), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(Options{ConfigPath: config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := map[string]bool{}
+	for key, r := range all.Records {
+		if r.Section != "" || all.SLOs[r.Labels["slo"]].Section != "" {
+			gone[key] = true
+			if _, ok := m.Records[key]; ok {
+				t.Errorf("record %s of section %s is left", key, r.Section)
+			}
+		}
+	}
+	for name, mt := range all.Metrics {
+		if mt.Section != "" {
+			gone[name] = true
+		}
+	}
+	removed := 0
+	for name, a := range all.Alerts {
+		_, left := m.Alerts[name]
+		switch {
+		case a.Section != "" || all.SLOs[a.Labels["slo"]].Section != "":
+			removed++
+			if left {
+				t.Errorf("alert %s of section %s is left", name, a.Section)
+			}
+		case !left:
+			t.Errorf("core alert %s is gone", name)
+		}
+	}
+	if removed < 19 || len(gone) < 40 {
+		t.Fatalf("only %d alerts and %d records and metrics are in sections: the test reads nothing", removed, len(gone))
+	}
+	for name, s := range m.SLOs {
+		if s.Section != "" {
+			t.Errorf("SLO %s of section %s is left", name, s.Section)
+		}
+	}
+	if _, ok := m.SLOs["GPUAvailability"]; !ok {
+		t.Error("the core SLO GPUAvailability is gone")
+	}
+	if len(m.Recording.Retention.Intervals) != 0 {
+		t.Errorf("retention tiers left: %v", m.Recording.Retention.Intervals)
+	}
+	readsGoneName := func(where, expr string) {
+		names, err := promql.MetricNames(promql.FillGrafanaVariables(expr))
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		for _, n := range names {
+			for _, base := range []string{n, strings.TrimSuffix(n, "_bucket"), strings.TrimSuffix(n, "_count"), strings.TrimSuffix(n, "_sum")} {
+				if gone[base] && m.Records[base].Expr == "" {
+					t.Errorf("%s reads %s, which went", where, base)
+				}
+			}
+		}
+	}
+	for name, a := range m.Alerts {
+		readsGoneName("alerts."+name, a.Expr)
+		for _, q := range a.Runbook.Queries {
+			readsGoneName("alerts."+name+".runbook", q.Expr)
+		}
+		for _, c := range a.Tests {
+			for _, f := range c.AlsoFires {
+				if _, ok := m.Alerts[f.Alert]; !ok {
+					t.Errorf("alerts.%s case %q expects removed %s to fire", name, c.Name, f.Alert)
+				}
+			}
+		}
+	}
+	panels := 0
+	for name, d := range m.Dashboards {
+		for _, r := range d.Rows {
+			for _, p := range r.Panels {
+				panels++
+				for _, q := range p.Queries {
+					readsGoneName("dashboards."+name+" panel "+p.Title, q.Expr)
+				}
+			}
+		}
+	}
+	if panels == 0 {
+		t.Fatal("no panels left")
 	}
 }

@@ -20,6 +20,7 @@ func validate(m *model.Model) Problems {
 	if m.APIVersion != APIVersion {
 		v.add("apiVersion", "is %q; this gpuobs reads %q", m.APIVersion, APIVersion)
 	}
+	v.sections(m)
 	v.labels(m)
 	v.fields(m)
 	v.throttleReasons(m)
@@ -282,7 +283,7 @@ func (v *validator) records(m *model.Model) {
 			r.Expr = canonical
 		}
 		if !read[key] && len(r.Tests) == 0 {
-			v.add(p, "nothing tests it: no alert reads it and it has no tests; add tests or remove it")
+			v.add(p, "nothing tests it: no alert reads it and it has no tests; add tests or remove it (records: std.objectRemoveKey(super.records, %q), as for the alert that read it if your catalog removed one)", key)
 		}
 		for i, c := range r.Tests {
 			cp := fmt.Sprintf("%s.tests[%d]", p, i)
@@ -325,9 +326,6 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 		if field, ok := map[string]string{"severity": "severity", m.Labels.Team: "team", "family": "family"}[k]; ok {
 			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", field)
 		}
-	}
-	if len(a.Identity) == 0 {
-		a.Identity = m.Identity.Alert
 	}
 	fires, quiet := 0, 0
 	for i, c := range a.Tests {
@@ -556,7 +554,7 @@ func (v *validator) alertmanager(m *model.Model) {
 	}
 	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable} {
 		if _, ok := m.Alerts[alert]; alert != "" && !ok {
-			v.add(p+".inhibit."+path, "names unknown alert %q", alert)
+			v.add(p+".inhibit."+path, "names unknown alert %q; set it to '' to drop its inhibit rule", alert)
 		}
 	}
 }

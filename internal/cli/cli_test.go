@@ -346,3 +346,21 @@ func TestInlineSecretsAreRefusedUnprinted(t *testing.T) {
 		t.Errorf("the secret is printed:\n%s%s", stdout, stderr)
 	}
 }
+
+// TestTeamCatalogsGenerateAndLintClean: a team's own catalog (every label and team renamed,
+// integrations, sections off, an alert of its own) and a training fleet's (every section off)
+// generate, lint clean with infos counted, and are up to date for generate --check. (Their
+// promtool tests run in generators/promtooltests, amtool in generators/alertmanager.)
+func TestTeamCatalogsGenerateAndLintClean(t *testing.T) {
+	for _, config := range []string{"../plan/plantest/testdata/adopter.jsonnet", "../plan/plantest/testdata/training.jsonnet"} {
+		t.Run(filepath.Base(config), func(t *testing.T) {
+			dir := generate(t, "-c", config)
+			if code, stdout, stderr := run(t, "lint", "-c", config, "--fail-on", "info", filepath.Join(dir, "rules"), filepath.Join(dir, "dashboards")); code != ExitOK {
+				t.Errorf("lint: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if code, _, stderr := run(t, "generate", "--check", "-c", config, "-o", dir); code != ExitOK {
+				t.Errorf("generate --check: exit %d %s", code, stderr)
+			}
+		})
+	}
+}

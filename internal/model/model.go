@@ -14,7 +14,10 @@ type Model struct {
 	Labels           Labels           `json:"labels"`
 	Identity         Identity         `json:"identity"`
 	// Teams are the names of the teams that own alerts, by their role in the catalog.
-	Teams           map[string]string         `json:"teams"`
+	Teams map[string]string `json:"teams"`
+	// Enabled switches catalog sections on and off, by name; catalog.Load removes what a
+	// section switched off holds.
+	Enabled         map[string]bool           `json:"enabled"`
 	Fields          map[string]Field          `json:"fields"`
 	Thresholds      map[string]float64        `json:"thresholds"`
 	Windows         map[string]string         `json:"windows"`
@@ -111,6 +114,8 @@ type Inhibit struct {
 // SLO is a service level objective. The catalog expands it into the recording rules of its
 // windows and its burn-rate alerts; the model keeps what validation and documents need.
 type SLO struct {
+	// Section is the catalog section the SLO belongs to ("" for the core).
+	Section     string  `json:"section"`
 	Team        string  `json:"team"`
 	Objective   float64 `json:"objective"`
 	Period      string  `json:"period"`
@@ -368,10 +373,12 @@ type ThrottleReason struct {
 // Record is a recording rule declared in the catalog. Its key is the metric it records, unless
 // Record names it: several rules may record one metric with different static Labels.
 type Record struct {
-	Record string            `json:"record"`
-	Labels map[string]string `json:"labels"`
-	Family string            `json:"family"`
-	Expr   string            `json:"expr"`
+	// Section is the catalog section the record belongs to ("" for the core).
+	Section string            `json:"section"`
+	Record  string            `json:"record"`
+	Labels  map[string]string `json:"labels"`
+	Family  string            `json:"family"`
+	Expr    string            `json:"expr"`
 	// Tests are promtool cases for records that no alert reads.
 	Tests []RecordCase `json:"tests"`
 	// Comments are written above the rule in rule files, one per line: a peer linter's
@@ -424,6 +431,8 @@ var Severities = []Severity{SeverityCritical, SeverityWarning, SeverityInfo}
 
 // Alert is one alerting rule with its promtool scenarios.
 type Alert struct {
+	// Section is the catalog section the alert belongs to ("" for the core).
+	Section     string            `json:"section"`
 	Family      string            `json:"family"`
 	Severity    Severity          `json:"severity"`
 	Team        string            `json:"team"`
@@ -432,9 +441,12 @@ type Alert struct {
 	Labels      map[string]string `json:"labels"`
 	Summary     string            `json:"summary"`
 	Description string            `json:"description"`
-	Identity    []string          `json:"identity"`
-	Tests       []AlertCase       `json:"tests"`
-	Runbook     Runbook           `json:"runbook"`
+	// Identity is the labels that name the thing at fault, which scenarios, runbooks and
+	// inhibit rules assume; when the catalog gives none, the plan derives it from the labels
+	// the expression yields (catalog identity.alert less what never reaches the alert).
+	Identity []string    `json:"identity"`
+	Tests    []AlertCase `json:"tests"`
+	Runbook  Runbook     `json:"runbook"`
 }
 
 // Runbook is the response guide of an alert.
@@ -576,8 +588,10 @@ type LintIgnore struct {
 
 // Metric is a metric other than a DCGM field that rules may read.
 type Metric struct {
-	Type   string   `json:"type"`
-	Labels []string `json:"labels"`
+	// Section is the catalog section whose rules read the metric ("" for the core).
+	Section string   `json:"section"`
+	Type    string   `json:"type"`
+	Labels  []string `json:"labels"`
 }
 
 // Collected reports whether the exporter's counter set collects a field.

@@ -78,6 +78,9 @@ func Build(m *model.Model) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Model: m, Recorded: recorded, Labels: newRecordedLabels(m, recorded)}
+	if err := identities(m, p.Labels); err != nil {
+		return nil, err
+	}
 	var readBy map[string][]string
 	if p.Usage, readBy, err = usage(m, recorded); err != nil {
 		return nil, err
@@ -101,7 +104,7 @@ func Build(m *model.Model) (*Plan, error) {
 // recordingRules derives the recording rules, in evaluation order within each family, with
 // canonical expressions.
 func recordingRules(m *model.Model) ([]Recorded, error) {
-	read, err := readByAlertsAndRecords(m)
+	read, err := readByRulesAndPanels(m)
 	if err != nil {
 		return nil, err
 	}
@@ -170,10 +173,11 @@ func dependencyOrder(records map[string]model.Record) []string {
 	return out
 }
 
-// readByAlertsAndRecords maps every metric that alert and catalog record expressions read to
-// the first expression (by catalog path) that reads it: per-GPU rules are recorded only for
-// what these read.
-func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
+// readByRulesAndPanels maps every metric that alert and catalog record expressions and
+// dashboard panels read to the first expression (by catalog path) that reads it: per-GPU rules
+// are recorded only for what these read (a panel keeps its per-GPU record when the alert that
+// also read it is removed).
+func readByRulesAndPanels(m *model.Model) (map[string]string, error) {
 	read := map[string]string{}
 	note := func(path, expr string) error {
 		used, err := promql.MetricNames(expr)
@@ -195,6 +199,17 @@ func readByAlertsAndRecords(m *model.Model) (map[string]string, error) {
 	for _, key := range model.SortedKeys(m.Records) {
 		if err := note("records."+key+".expr", m.Records[key].Expr); err != nil {
 			return nil, err
+		}
+	}
+	for _, name := range model.SortedKeys(m.Dashboards) {
+		for _, r := range m.Dashboards[name].Rows {
+			for _, panel := range r.Panels {
+				for _, q := range panel.Queries {
+					if err := note("dashboards."+name+" panel "+panel.Title, promql.FillGrafanaVariables(q.Expr)); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 	}
 	return read, nil

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,8 +48,8 @@ func TestRepeatedFieldsAreNeverSummedPerGPU(t *testing.T) {
 	}
 }
 
-// TestPerGPURulesOnlyWhereRead checks that per-GPU copies are recorded only for what alerts
-// or catalog records read: each would add one series per GPU of the fleet. A counter's per-GPU
+// TestPerGPURulesOnlyWhereRead checks that per-GPU copies are recorded only for what alerts,
+// catalog records or dashboard panels read: each would add one series per GPU of the fleet. A counter's per-GPU
 // record is the exception: every rate of the counter reads it, so that no increment is lost
 // when the GPU's series change identity.
 func TestPerGPURulesOnlyWhereRead(t *testing.T) {
@@ -56,7 +58,7 @@ func TestPerGPURulesOnlyWhereRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read, err := readByAlertsAndRecords(m)
+	read, err := readByRulesAndPanels(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +211,39 @@ func TestNoRuleReadsRawSeriesOverLongRanges(t *testing.T) {
 				t.Errorf("%s[%s] reads raw series over more than an hour in %s", c.Name, c.Range, e)
 			}
 		})
+	}
+}
+
+// TestIdentityFromTheExpression: an alert without an identity gets the catalog's alert
+// identity less what its expression never yields (the scenarios then expect what promtool
+// sees); one that names an identity its expression cannot yield fails, naming the alert and
+// the labels.
+func TestIdentityFromTheExpression(t *testing.T) {
+	own := func(identity string) string {
+		return `(import 'gpuobs.libsonnet') { alerts+: { GPUPowerOverBudget: $.alerts.GPUTemperatureHigh {
+  family: 'power', ` + identity + `
+  expr: 'max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE) > 650',
+} } }`
+	}
+	write := func(catalog string) string {
+		path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+		if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p, err := Build(testcatalog.Model(t, write(own(""))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Model.Alerts["GPUPowerOverBudget"].Identity, []string{"cluster", "Hostname", "gpu", "UUID", "modelName"}; !slices.Equal(got, want) {
+		t.Errorf("derived identity %v, want %v", got, want)
+	}
+	if got := p.Model.Alerts["GPUEccDoubleBit"].Identity; !slices.Equal(got, p.Model.Identity.Alert) {
+		t.Errorf("a GPU alert keeping the full identity derived %v", got)
+	}
+	_, err = Build(testcatalog.Model(t, write(own("identity: $.identity.alert,"))))
+	if err == nil || !strings.Contains(err.Error(), "alerts.GPUPowerOverBudget.identity: pci_bus_id, namespace, pod never reach the alert") {
+		t.Errorf("Build: %v, want the alert and its missing labels named", err)
 	}
 }
