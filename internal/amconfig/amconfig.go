@@ -184,3 +184,15 @@ func (c *Config) InhibitLabels() []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// InhibitRuleNames are the names of the configuration's inhibit rules, in order (unnamed
+// ones left out).
+func (c *Config) InhibitRuleNames() []string {
+	var out []string
+	for _, r := range c.conf.InhibitRules {
+		if r.Name != "" {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}

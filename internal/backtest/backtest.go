@@ -5,6 +5,7 @@ package backtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,27 +64,34 @@ type Totals struct {
 
 // AlertRow is one alert that fired on either side, with its statistics per side.
 type AlertRow struct {
-	Alert    string  `json:"alert"`
-	Severity string  `json:"severity"`
-	Sides    []Stats `json:"sides"`
+	Alert string  `json:"alert"`
+	Sides []Stats `json:"sides"`
 }
 
 // Stats are how an alert fired on one side.
 type Stats struct {
+	// Severity is the alert's severity on the side ("" where it did not fire).
+	Severity string `json:"severity,omitempty"`
 	// Episodes counts firing episodes: an alert instance (its label set) starting to fire.
 	Episodes int `json:"episodes"`
 	// Firing is the time firing, summed over instances.
-	Firing time.Duration `json:"firingSeconds"`
+	Firing Seconds `json:"firingSeconds"`
 	// Top are the instances that fired longest, longest first (at most topTargets).
 	Top []Target `json:"top,omitempty"`
 }
 
 // Target is one alert instance, by the labels its expression gave it.
 type Target struct {
-	Labels   string        `json:"labels"`
-	Episodes int           `json:"episodes"`
-	Firing   time.Duration `json:"firingSeconds"`
+	Labels   string  `json:"labels"`
+	Episodes int     `json:"episodes"`
+	Firing   Seconds `json:"firingSeconds"`
 }
+
+// Seconds is a duration that JSON writes as a number of seconds.
+type Seconds time.Duration
+
+// MarshalJSON writes the seconds.
+func (s Seconds) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(s).Seconds()) }
 
 // Missing is a metric the rules read that the data has no samples of in the range, with the
 // alerts that read it (directly or through records).
@@ -286,13 +294,14 @@ func (r *Result) tabulate(counters []*counter) {
 		for _, in := range c.instances {
 			row := rows[in.alert]
 			if row == nil {
-				row = &AlertRow{Alert: in.alert, Severity: in.severity, Sides: make([]Stats, len(counters))}
+				row = &AlertRow{Alert: in.alert, Sides: make([]Stats, len(counters))}
 				rows[in.alert] = row
 			}
 			s := &row.Sides[i]
+			s.Severity = in.severity
 			s.Episodes += in.episodes
-			s.Firing += in.firing
-			s.Top = append(s.Top, Target{Labels: in.target, Episodes: in.episodes, Firing: in.firing})
+			s.Firing += Seconds(in.firing)
+			s.Top = append(s.Top, Target{Labels: in.target, Episodes: in.episodes, Firing: Seconds(in.firing)})
 			switch model.Severity(in.severity) {
 			case model.SeverityCritical:
 				r.Totals[i].PagesPerDay += float64(in.episodes) / r.days

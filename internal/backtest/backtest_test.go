@@ -266,7 +266,7 @@ func TestThresholdChange(t *testing.T) {
 	for _, a := range res.Alerts {
 		var sides []string
 		for _, s := range a.Sides {
-			sides = append(sides, fmt.Sprintf("%d episodes %s", s.Episodes, s.Firing))
+			sides = append(sides, fmt.Sprintf("%d episodes %s", s.Episodes, time.Duration(s.Firing)))
 		}
 		got[a.Alert] = strings.Join(sides, " / ")
 	}
@@ -297,6 +297,37 @@ func TestThresholdChange(t *testing.T) {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text report lacks %q:\n%s", line, text.String())
 		}
+	}
+}
+
+// TestSeverityChange: an alert made critical shows as a ticket becoming a page, its pages
+// and tickets counted on each side by its severity there; JSON writes firing time in seconds.
+func TestSeverityChange(t *testing.T) {
+	t.Parallel()
+	critical := writeRules(t, strings.Replace(fmt.Sprintf("groups:\n  - name: gpu-alerts\n    rules:\n%s  - name: gpu-records\n    rules:\n      - record: gpu:temp:max\n        expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP)\n", alertRules(85)), "{severity: warning}", "{severity: critical}", 1))
+	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{
+		{Name: "base", Files: []string{ruleFile(t, 85, "")}},
+		{Name: "head", Files: []string{critical}},
+	}, backtest.Options{Interval: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js strings.Builder
+	if err := backtest.Write(&text, "text", res); err != nil {
+		t.Fatal(err)
+	}
+	if err := backtest.Write(&js, "json", res); err != nil {
+		t.Fatal(err)
+	}
+	// Hot: 21 episodes over six hours, a quarter of a day: 84 a day, tickets on base, pages on head.
+	for _, line := range []string{"pages per day: 4.00 → 88.00 (+84.00)", "tickets per day: 84.00 → 0.00 (-84.00)", "Hot      ticket → page  21 → 21 (±0)"} {
+		if !strings.Contains(text.String(), line) {
+			t.Errorf("text report lacks %q:\n%s", line, text.String())
+		}
+	}
+	// 4h09m firing.
+	if !strings.Contains(js.String(), `"firingSeconds": 14940`) {
+		t.Errorf("JSON does not write the firing time in seconds:\n%s", js.String())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,6 +64,18 @@ func duration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", m/60, m%60)
 }
 
+// tier is the alert's tier, or its tier on each side where a change moved it (ticket → page);
+// a side where it did not fire says nothing of its tier.
+func (a AlertRow) tier() string {
+	var tiers []string
+	for _, s := range a.Sides {
+		if s.Severity != "" && !slices.Contains(tiers, model.Severity(s.Severity).Tier()) {
+			tiers = append(tiers, model.Severity(s.Severity).Tier())
+		}
+	}
+	return strings.Join(tiers, " → ")
+}
+
 func writeTable(w io.Writer, r *Result, markdown bool) error {
 	var b strings.Builder
 	head := fmt.Sprintf("backtest of %s over %s from %s to %s (%.1f days, every %s)", strings.Join(r.Sides, " and "), r.Data, stamp(r.From), stamp(r.To), r.days, r.Step)
@@ -72,12 +85,12 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 	rows := [][]string{{"alert", "tier", "episodes", "time firing", "top targets (" + r.Sides[last] + ")"}}
 	for _, a := range r.Alerts {
 		episodes := sideBySide(a.Sides, func(s Stats) string { return fmt.Sprint(s.Episodes) }, signed(float64(a.Sides[last].Episodes-a.Sides[0].Episodes), true))
-		firing := sideBySide(a.Sides, func(s Stats) string { return duration(s.Firing) }, "")
+		firing := sideBySide(a.Sides, func(s Stats) string { return duration(time.Duration(s.Firing)) }, "")
 		var top []string
 		for _, t := range a.Sides[last].Top {
-			top = append(top, fmt.Sprintf("%s %s", t.Labels, duration(t.Firing)))
+			top = append(top, fmt.Sprintf("%s %s", t.Labels, duration(time.Duration(t.Firing))))
 		}
-		rows = append(rows, []string{a.Alert, model.Severity(a.Severity).Tier(), episodes, firing, strings.Join(top, "; ")})
+		rows = append(rows, []string{a.Alert, a.tier(), episodes, firing, strings.Join(top, "; ")})
 	}
 	if markdown {
 		fmt.Fprintf(&b, "### gpuobs backtest\n\n%s.\n\n**Pages per day: %s. Tickets per day: %s.**\n\n", head, pages, tickets)

@@ -364,3 +364,35 @@ func TestTeamCatalogsGenerateAndLintClean(t *testing.T) {
 		})
 	}
 }
+
+// TestGenerateSaysWhatChanged: generate counts the files it changed, says when nothing did,
+// and names the inhibit rules a change adds (an alert made critical silences its family's
+// tickets) and removes.
+func TestGenerateSaysWhatChanged(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, append([]string{"generate", "-o", dir}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("generate %v: exit %d %s", args, code, stderr)
+		}
+		return stdout
+	}
+	if out := gen(); !strings.Contains(out, ": 0 changed, 70 new, 0 removed") {
+		t.Errorf("first run: %s", out)
+	}
+	if out := gen(); !strings.Contains(out, "were already up to date: nothing changed") {
+		t.Errorf("second run: %s", out)
+	}
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(config, []byte(`(import 'gpuobs.libsonnet') { alerts+: { GPUThermalThrottling+: { severity: 'critical' } } }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := gen("-c", config)
+	if !strings.Contains(out, "inhibit rule thermal-page-over-ticket added: while GPUThermalThrottling fires, GPUHotterThanFleetPeers, GPUMemoryTemperatureHigh, GPUTemperatureHigh on the same cluster, Hostname, UUID are silenced") {
+		t.Errorf("critical alert: %s", out)
+	}
+	if out := gen(); !strings.Contains(out, "inhibit rule thermal-page-over-ticket removed") {
+		t.Errorf("back to the default: %s", out)
+	}
+}

@@ -36,6 +36,9 @@ func TestUsageErrorsHelp(t *testing.T) {
 		want []string
 	}{
 		{[]string{"generat"}, []string{`unknown command "generat"`, "did you mean generate?", "Run 'gpuobs --help' for usage."}},
+		{[]string{"genrate"}, []string{`unknown command "genrate"`, "did you mean generate?"}},
+		{[]string{"lnt"}, []string{`unknown command "lnt"`, "lint?"}},
+		{[]string{"generate", "--ouput", "x"}, []string{"unknown flag: --ouput; did you mean --output?", "Run 'gpuobs generate --help' for usage."}},
 		{[]string{"lint", "--bogus"}, []string{"unknown flag: --bogus", "Run 'gpuobs lint --help' for usage."}},
 		{[]string{"generate", "--rules-format", "helm"}, []string{`unknown rules format "helm"`, "Run 'gpuobs generate --help' for usage."}},
 	} {

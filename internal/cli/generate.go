@@ -3,17 +3,22 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/generators/alertmanager"
 	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
+	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
 type generateOptions struct {
@@ -95,6 +100,11 @@ func (o *generateOptions) run() error {
 		fmt.Fprintf(o.Stdout, "%d generated files in %s are up to date\n", len(files), o.output)
 		return nil
 	}
+	before, err := emit.Check(o.output, files, managed)
+	if err != nil {
+		return failed(fmt.Errorf("nothing was written: %w", err))
+	}
+	silenced := newInhibitRules(o.output, p)
 	if err := emit.Write(o.output, files, managed); err != nil {
 		var partial *emit.PartialError
 		if errors.As(err, &partial) {
@@ -102,8 +112,48 @@ func (o *generateOptions) run() error {
 		}
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
-	fmt.Fprintf(o.Stdout, "wrote %d files to %s\n", len(files), o.output)
+	if before.Empty() {
+		fmt.Fprintf(o.Stdout, "%d generated files in %s were already up to date: nothing changed\n", len(files), o.output)
+		return nil
+	}
+	fmt.Fprintf(o.Stdout, "wrote %d files to %s: %d changed, %d new, %d removed\n", len(files), o.output, len(before.Stale), len(before.Missing), len(before.Extra))
+	for _, line := range silenced {
+		fmt.Fprintln(o.Stdout, line)
+	}
 	return nil
+}
+
+// newInhibitRules describes the inhibit rules the plan adds to, or drops from, the
+// Alertmanager configuration gpuobs generated in dir before: a change such as making an alert
+// critical derives new ones, and each silences alerts. Nothing when there was none before.
+func newInhibitRules(dir string, p *plan.Plan) []string {
+	data, err := os.ReadFile(filepath.Join(dir, alertmanager.ConfigFile))
+	if err != nil {
+		return nil
+	}
+	old, err := amconfig.Load(data)
+	if err != nil {
+		return nil
+	}
+	inhibitions, err := alertmanager.Inhibitions(p)
+	if err != nil {
+		return nil
+	}
+	had := map[string]bool{}
+	for _, name := range old.InhibitRuleNames() {
+		had[name] = true
+	}
+	var out []string
+	for _, in := range inhibitions {
+		if !had[in.Name] {
+			out = append(out, fmt.Sprintf("inhibit rule %s added: while %s fires, %s on the same %s are silenced", in.Name, strings.Join(in.Sources, " or "), strings.Join(in.Targets, ", "), strings.Join(in.Equal, ", ")))
+		}
+		delete(had, in.Name)
+	}
+	for _, name := range model.SortedKeys(had) {
+		out = append(out, "inhibit rule "+name+" removed")
+	}
+	return out
 }
 
 // regenerateCommand is the generate command that writes what --check compared against: every

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -63,6 +64,9 @@ func NewRootCommand(opts Options) *cobra.Command {
 			return errors.New("a command is required")
 		},
 	}
+	// Cobra suggests by prefix only until a distance is set: genrate and lnt get a suggestion.
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(suggestFlags)
 	root.SetVersionTemplate("gpuobs {{.Version}}\n")
 	root.SetOut(opts.Stdout)
 	root.SetErr(opts.Stderr)
@@ -81,6 +85,46 @@ func suggestCommands(cmd *cobra.Command, args []string) error {
 		msg += fmt.Sprintf("; did you mean %s?", strings.Join(suggestions, " or "))
 	}
 	return errors.New(msg)
+}
+
+// suggestFlags adds to an unknown flag's error the command's flags closest to it (--ouput:
+// did you mean --output?).
+func suggestFlags(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var close []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if editDistance(name, f.Name) <= 2 {
+			close = append(close, "--"+f.Name)
+		}
+	})
+	if len(close) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; did you mean %s?", err, strings.Join(close, " or "))
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // Run executes gpuobs with args and returns its exit code.
