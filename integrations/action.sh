@@ -3,8 +3,9 @@
 # GPUOBS names a gpuobs binary to use instead of installing one (integrations/action_test.sh).
 set -euo pipefail
 : "${INPUT_PATHS:=rules/ dashboards/}" "${INPUT_CONFIG:=}" "${INPUT_FAIL_ON:=error}" "${INPUT_VERSION:=}"
-if ! [[ "$INPUT_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]; then
-  echo "::error::gpuobs version '$INPUT_VERSION' is not a pinned release version such as v0.5.0" >&2
+# Pinned: a release version, or a full commit hash (there is no release yet).
+if ! [[ "$INPUT_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ || "$INPUT_VERSION" =~ ^[0-9a-f]{40}$ ]]; then
+  echo "::error::gpuobs version '$INPUT_VERSION' is not pinned: give a release version (v1.2.3) or a full commit hash" >&2
   exit 2
 fi
 gpuobs="${GPUOBS:-}"

@@ -33,5 +33,6 @@ set +e
 (cd "$work" && env GPUOBS="$gpuobs" INPUT_VERSION=latest "$OLDPWD/integrations/action.sh") >"$work/out" 2>&1
 code=$?
 set -e
-[ "$code" = 2 ] && grep -q "not a pinned release" "$work/out" || fail "an unpinned version: exit $code: $(cat "$work/out")"
+[ "$code" = 2 ] && grep -q "is not pinned" "$work/out" || fail "an unpinned version: exit $code: $(cat "$work/out")"
+(cd "$work" && env GPUOBS="$gpuobs" INPUT_VERSION=0123456789abcdef0123456789abcdef01234567 INPUT_PATHS=good.yaml "$OLDPWD/integrations/action.sh") >"$work/out" 2>&1 || fail "a commit hash is a pin: $(cat "$work/out")"
 echo "action_test: ok"

@@ -1,0 +1,229 @@
+package gpuobs_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/generators"
+	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+)
+
+// guide is the docs page that describes the embedded catalog's rules.
+const guide = "docs/catalog-guide.md"
+
+// TestGuideCountsAreTrue: the rule and alert counts the catalog guide gives are the embedded
+// catalog's.
+func TestGuideCountsAreTrue(t *testing.T) {
+	readme, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, "")
+	derived := 0
+	for _, r := range p.Recorded {
+		if !r.FromCatalog {
+			derived++
+		}
+	}
+	want := fmt.Sprintf("The embedded catalog records %d recording rules (%d derived, %d declared in records) and %d alerts", len(p.Recorded), derived, len(p.Recorded)-derived, len(p.Alerts))
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), want) {
+		t.Errorf("%s does not say %q", guide, want)
+	}
+}
+
+// TestGuideRetentionSeriesAreTrue: the series count of each retention tier that the guide
+// gives is lint's projection at the catalog's fleet size.
+func TestGuideRetentionSeriesAreTrue(t *testing.T) {
+	readme, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, "")
+	in := lint.NewInputs(p, nil)
+	var counts []string
+	for _, interval := range p.Model.Recording.Retention.Intervals {
+		series := 0
+		for _, r := range p.Recorded {
+			if r.TierOf == "" || r.Interval != interval {
+				continue
+			}
+			n, err := in.ProjectedSeries(r.Expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			series += n
+		}
+		counts = append(counts, fmt.Sprintf("the %s tier %s series", interval, thousands(series)))
+	}
+	want := "each tier keeps about as many series as the records it copies: " + strings.Join(counts, ", ")
+	if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), want) {
+		t.Errorf("%s does not say %q", guide, want)
+	}
+}
+
+// thousands writes n with thousands separators: 12,345.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestGuideRetentionRegexIsTrue: the remote-write relabeling the guide shows keeps the
+// retention tiers of the embedded catalog.
+func TestGuideRetentionRegexIsTrue(t *testing.T) {
+	readme, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "regex: '" + plan.RetentionKeepRegex(plantest.Plan(t, "").Model) + "'"
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("%s does not show %q", guide, want)
+	}
+}
+
+// markdownPages are the README and every docs page, generated ones included.
+func markdownPages(t *testing.T) []string {
+	t.Helper()
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, err := filepath.Glob("docs/checks/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append([]string{"README.md"}, pages...), checks...)
+}
+
+// tableCells counts the cells of a Markdown table row: pipes outside code spans, not escaped.
+func tableCells(row string) int {
+	cells, code := 0, false
+	for i, r := range row {
+		switch {
+		case r == '`':
+			code = !code
+		case r == '|' && !code && (i == 0 || row[i-1] != '\\'):
+			cells++
+		}
+	}
+	return cells - 1
+}
+
+// TestTablesRender: every table row of the README and the docs belongs to a table (no blank
+// line or text cuts a table, which renders the rest as text) and has its header's cells.
+func TestTablesRender(t *testing.T) {
+	delimiter := regexp.MustCompile(`^\|( *:?-+:? *\|)+$`)
+	rows := 0
+	for _, page := range markdownPages(t) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		header, fence := 0, false
+		for i, line := range lines {
+			if strings.HasPrefix(line, "```") {
+				fence = !fence
+			}
+			if fence || !strings.HasPrefix(line, "|") {
+				header = 0
+				continue
+			}
+			switch {
+			case header == 0 && i+1 < len(lines) && delimiter.MatchString(lines[i+1]):
+				header = tableCells(line)
+			case header == 0:
+				t.Errorf("%s:%d: a table row outside a table (a blank line or text cut its table): %.60s", page, i+1, line)
+			case tableCells(line) != header:
+				t.Errorf("%s:%d: %d cells, its table's header has %d: %.60s", page, i+1, tableCells(line), header, line)
+			default:
+				rows++
+			}
+		}
+	}
+	if rows < 100 {
+		t.Fatalf("only %d table rows read", rows)
+	}
+}
+
+// TestAlertTableListsEveryAlert: the alerts page names every alert of the embedded catalog (an
+// SLO's alerts by their SLO<Name><Suffix> pattern).
+func TestAlertTableListsEveryAlert(t *testing.T) {
+	data, err := os.ReadFile("docs/alerts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([A-Za-z<>]+)`").FindAllStringSubmatch(string(data), -1) {
+		named[m[1]] = true
+	}
+	p := plantest.Plan(t, "")
+	for name := range p.Alerts {
+		if slo := p.Alerts[name].Labels["slo"]; slo != "" {
+			name = "SLO<Name>" + strings.TrimPrefix(name, "SLO"+slo)
+		}
+		if !named[name] {
+			t.Errorf("docs/alerts.md does not list %s", name)
+		}
+	}
+}
+
+// TestReadmeIsAUsersPage: the README stays a page for users (at most 250 lines), opens with
+// the two commands a newcomer runs, and every relative link of it and the docs leads to a file.
+func TestReadmeIsAUsersPage(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(readme), "\n"); n > 250 {
+		t.Errorf("README.md has %d lines, want at most 250: move detail into docs/", n)
+	}
+	opening := strings.SplitN(string(readme), "\n", 6)
+	if len(opening) < 6 || !strings.HasPrefix(opening[3], "go run ./cmd/gpuobs generate") || !strings.HasPrefix(opening[4], "make test ") {
+		t.Errorf("README.md does not open with the generate and make test commands:\n%s", strings.Join(opening, "\n"))
+	}
+	link := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`)
+	for _, page := range markdownPages(t) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), m[1])); err != nil {
+				t.Errorf("%s links to %s, which does not exist", page, m[1])
+			}
+		}
+	}
+}
+
+// TestOwnAlertExampleGenerates: the example of docs/own-alert.md is a catalog that generates
+// (its promtool run is the adopter catalog's, which holds the same alert).
+func TestOwnAlertExampleGenerates(t *testing.T) {
+	data, err := os.ReadFile("docs/own-alert.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```jsonnet\n(.*?)```").FindSubmatch(data)
+	if m == nil {
+		t.Fatal("docs/own-alert.md has no Jsonnet example")
+	}
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(config, m[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, config)
+	if _, _, err := generators.Run(p, generators.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Alerts["GPUPowerOverBudget"]; !ok {
+		t.Error("the example's alert is not generated")
+	}
+}
