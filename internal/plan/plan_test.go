@@ -247,3 +247,28 @@ func TestIdentityFromTheExpression(t *testing.T) {
 		t.Errorf("Build: %v, want the alert and its missing labels named", err)
 	}
 }
+
+// TestMissingFollowsFallbacks: with the exporter's per-code XID count and the double-bit ECC
+// counter not collected, the double-bit page can never fire and is listed; the XID alerts fall
+// back to the last-XID gauge and are not, nor are the alerts where an uncollected field only
+// narrows (availability: `unless` a double-bit error).
+func TestMissingFollowsFallbacks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := `(import 'gpuobs.libsonnet') { exporter+: { extraCounters: std.filter(function(f) !std.member(['DCGM_EXP_XID_ERRORS_COUNT', 'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL'], f), super.extraCounters) } }`
+	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(testcatalog.Model(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := p.Missing()
+	if got := missing["GPUEccDoubleBit"]; !slices.Equal(got, []string{"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"}) {
+		t.Errorf("GPUEccDoubleBit misses %v, want the double-bit counter", got)
+	}
+	for _, alive := range []string{"GPUXidFatal", "GPUFellOffBus", "GPUXidHardware", "SLOGPUAvailabilityFastBurn", "GPUCohortDriverErrors"} {
+		if got, ok := missing[alive]; ok {
+			t.Errorf("%s is listed as never firing (%v), but it falls back to a collected field", alive, got)
+		}
+	}
+}

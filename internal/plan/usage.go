@@ -25,17 +25,74 @@ type Usage struct {
 }
 
 // Missing lists, by alert, the DCGM fields an alert reads (directly or through recording
-// rules) that the exporter does not collect: such an alert never fires.
+// rules) that the exporter does not collect, for the alerts that then never fire: every branch
+// of the expression needs one of them. An alert that falls back to a collected field (the XID
+// alerts read the per-code count or the last-XID gauge) is not listed.
 func (p *Plan) Missing() map[string][]string {
+	rd := newReader(p.Recorded)
+	uncollected := func(metric string) bool {
+		_, isField := p.Model.Fields[metric]
+		return isField && !p.Model.Collected(metric)
+	}
 	out := map[string][]string{}
 	for _, name := range model.SortedKeys(p.Alerts) {
+		var missing []string
 		for _, f := range p.Alerts[name].Fields {
-			if !p.Model.Collected(f) {
-				out[name] = append(out[name], f)
+			if uncollected(f) {
+				missing = append(missing, f)
 			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if n, err := promql.Parse(p.Alerts[name].Expr); err != nil || rd.empty(n, uncollected, map[string]bool{}) {
+			out[name] = missing
 		}
 	}
 	return out
+}
+
+// empty reports whether an expression yields no series while the metrics dead names have
+// none: a recorded metric is empty when every rule recording it (that its selector can read)
+// is; `or` when both sides are, `unless` when its left side is; absent() and vector() never.
+func (rd reader) empty(n *promql.Node, dead func(metric string) bool, visiting map[string]bool) bool {
+	switch n.Kind {
+	case promql.Selector:
+		if dead(n.Name) {
+			return true
+		}
+		rules := rd.byName[n.Name]
+		if len(rules) == 0 || visiting[n.Name] {
+			return false
+		}
+		visiting[n.Name] = true
+		defer delete(visiting, n.Name)
+		for _, r := range rules {
+			if allows(n.Matchers, r.Labels) && (r.Parsed == nil || !rd.empty(r.Parsed, dead, visiting)) {
+				return false
+			}
+		}
+		return true
+	case promql.Call:
+		if slices.Contains([]string{"absent", "absent_over_time", "vector", "time"}, n.Name) {
+			return false
+		}
+	case promql.Binary:
+		left, right := rd.empty(n.Args[0], dead, visiting), rd.empty(n.Args[1], dead, visiting)
+		switch n.Name {
+		case "or":
+			return left && right
+		case "unless":
+			return left
+		}
+		return left || right
+	}
+	for _, a := range n.Args {
+		if rd.empty(a, dead, visiting) {
+			return true
+		}
+	}
+	return false
 }
 
 // reader follows expressions through recording rules.
