@@ -40,6 +40,7 @@ func All(opts Options) []Generator {
 		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
 		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
 		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
+		{Name: "dashboard ConfigMaps", Dir: dashboards.SidecarDir, Generate: dashboards.Sidecar},
 		{Name: "catalog reference", Dir: catalogdoc.Dir, Generate: catalogdoc.Generate},
 		{Name: "exporter configuration", Dir: exporter.Dir, Generate: exporter.Generate},
 		{Name: "rule formats", Dir: conventions.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {

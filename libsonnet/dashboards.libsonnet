@@ -109,7 +109,7 @@ local names = import 'lib/names.libsonnet';
 
   dashboards: {
     L1: {
-      uid: 'gpuobs-l1-fleet',
+      uid: $.deploy.grafana.uidPrefix + '-l1-fleet',
       title: 'GPU fleet',
       description: 'Every cluster at once, from recording rules only.',
       vars: {},
@@ -138,7 +138,7 @@ local names = import 'lib/names.libsonnet';
     },
 
     L2: {
-      uid: 'gpuobs-l2-cluster',
+      uid: $.deploy.grafana.uidPrefix + '-l2-cluster',
       title: 'GPU cluster',
       description: 'One cluster: allocation, fragmentation, health, SLOs; recording rules only.',
       vars: { cluster: l.cluster },
@@ -186,7 +186,7 @@ local names = import 'lib/names.libsonnet';
     },
 
     L3: {
-      uid: 'gpuobs-l3-node',
+      uid: $.deploy.grafana.uidPrefix + '-l3-node',
       title: 'GPU node',
       description: 'The GPUs of one node side by side (MIG instances where a metric is per instance).',
       vars: { cluster: l.cluster, node: l.host },
@@ -222,7 +222,7 @@ local names = import 'lib/names.libsonnet';
     },
 
     L4: {
-      uid: 'gpuobs-l4-workload',
+      uid: $.deploy.grafana.uidPrefix + '-l4-workload',
       title: 'GPU workload',
       description: 'The GPUs of one workload (pods of a namespace), and its inference metrics when it serves with vLLM.',
       vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod },
@@ -264,7 +264,7 @@ local names = import 'lib/names.libsonnet';
     },
 
     L5: {
-      uid: 'gpuobs-l5-gpu',
+      uid: $.deploy.grafana.uidPrefix + '-l5-gpu',
       title: 'Single GPU',
       description: 'One GPU: every field the exporter collects over time, error events as annotations.',
       vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },

@@ -91,6 +91,15 @@
     operator: { name: 'gpuobs', namespace: 'monitoring', labels: { 'app.kubernetes.io/managed-by': 'gpuobs' } },
     // The Mimir/Cortex ruler namespace (mimirtool rules load).
     mimir: { namespace: 'gpuobs' },
+    // Grafana: uidPrefix starts every dashboard UID and tags the dashboards that link to each
+    // other (a second install in one organization takes another prefix); editable lets users
+    // change them in Grafana (provisioning overwrites such edits); sidecar also writes each
+    // dashboard as a ConfigMap for Grafana's sidecar (grafana/<level>.yaml).
+    grafana: {
+      uidPrefix: 'gpuobs',
+      editable: false,
+      sidecar: { enabled: false, namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
+    },
   },
 
   // promtool scenarios: every case runs in one test group and is checked at evalTime.

@@ -31,15 +31,50 @@ const Dir = "dashboards"
 func Path(level string) string { return Dir + "/" + strings.ToLower(level) + ".json" }
 
 // Tag marks every gpuobs dashboard; each also carries its level (L1..L5) as a tag, which
-// dashboard links and gpuobs lint's budgets use.
+// gpuobs lint's budgets use, and its install's UID prefix, which the links between the levels
+// use.
 const Tag = "gpuobs"
+
+// tags are a dashboard's tags: gpuobs, its install's UID prefix and its level.
+func tags(m *model.Model, level string) []string {
+	if p := m.Deploy.Grafana.UIDPrefix; p != Tag {
+		return []string{Tag, p, level}
+	}
+	return []string{Tag, level}
+}
 
 // panelHeight is the height of every panel, in grid units.
 const panelHeight = 8
 
+// SidecarDir holds the dashboards as ConfigMaps for Grafana's sidecar
+// (deploy.grafana.sidecar), apart from dashboards/, which file provisioning reads.
+const SidecarDir = "grafana"
+
 // Generate renders one JSON file per dashboard level.
 func Generate(p *plan.Plan) ([]emit.File, error) {
-	m := p.Model
+	return render(p.Model, func(level string, body []byte) emit.File { return emit.File{Path: Path(level), Content: body} })
+}
+
+// Sidecar renders each dashboard as a ConfigMap that Grafana's sidecar loads (label
+// grafana_dashboard by default), when deploy.grafana.sidecar is enabled.
+func Sidecar(p *plan.Plan) ([]emit.File, error) {
+	g := p.Model.Deploy.Grafana
+	if !g.Sidecar.Enabled {
+		return nil, nil
+	}
+	return render(p.Model, func(level string, body []byte) emit.File {
+		name := strings.ToLower(level)
+		return emit.YAML(SidecarDir+"/"+name+".yaml", emit.MustYAML(map[string]any{
+			"apiVersion": "v1",
+			"kind":       "ConfigMap",
+			"metadata":   map[string]any{"name": g.UIDPrefix + "-" + name, "namespace": g.Sidecar.Namespace, "labels": g.Sidecar.Labels},
+			"data":       map[string]string{name + ".json": string(body)},
+		}))
+	})
+}
+
+// render builds every dashboard level and makes a file of each with file.
+func render(m *model.Model, file func(level string, body []byte) emit.File) ([]emit.File, error) {
 	var files []emit.File
 	for _, level := range model.SortedKeys(m.Dashboards) {
 		d, err := Build(m, level)
@@ -50,7 +85,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dashboard %s: %w", level, err)
 		}
-		files = append(files, emit.File{Path: Path(level), Content: body})
+		files = append(files, file(level, body))
 	}
 	return files, nil
 }
@@ -84,12 +119,11 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 	b := dashboard.NewDashboardBuilder(d.Title).
 		Uid(d.UID).
 		Description(emit.Header+" "+d.Description).
-		Tags([]string{Tag, level}).
+		Tags(tags(m, level)).
 		Refresh("1m").
 		Time("now-6h", "now").
 		Timezone(common.TimeZoneUtc).
 		Tooltip(dashboard.DashboardCursorSyncCrosshair).
-		Readonly().
 		WithVariable(dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus"))
 	for _, v := range d.Variables {
 		b.WithVariable(dashboard.NewQueryVariableBuilder(v.Name).
@@ -104,7 +138,7 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 	for _, target := range d.Links {
 		b.Link(dashboard.NewDashboardLinkBuilder(m.Dashboards[target].Title).
 			Type(dashboard.DashboardLinkTypeDashboards).
-			Tags([]string{Tag, target}).
+			Tags([]string{m.Deploy.Grafana.UIDPrefix, target}).
 			IncludeVars(true).
 			KeepTime(true))
 	}
@@ -117,6 +151,11 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 			Expr(a.Expr).
 			TitleFormat(a.Title).
 			Step("1m"))
+	}
+	if m.Deploy.Grafana.Editable {
+		b.Editable()
+	} else {
+		b.Readonly()
 	}
 	id := uint32(0)
 	for _, r := range d.Rows {

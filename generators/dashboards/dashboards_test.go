@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/cog/plugins"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
@@ -286,5 +288,72 @@ func TestNVLinkBandwidthIsShownAsTheRateItIs(t *testing.T) {
 	}
 	if !found || !strings.Contains(string(data), `"unit": "MiBs"`) {
 		t.Errorf("no NVLink bandwidth panel in MiB/s on L5 (found %v)", found)
+	}
+}
+
+// TestSecondInstall: a second install in one Grafana organization (another UID prefix) keeps
+// its own UIDs, and its links and drill-downs lead to its own dashboards only; editable is the
+// catalog's; the sidecar ConfigMaps hold each dashboard exactly as its JSON file, labelled for
+// the sidecar.
+func TestSecondInstall(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := `(import 'gpuobs.libsonnet') { deploy+: { grafana+: { uidPrefix: 'gpu-prod', editable: true, sidecar+: { enabled: true, namespace: 'grafana' } } } }`
+	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, config)
+	files, err := Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sidecar, err := Sidecar(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sidecar) != len(files) {
+		t.Fatalf("%d ConfigMaps for %d dashboards", len(sidecar), len(files))
+	}
+	for i, f := range files {
+		var d struct {
+			UID      string   `json:"uid"`
+			Editable bool     `json:"editable"`
+			Tags     []string `json:"tags"`
+			Links    []struct {
+				Tags []string `json:"tags"`
+			} `json:"links"`
+		}
+		if err := json.Unmarshal(f.Content, &d); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(d.UID, "gpu-prod-") || !d.Editable || !slices.Contains(d.Tags, "gpu-prod") {
+			t.Errorf("%s: uid %s, editable %v, tags %v", f.Path, d.UID, d.Editable, d.Tags)
+		}
+		for _, l := range d.Links {
+			if !slices.Contains(l.Tags, "gpu-prod") || slices.Contains(l.Tags, Tag) {
+				t.Errorf("%s: a link by tags %v reaches other installs' dashboards", f.Path, l.Tags)
+			}
+		}
+		if strings.Contains(string(f.Content), "/d/gpuobs-") {
+			t.Errorf("%s drills down into the default install's UIDs", f.Path)
+		}
+		var cm struct {
+			Metadata struct {
+				Name      string            `yaml:"name"`
+				Namespace string            `yaml:"namespace"`
+				Labels    map[string]string `yaml:"labels"`
+			} `yaml:"metadata"`
+			Data map[string]string `yaml:"data"`
+		}
+		if err := yaml.Unmarshal(sidecar[i].Content, &cm); err != nil {
+			t.Fatal(err)
+		}
+		key := strings.TrimPrefix(f.Path, Dir+"/")
+		if cm.Data[key] != string(f.Content) || cm.Metadata.Namespace != "grafana" || cm.Metadata.Labels["grafana_dashboard"] != "1" || !strings.HasPrefix(cm.Metadata.Name, "gpu-prod-") {
+			t.Errorf("%s: ConfigMap %s/%s labels %v does not hold %s as it is", sidecar[i].Path, cm.Metadata.Namespace, cm.Metadata.Name, cm.Metadata.Labels, key)
+		}
+	}
+	// The embedded catalog writes no ConfigMaps and keeps its dashboards read-only.
+	if none, err := Sidecar(plantest.Plan(t, "")); err != nil || len(none) != 0 {
+		t.Errorf("default catalog: %d ConfigMaps (%v)", len(none), err)
 	}
 }

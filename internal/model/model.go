@@ -74,6 +74,25 @@ type Deploy struct {
 	Mimir struct {
 		Namespace string `json:"namespace"`
 	} `json:"mimir"`
+	// Grafana is how the dashboards are installed.
+	Grafana GrafanaDeploy `json:"grafana"`
+}
+
+// GrafanaDeploy is how the dashboards are installed in Grafana.
+type GrafanaDeploy struct {
+	// UIDPrefix starts every dashboard's UID and tags the dashboards that link to each other,
+	// so that a second install in one Grafana organization keeps its own.
+	UIDPrefix string `json:"uidPrefix"`
+	// Editable lets users edit the dashboards in Grafana (provisioned dashboards lose such
+	// edits at the next provisioning).
+	Editable bool `json:"editable"`
+	// Sidecar, when enabled, also writes each dashboard as a ConfigMap that Grafana's sidecar
+	// (kube-prometheus-stack) loads: in Namespace, with Labels.
+	Sidecar struct {
+		Enabled   bool              `json:"enabled"`
+		Namespace string            `json:"namespace"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"sidecar"`
 }
 
 // Alertmanager configures routing, grouping and inhibition.
