@@ -103,10 +103,6 @@ type Missing struct {
 // topTargets is how many instances a Stats lists.
 const topTargets = 3
 
-// ruleLabels are labels every instance of an alert shares from its rule: left out of a
-// target's name.
-var ruleLabels = []string{"alertname", "severity", "team", "family"}
-
 // Run replays each side's rules over the TSDB blocks in dataDir, the sides side by side.
 func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (res *Result, err error) {
 	progress := opts.Progress
@@ -259,7 +255,7 @@ func newCounter(step time.Duration) *counter {
 func (c *counter) add(firing []replay.Firing) {
 	now := map[string]bool{}
 	for _, f := range firing {
-		target := targetName(f.Labels)
+		target := targetName(f.Labels, f.RuleLabels)
 		key := f.Alert + target
 		in := c.instances[key]
 		if in == nil {
@@ -275,11 +271,12 @@ func (c *counter) add(firing []replay.Firing) {
 	c.firing = now
 }
 
-// targetName writes an instance's labels, rule labels left out, sorted.
-func targetName(lbls map[string]string) string {
+// targetName writes an instance's labels, sorted, without the alert name and the labels its
+// rule sets (severity, the team label, family: whatever the catalog names them).
+func targetName(lbls, rule map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(lbls)) {
-		if !slices.Contains(ruleLabels, k) {
+		if _, fromRule := rule[k]; !fromRule && k != "alertname" {
 			parts = append(parts, fmt.Sprintf("%s=%q", k, lbls[k]))
 		}
 	}

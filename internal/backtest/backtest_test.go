@@ -301,10 +301,11 @@ func TestThresholdChange(t *testing.T) {
 }
 
 // TestSeverityChange: an alert made critical shows as a ticket becoming a page, its pages
-// and tickets counted on each side by its severity there; JSON writes firing time in seconds.
+// and tickets counted on each side by its severity there; its targets are named without the
+// rule's own labels; JSON writes firing time in seconds.
 func TestSeverityChange(t *testing.T) {
 	t.Parallel()
-	critical := writeRules(t, strings.Replace(fmt.Sprintf("groups:\n  - name: gpu-alerts\n    rules:\n%s  - name: gpu-records\n    rules:\n      - record: gpu:temp:max\n        expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP)\n", alertRules(85)), "{severity: warning}", "{severity: critical}", 1))
+	critical := writeRules(t, strings.Replace(fmt.Sprintf("groups:\n  - name: gpu-alerts\n    rules:\n%s  - name: gpu-records\n    rules:\n      - record: gpu:temp:max\n        expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP)\n", alertRules(85)), "{severity: warning}", "{severity: critical, owner: gpu-infra}", 1))
 	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{
 		{Name: "base", Files: []string{ruleFile(t, 85, "")}},
 		{Name: "head", Files: []string{critical}},
@@ -324,6 +325,10 @@ func TestSeverityChange(t *testing.T) {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text report lacks %q:\n%s", line, text.String())
 		}
+	}
+	// The rule's own labels (a team label named owner) are no part of a target's name.
+	if top := res.Alerts[0].Sides[1].Top[0].Labels; top != `{Hostname="node-1", cluster="a", gpu="4"}` {
+		t.Errorf("the head's longest-firing target is named %s", top)
 	}
 	// 4h09m firing.
 	if !strings.Contains(js.String(), `"firingSeconds": 14940`) {

@@ -20,6 +20,10 @@ type Report struct {
 	Records  []RecordChange  `json:"records"`
 	Panels   []PanelChange   `json:"panels"`
 	Counters []CounterChange `json:"counters"`
+	// Files are the other generated files that differ (runbooks, promtool tests, the catalog
+	// reference, dashboard ConfigMaps, and dashboards whose change lies outside their panels'
+	// queries: thresholds, units, text).
+	Files []FileChange `json:"files,omitempty"`
 	// Unrouted is set when a side has no Alertmanager configuration: receivers and silencers
 	// are then unknown on that side.
 	Unrouted []string `json:"unrouted,omitempty"`
@@ -65,6 +69,12 @@ type PanelChange struct {
 	Removed   []string `json:"queriesRemoved,omitempty"`
 }
 
+// FileChange is a generated file added, removed or changed that no other change accounts for.
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"`
+}
+
 // CounterChange is an exporter counter field added or removed, or its type changed.
 type CounterChange struct {
 	Field  string `json:"field"`
@@ -87,7 +97,7 @@ func (r *Report) RoutingChanges() int {
 
 // Empty reports whether nothing changed.
 func (r *Report) Empty() bool {
-	return len(r.Alerts)+len(r.Records)+len(r.Panels)+len(r.Counters) == 0
+	return len(r.Alerts)+len(r.Records)+len(r.Panels)+len(r.Counters)+len(r.Files) == 0
 }
 
 // Compare reports every change from base to head; the names label the sides in the report.
@@ -131,6 +141,22 @@ func Compare(baseName string, base *Output, headName string, head *Output) *Repo
 			if len(added)+len(removed) > 0 {
 				r.Panels = append(r.Panels, PanelChange{Dashboard: h.Dashboard, Title: h.Title, Change: Changed, Added: added, Removed: removed})
 			}
+		}
+	}
+	panelsChanged := map[string]bool{}
+	for _, c := range r.Panels {
+		panelsChanged[c.Dashboard] = true
+	}
+	for _, k := range unionKeys(base.Files, head.Files) {
+		b, inBase := base.Files[k]
+		h, inHead := head.Files[k]
+		switch {
+		case !inBase:
+			r.Files = append(r.Files, FileChange{Path: k, Change: Added})
+		case !inHead:
+			r.Files = append(r.Files, FileChange{Path: k, Change: Removed})
+		case b != h && !panelsChanged[k]:
+			r.Files = append(r.Files, FileChange{Path: k, Change: Changed})
 		}
 	}
 	for _, k := range unionKeys(base.Counters, head.Counters) {

@@ -15,7 +15,7 @@ import (
 )
 
 // comparedDirs are the directories of an output that Load reads; FromGit extracts only them.
-var comparedDirs = []string{"rules", "alertmanager", "dashboards", "exporter"}
+var comparedDirs = append([]string{"rules", "alertmanager", "exporter"}, hashedDirs...)
 
 // FromGit writes the output directory dir as it is at a git ref into a new temporary
 // directory, with git archive; remove is to be called when done. Only regular files under the

@@ -7,6 +7,8 @@ package semdiff
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
@@ -42,6 +45,9 @@ type Output struct {
 	Records  map[string]*Record
 	Panels   map[string]*Panel
 	Counters map[string]string // DCGM field → Prometheus type
+	// Files are the content hashes of the generated files whose meaning diff does not read
+	// (runbooks, tests, docs, dashboard ConfigMaps) and of the dashboards, by path.
+	Files map[string]string
 	// routed is false when the directory has no Alertmanager configuration.
 	routed bool
 }
@@ -85,7 +91,7 @@ type Panel struct {
 // Load reads an output directory as gpuobs generate writes it. Every problem is reported
 // together, each with its file.
 func Load(dir string) (*Output, error) {
-	out := &Output{Alerts: map[string]*Alert{}, Records: map[string]*Record{}, Panels: map[string]*Panel{}, Counters: map[string]string{}}
+	out := &Output{Alerts: map[string]*Alert{}, Records: map[string]*Record{}, Panels: map[string]*Panel{}, Counters: map[string]string{}, Files: map[string]string{}}
 	var errs []error
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
@@ -103,7 +109,40 @@ func Load(dir string) (*Output, error) {
 	errs = append(errs, out.readDashboards(dir)...)
 	errs = append(errs, out.readCounters(dir)...)
 	errs = append(errs, out.route(dir)...)
+	errs = append(errs, out.hashFiles(dir)...)
 	return out, errors.Join(errs...)
+}
+
+// hashedDirs hold the generated files compared by their bytes.
+var hashedDirs = []string{"dashboards", "grafana", "runbooks", "tests", "docs"}
+
+// hashFiles notes the content hash of every generated file (one with gpuobs' header) under
+// hashedDirs.
+func (o *Output) hashFiles(dir string) []error {
+	var errs []error
+	for _, d := range hashedDirs {
+		err := filepath.WalkDir(filepath.Join(dir, d), func(p string, e fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			if err != nil || !e.Type().IsRegular() {
+				return err
+			}
+			content, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if rel, _ := filepath.Rel(dir, p); emit.HasHeader(p, content) {
+				sum := sha256.Sum256(content)
+				o.Files[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // RuleFiles lists the rule files under an output directory's rules/ (slash-separated,

@@ -52,11 +52,13 @@ func summaryRows(r *Report) [][4]string {
 	rc, ra, rr := counts(r.Records, func(c RecordChange) string { return c.Change })
 	pc, pa, pr := counts(r.Panels, func(c PanelChange) string { return c.Change })
 	cc, ca, cr := counts(r.Counters, func(c CounterChange) string { return c.Change })
+	fc, fa, fr := counts(r.Files, func(c FileChange) string { return c.Change })
 	return [][4]string{
 		row("alerts", ac, aa, ar),
 		row("recording rules", rc, ra, rr),
 		row("dashboard panels", pc, pa, pr),
 		row("counter fields", cc, ca, cr),
+		row("other generated files", fc, fa, fr),
 	}
 }
 
@@ -96,7 +98,7 @@ func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpuobs diff %s → %s\n", r.Base, r.Head)
 	if r.Empty() {
-		b.WriteString("no change in alerts, recording rules, dashboard panels or counter fields\n")
+		b.WriteString("no change in alerts, recording rules, dashboard panels, counter fields or other generated files\n")
 	}
 	for _, row := range summaryRows(r) {
 		fmt.Fprintf(&b, "%s: %s changed, %s added, %s removed\n", row[0], row[1], row[2], row[3])
@@ -144,8 +146,23 @@ func writeText(w io.Writer, r *Report) error {
 	for _, c := range r.Counters {
 		fmt.Fprintf(&b, "\n%s counter field %s %s\n", sign[c.Change], c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
 	}
+	if len(r.Files) > 0 {
+		b.WriteString("\n")
+	}
+	for _, c := range r.Files {
+		fmt.Fprintf(&b, "%s %s%s\n", sign[c.Change], c.Path, fileNote(c))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fileNote says where a changed dashboard's change lies: its panels' queries are compared
+// apart.
+func fileNote(c FileChange) string {
+	if c.Change == Changed && strings.HasSuffix(c.Path, ".json") {
+		return " (outside its panels' queries: thresholds, units, text)"
+	}
+	return ""
 }
 
 // oneLine reports whether a value fits on the line of its field name.
@@ -166,7 +183,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### gpuobs diff: `%s` → `%s`\n\n", r.Base, r.Head)
 	if r.Empty() {
-		b.WriteString("No change in alerts, recording rules, dashboard panels or counter fields.\n")
+		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields or other generated files.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -231,6 +248,13 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\n<details><summary>Counter fields (%d)</summary>\n\n", len(r.Counters))
 		for _, c := range r.Counters {
 			fmt.Fprintf(&b, "- %s `%s` %s\n", c.Change, c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(r.Files) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Other generated files (%d)</summary>\n\n", len(r.Files))
+		for _, c := range r.Files {
+			fmt.Fprintf(&b, "- %s `%s`%s\n", c.Change, c.Path, fileNote(c))
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -68,6 +68,9 @@ func summary(r *semdiff.Report) []string {
 	for _, c := range r.Counters {
 		out = append(out, c.Change+" counter "+c.Field)
 	}
+	for _, c := range r.Files {
+		out = append(out, c.Change+" file "+c.Path)
+	}
 	return out
 }
 
@@ -94,8 +97,13 @@ func TestCatalogEdits(t *testing.T) {
 			override: `{ thresholds+: { gpuTemperatureCelsius: 90 } }`,
 			want: []string{
 				"changed alert GPUTemperatureHigh [expr annotations.description]",
-				// The fleet-peers alert's text and dashboards' threshold lines follow the
-				// catalog; neither is a query or rule change.
+				// The dashboards' threshold lines follow the catalog outside their queries;
+				// the runbook and the scenarios too.
+				"changed file dashboards/l2.json",
+				"changed file dashboards/l3.json",
+				"changed file dashboards/l5.json",
+				"changed file runbooks/GPUTemperatureHigh.md",
+				"changed file tests/promtool/alerts.test.yaml",
 			},
 		},
 		{
@@ -103,6 +111,9 @@ func TestCatalogEdits(t *testing.T) {
 			override: `{ alerts+: { GPUTemperatureHigh+: { team: 'ml-platform' } } }`,
 			want: []string{
 				"changed alert GPUTemperatureHigh [labels.team] routing infra-ticket silenced by " + silencers + " -> ml-platform-ticket silenced by " + silencers,
+				"changed file docs/catalog.md",
+				"changed file runbooks/GPUTemperatureHigh.md",
+				"changed file tests/promtool/alerts.test.yaml",
 			},
 		},
 		{
@@ -111,6 +122,8 @@ func TestCatalogEdits(t *testing.T) {
 			want: []string{
 				// Workload alerts go to their team, and a cordon silences them.
 				"changed alert GPUTemperatureHigh [labels.family] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed file docs/catalog.md",
+				"changed file tests/promtool/alerts.test.yaml",
 			},
 		},
 		{
@@ -118,6 +131,9 @@ func TestCatalogEdits(t *testing.T) {
 			override: `{ alerts+: { GPUMemoryTemperatureHigh:: null } }`,
 			want: []string{
 				"removed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> absent",
+				"changed file docs/catalog.md",
+				"removed file runbooks/GPUMemoryTemperatureHigh.md",
+				"changed file tests/promtool/alerts.test.yaml",
 			},
 		},
 		{
@@ -139,6 +155,9 @@ func TestCatalogEdits(t *testing.T) {
 				"changed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
 				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
 				"changed alert GPUThermalThrottling [labels.severity] routing infra-ticket silenced by " + silencers + " -> infra-pager silenced by " + silencers,
+				"changed file docs/catalog.md",
+				"changed file runbooks/GPUThermalThrottling.md",
+				"changed file tests/promtool/alerts.test.yaml",
 			},
 		},
 		{

@@ -116,6 +116,9 @@ func (d *Data) MetricNames(from, to time.Time) ([]string, error) {
 type Firing struct {
 	Alert  string
 	Labels map[string]string
+	// RuleLabels are the labels the rule itself sets (severity, team, ...), which every
+	// instance of the alert shares.
+	RuleLabels map[string]string
 }
 
 // Rules are rule files loaded for replay.
@@ -573,7 +576,7 @@ func firingOf(a *rules.AlertingRule) []Firing {
 	var out []Firing
 	for _, active := range a.ActiveAlerts() {
 		if active.State == rules.StateFiring {
-			out = append(out, Firing{Alert: a.Name(), Labels: active.Labels.Map()})
+			out = append(out, Firing{Alert: a.Name(), Labels: active.Labels.Map(), RuleLabels: a.Labels().Map()})
 		}
 	}
 	return out
