@@ -143,12 +143,22 @@ func labelUses(t *testing.T, path string, content []byte) []labelUse {
 				}
 			case (key == "series" || key == "labels") && n.Kind == yaml.ScalarNode:
 				expr(key+" "+n.Value, n.Value)
-			case key == "group_by" || key == "equal":
+			case n.Kind != yaml.SequenceNode && (key == "group_by" || key == "groupBy" || key == "equal" || key == "matchers" || key == "source_matchers" || key == "target_matchers" || key == "sourceMatch" || key == "targetMatch"):
+				// The list's items, each under the list's key.
+			case key == "group_by" || key == "groupBy" || key == "equal":
 				for _, c := range n.Content {
 					out = append(out, labelUse{key, c.Value})
 				}
-			case key == "matchers" || key == "source_matchers" || key == "target_matchers":
+			case key == "matchers" || key == "source_matchers" || key == "target_matchers" || key == "sourceMatch" || key == "targetMatch":
 				for _, c := range n.Content {
+					if c.Kind == yaml.MappingNode { // the AlertmanagerConfig resource's {name, matchType, value}
+						for i := 0; i+1 < len(c.Content); i += 2 {
+							if c.Content[i].Value == "name" {
+								out = append(out, labelUse{key, c.Content[i+1].Value})
+							}
+						}
+						continue
+					}
 					out = append(out, labelUse{key + " " + c.Value, strings.TrimSpace(strings.FieldsFunc(c.Value, func(r rune) bool { return r == '=' || r == '!' || r == '~' })[0])})
 				}
 			}

@@ -46,6 +46,13 @@ func All(opts Options) []Generator {
 		{Name: "rule formats", Dir: conventions.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
 			return ruleformats.Generate(p, opts.RulesFormats)
 		}},
+		// Prometheus Operator users get the Alertmanager side as a resource too.
+		{Name: "AlertmanagerConfig", Dir: alertmanager.Dir, Generate: func(p *plan.Plan) ([]emit.File, error) {
+			if !slices.Contains(opts.RulesFormats, ruleformats.Operator) {
+				return nil, nil
+			}
+			return alertmanager.Operator(p)
+		}},
 	}
 }
 

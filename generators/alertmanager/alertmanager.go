@@ -60,16 +60,11 @@ type inhibitRule struct {
 // Alertmanager's own config package.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	m := p.Model
-	inhibitions, err := Inhibitions(p)
+	full, err := fullConfig(p)
 	if err != nil {
 		return nil, err
 	}
-	var rulesOut []inhibitRule
-	for _, in := range inhibitions {
-		rulesOut = append(rulesOut, in.rule())
-	}
-	tree := routes(m)
-	full := config{Route: tree, Receivers: receivers(m), InhibitRules: rulesOut}
+	tree, rulesOut := full.Route, full.InhibitRules
 	// The fragment's subtree catches only gpuobs' alerts (they all carry a known family).
 	sub := *tree
 	sub.Matchers = []string{fmt.Sprintf("family=~%q", strings.Join(families(m), "|"))}
@@ -87,6 +82,33 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", FragmentFile, err)
 	}
 	return files, nil
+}
+
+// Operator renders the configuration as a Prometheus Operator AlertmanagerConfig, with the
+// operator's own types.
+func Operator(p *plan.Plan) ([]emit.File, error) {
+	full, err := fullConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := operatorConfig(p.Model, full)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", OperatorFile, err)
+	}
+	return []emit.File{f}, nil
+}
+
+// fullConfig is the complete configuration: routes, receivers and derived inhibit rules.
+func fullConfig(p *plan.Plan) (config, error) {
+	inhibitions, err := Inhibitions(p)
+	if err != nil {
+		return config{}, err
+	}
+	var rulesOut []inhibitRule
+	for _, in := range inhibitions {
+		rulesOut = append(rulesOut, in.rule())
+	}
+	return config{Route: routes(p.Model), Receivers: receivers(p.Model), InhibitRules: rulesOut}, nil
 }
 
 // families lists the alert families, sorted.

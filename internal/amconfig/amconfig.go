@@ -118,6 +118,16 @@ func Matches(matchers []string, lset map[string]string) (bool, error) {
 	return true, nil
 }
 
+// ParseMatcher splits a matcher of Alertmanager's syntax (team="infra") into its name,
+// operator (=, !=, =~, !~) and value, as Alertmanager parses it.
+func ParseMatcher(s string) (name, op, value string, err error) {
+	m, err := labels.ParseMatcher(s)
+	if err != nil {
+		return "", "", "", err
+	}
+	return m.Name, m.Type.String(), m.Value, nil
+}
+
 func modelLabels(lset map[string]string) model.LabelSet {
 	out := make(model.LabelSet, len(lset))
 	for k, v := range lset {

@@ -26,8 +26,8 @@ gpuobs {
   },
   teams+: { infra: 'gpu-infra', 'ml-platform': 'ml-plat', inference: 'llm-serving' },
   alertmanager+: {
-    local pagerduty(team) = { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty-' + team, send_resolved: true }] },
-    local slack(team) = { slack_configs: [{ api_url_file: '/etc/alertmanager/secrets/slack', channel: '#' + team, send_resolved: true }] },
+    local pagerduty(team) = { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty/' + team, send_resolved: true }] },
+    local slack(team) = { slack_configs: [{ api_url_file: '/etc/alertmanager/secrets/slack/api-url', channel: '#' + team, send_resolved: true }] },
     integrations+: {
       [team + '-pager']: pagerduty(team)
       for team in std.objectValues($.teams)
