@@ -87,44 +87,19 @@ func suggestCommands(cmd *cobra.Command, args []string) error {
 	return errors.New(msg)
 }
 
-// suggestFlags adds to an unknown flag's error the command's flags closest to it (--ouput:
+// suggestFlags adds to an unknown flag's error the command's flag closest to it (--ouput:
 // did you mean --output?).
 func suggestFlags(cmd *cobra.Command, err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return err
 	}
-	var close []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if editDistance(name, f.Name) <= 2 {
-			close = append(close, "--"+f.Name)
-		}
-	})
-	if len(close) == 0 {
-		return err
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if closest := plan.Closest(name, names, 2); closest != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, closest)
 	}
-	return fmt.Errorf("%w; did you mean %s?", err, strings.Join(close, " or "))
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return err
 }
 
 // Run executes gpuobs with args and returns its exit code.
