@@ -294,6 +294,22 @@ func TestLintChangedSince(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(stdout, "new.yaml:5:") || strings.Contains(stdout, "old.yaml") {
 		t.Errorf("--changed-since HEAD: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// A ref that looks like an option is refused as a ref: git writes no file, the gate fails.
+	code, stdout, stderr = run(t, "lint", "--changed-since=--output=planted.txt", ".")
+	if code != ExitError || !strings.Contains(stderr, `--changed-since: "--output=planted.txt" is not a commit of this repository (git rev-parse: fatal: `) {
+		t.Errorf("--changed-since=--output=FILE: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat("planted.txt"); err == nil {
+		t.Error("git wrote the file an option-like ref named")
+	}
+	// A shallow clone that lacks the ref says so, with git's message.
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	git("clone", "-q", "--depth=1", "file://"+dir, shallow)
+	t.Chdir(shallow)
+	code, _, stderr = run(t, "lint", "--changed-since", "HEAD~1", ".")
+	if code != ExitError || !strings.Contains(stderr, "this is a shallow clone: fetch the ref first") || !strings.Contains(stderr, "fatal:") {
+		t.Errorf("shallow clone: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestLintGlobalFlag: a rule file the Thanos ruler evaluates (--global) must not read raw

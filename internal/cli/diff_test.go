@@ -66,8 +66,15 @@ func TestDiffAgainstAGitRef(t *testing.T) {
 	if code, _, _ = run(t, "diff", "--fail-on-routing-change", "monitoring", "monitoring"); code != ExitOK {
 		t.Errorf("a directory against itself: exit %d", code)
 	}
-	if code, _, stderr = run(t, "diff", "--base-ref", "no-such-ref", "monitoring"); code != ExitError || !strings.Contains(stderr, "git archive no-such-ref") {
+	// A ref is verified first, with git's own message; one that looks like an option is a ref.
+	if code, _, stderr = run(t, "diff", "--base-ref", "no-such-ref", "monitoring"); code != ExitError || !strings.Contains(stderr, `"no-such-ref" is not a commit of this repository (git rev-parse: fatal: Needed a single revision)`) {
 		t.Errorf("unknown ref: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr = run(t, "diff", "--base-ref=--output=planted", "monitoring"); code != ExitError || !strings.Contains(stderr, `"--output=planted" is not a commit`) {
+		t.Errorf("a ref like an option: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "planted")); err == nil {
+		t.Error("git wrote the file an option-like ref named")
 	}
 	if code, _, _ = run(t, "diff", "monitoring"); code != ExitUsage {
 		t.Errorf("one directory without --base-ref: exit %d, want usage", code)

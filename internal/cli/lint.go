@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/gitcmd"
 	"github.com/gpuobs/gpuobs/internal/lint"
 )
 
@@ -191,9 +191,13 @@ func (o *lintOptions) onlyNew(in *lint.Inputs, problems []lint.Problem) ([]lint.
 	if o.changedSince == "" {
 		return problems, nil
 	}
-	out, err := exec.Command("git", "diff", "--name-only", "--relative", o.changedSince, "--").Output()
+	commit, err := gitcmd.Commit(".", o.changedSince)
 	if err != nil {
-		return nil, fmt.Errorf("--changed-since %s: git diff: %w", o.changedSince, err)
+		return nil, fmt.Errorf("--changed-since: %w", err)
+	}
+	out, err := gitcmd.Run(".", "diff", "--name-only", "--relative", commit, "--")
+	if err != nil {
+		return nil, fmt.Errorf("--changed-since %s: %w", o.changedSince, err)
 	}
 	changed := map[string]bool{}
 	for _, name := range strings.Fields(string(out)) {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/gitcmd"
 )
 
 // comparedDirs are the directories of an output that Load reads; FromGit extracts only them.
@@ -21,8 +23,9 @@ var comparedDirs = append([]string{"rules", "alertmanager", "exporter"}, hashedD
 // directory, with git archive; remove is to be called when done. Only regular files under the
 // directories Load reads are written, each at a path inside the temporary directory.
 func FromGit(dir, ref string) (tmp string, remove func(), err error) {
-	if strings.HasPrefix(ref, "-") {
-		return "", nil, fmt.Errorf("git ref %q: a ref does not start with '-'", ref)
+	commit, err := gitcmd.Commit(dir, ref)
+	if err != nil {
+		return "", nil, err
 	}
 	tmp, err = os.MkdirTemp("", "gpuobs-diff-")
 	if err != nil {
@@ -31,13 +34,13 @@ func FromGit(dir, ref string) (tmp string, remove func(), err error) {
 	remove = func() { _ = os.RemoveAll(tmp) } // a temporary directory: nothing to do if it stays
 	// git archive runs at the top of the work tree (in a subdirectory it keeps only the paths
 	// under that subdirectory, relative to the tree it archives) on the directory's tree.
-	where, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel", "--show-prefix").Output()
+	where, err := gitcmd.Run(dir, "rev-parse", "--show-toplevel", "--show-prefix")
 	lines := strings.Split(string(where), "\n")
 	if err != nil || len(lines) < 2 {
 		remove()
 		return "", nil, fmt.Errorf("%s is not in a git work tree", dir)
 	}
-	cmd := exec.Command("git", "-C", lines[0], "archive", "--format=tar", ref+":"+lines[1])
+	cmd := exec.Command("git", "-C", lines[0], "archive", "--format=tar", commit+":"+lines[1])
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
