@@ -14,6 +14,9 @@ import (
 // APIVersion is the catalog schema version this gpuobs reads.
 const APIVersion = "gpuobs/v1"
 
+// fileName is a name from the catalog that becomes one path element of an output file.
+var fileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
 // validate checks a decoded catalog and applies defaults; it reports every problem.
 func validate(m *model.Model) Problems {
 	v := &validator{}
@@ -455,6 +458,11 @@ func (v *validator) topology(m *model.Model) {
 // runbooks checks that every alert's runbook says what the alert means and links dashboards
 // that exist.
 func (v *validator) runbooks(m *model.Model) {
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		if !fileName.MatchString(level) {
+			v.add(fmt.Sprintf("dashboards[%q]", level), "is not a name gpuobs can write a file of (dashboards/<name>.json): letters, digits, '-' and '_'")
+		}
+	}
 	for _, name := range model.SortedKeys(m.Alerts) {
 		rb, p := m.Alerts[name].Runbook, "alerts."+name+".runbook"
 		if rb.Meaning == "" {

@@ -84,6 +84,9 @@ func Check(dir string, files []File, managed []string) (Drift, error) {
 
 // compare is Check that also returns the content on disk of the stale files.
 func compare(dir string, files []File, managed []string) (Drift, map[string][]byte, error) {
+	if err := checkPaths(dir, files, managed); err != nil {
+		return Drift{}, nil, err
+	}
 	var d Drift
 	old := map[string][]byte{}
 	want := map[string]bool{}
@@ -148,6 +151,7 @@ func Write(dir string, files []File, managed []string) error {
 	defer unlock()
 	d, old, err := compare(dir, files, managed)
 	if err != nil {
+		removeDirs(newDirs)
 		return err
 	}
 	changed := map[string]bool{}
@@ -200,6 +204,31 @@ func Write(dir string, files []File, managed []string) error {
 				written = append(written, f.Path)
 			}
 			return &PartialError{Changed: append(written, d.Extra[:i]...), Err: fmt.Errorf("removing no longer generated %s: %w", p, err)}
+		}
+	}
+	return nil
+}
+
+// checkPaths holds every path gpuobs writes, reads back or removes to the output tree: each
+// file's path is local and clean (a name from data such as "../../x" cannot leave dir), and no
+// directory below dir on the way to a file or a managed directory, nor the file itself, is a
+// symbolic link (a committed link would have gpuobs write or delete through it).
+func checkPaths(dir string, files []File, managed []string) error {
+	paths := slices.Clone(managed)
+	for _, f := range files {
+		if !filepath.IsLocal(f.Path) || filepath.ToSlash(filepath.Clean(f.Path)) != f.Path || strings.Contains(f.Path, `\`) {
+			return fmt.Errorf("refusing to write %q: not a plain path inside %s", f.Path, dir)
+		}
+		paths = append(paths, f.Path)
+	}
+	checked := map[string]bool{}
+	for _, p := range paths {
+		for at := filepath.FromSlash(p); at != "." && !checked[at]; at = filepath.Dir(at) {
+			checked[at] = true
+			info, err := os.Lstat(filepath.Join(dir, at))
+			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s is a symbolic link: gpuobs writes and removes nothing through a link; replace it with a directory or file of its own", filepath.Join(dir, at))
+			}
 		}
 	}
 	return nil

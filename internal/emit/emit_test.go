@@ -267,3 +267,69 @@ func TestCommentRules(t *testing.T) {
 		t.Error("two rules and one comment list: no error")
 	}
 }
+
+// TestWritesStayInTheTree: a path from data that leaves the output directory is refused, and
+// so is a committed link on the way to a file or a managed directory: nothing is written or
+// removed through it, and nothing is written at all.
+func TestWritesStayInTheTree(t *testing.T) {
+	outside := t.TempDir()
+	stale := gen("runbooks/Old.md", "old\n")
+	if err := os.WriteFile(filepath.Join(outside, "Old.md"), stale.Content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		setup func(dir string)
+		files []File
+		want  string
+	}{
+		{"a name with ../", nil, []File{gen("rules/a.yaml", "a: 1\n"), gen("dashboards/../../x.json", "{}")}, `refusing to write "dashboards/../../x.json": not a plain path inside`},
+		{"an absolute name", nil, []File{gen("/tmp/x.yaml", "a: 1\n")}, "not a plain path"},
+		{"a linked directory", func(dir string) {
+			if err := os.Symlink(outside, filepath.Join(dir, "runbooks")); err != nil {
+				t.Fatal(err)
+			}
+		}, []File{gen("rules/a.yaml", "a: 1\n"), gen("runbooks/New.md", "new\n")}, "runbooks is a symbolic link"},
+		{"a linked managed directory with a stale file", func(dir string) {
+			if err := os.Symlink(outside, filepath.Join(dir, "runbooks")); err != nil {
+				t.Fatal(err)
+			}
+		}, []File{gen("rules/a.yaml", "a: 1\n")}, "runbooks is a symbolic link"},
+		{"a linked file", func(dir string) {
+			if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(outside, "Old.md"), filepath.Join(dir, "rules", "a.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}, []File{gen("rules/a.yaml", "a: 1\n")}, "a.yaml is a symbolic link"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "out")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if c.setup != nil {
+				c.setup(dir)
+			}
+			err := Write(dir, c.files, []string{"rules", "runbooks", "dashboards"})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Write: %v, want %q", err, c.want)
+			}
+			if _, err := Check(dir, c.files, []string{"rules", "runbooks", "dashboards"}); err == nil {
+				t.Error("Check reads through what Write refused")
+			}
+			if _, err := os.Stat(filepath.Join(parent, "x.json")); err == nil {
+				t.Error("x.json written beside the output directory")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "rules", "a.yaml")); err == nil && c.setup == nil {
+				t.Error("rules/a.yaml written although the run was refused")
+			}
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 1 {
+				t.Errorf("the link's target holds %d files, want its one: written or removed through the link", len(entries))
+			}
+		})
+	}
+}
