@@ -140,3 +140,31 @@ func TestMergeKeysCannotMultiply(t *testing.T) {
 		t.Errorf("%d rules, want 1", len(f.Rules))
 	}
 }
+
+// TestNamesStayOnTheirLine: an alert name holding a newline and a GitHub workflow command
+// cannot start a line of its own in the text report (a CI log runs such a line), and in the
+// github format each problem is exactly one annotation.
+func TestNamesStayOnTheirLine(t *testing.T) {
+	src := rules("      - alert: \"GPUHot\\n::error file=x.yaml,line=1::planted\"\n        expr: DCGM_FI_DEV_GPU_TEMP > 90\n")
+	f := ReadRules("r.yaml", []byte(src))
+	problems := Run(NewInputs(loadPlan(t), []*File{f}), Checks())
+	if len(problems) == 0 {
+		t.Fatal("no problem found")
+	}
+	for _, format := range []string{"text", "github"} {
+		var out bytes.Buffer
+		if err := Write(&out, format, problems, []*File{f}); err != nil {
+			t.Fatal(err)
+		}
+		commands := 0
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "::") {
+				commands++
+			}
+		}
+		want := map[string]int{"text": 0, "github": len(problems)}[format]
+		if commands != want || !strings.Contains(out.String(), "planted") {
+			t.Errorf("%s: %d lines start a workflow command, want %d:\n%s", format, commands, want, out.String())
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/escape"
 )
 
 // Formats are the output formats Write produces.
@@ -58,7 +60,8 @@ func writeText(w io.Writer, problems []Problem, files []*File) error {
 		lines[f.Path] = f.Lines
 	}
 	for _, p := range problems {
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", p.Path, p.Pos.Line, p.Pos.Col, p.Severity, p.Message, p.Check)
+		// Paths and messages carry names from the files: each stays on its line.
+		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", escape.Line(p.Path), p.Pos.Line, p.Pos.Col, p.Severity, escape.Line(p.Message), p.Check)
 		src := lines[p.Path]
 		if p.Pos.Line < 1 || p.Pos.Line > len(src) {
 			continue
@@ -72,7 +75,7 @@ func writeText(w io.Writer, problems []Problem, files []*File) error {
 			width = 1
 		}
 		gutter := fmt.Sprintf("%5d | ", p.Pos.Line)
-		fmt.Fprintf(w, "%s%s\n%s%s%s\n", gutter, line, strings.Repeat(" ", len(gutter)-2)+"| ", strings.Repeat(" ", max(col-1, 0)), strings.Repeat("^", width))
+		fmt.Fprintf(w, "%s%s\n%s%s%s\n", gutter, escape.Line(line), strings.Repeat(" ", len(gutter)-2)+"| ", strings.Repeat(" ", max(col-1, 0)), strings.Repeat("^", width))
 	}
 	if len(problems) > 0 {
 		counts := map[Severity]int{}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
 )
 
@@ -78,7 +79,7 @@ func routing(a *Alert) string {
 	}
 	s := "to " + orNone(a.Receivers)
 	if len(a.SilencedBy) > 0 {
-		s += ", silenced by " + strings.Join(a.SilencedBy, ", ")
+		s += ", silenced by " + strings.Join(lines(a.SilencedBy), ", ")
 	} else {
 		s += ", silenced by no alert"
 	}
@@ -89,7 +90,16 @@ func orNone(list []string) string {
 	if len(list) == 0 {
 		return "no receiver"
 	}
-	return strings.Join(list, ", ")
+	return strings.Join(lines(list), ", ")
+}
+
+// lines puts each name on one line (escape.Line).
+func lines(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = escape.Line(n)
+	}
+	return out
 }
 
 var sign = map[string]string{Added: "+", Removed: "-", Changed: "~"}
@@ -108,13 +118,13 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", side, alertmanagerFile)
 	}
 	for _, c := range r.Alerts {
-		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], c.Name, tierOf(c))
+		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], escape.Line(c.Name), tierOf(c))
 		for _, f := range c.Fields {
 			if oneLine(f.Base) && oneLine(f.Head) {
-				fmt.Fprintf(&b, "    %s: %s → %s\n", f.Field, orAbsent(f.Base), orAbsent(f.Head))
+				fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Line(f.Field), orAbsent(f.Base), orAbsent(f.Head))
 				continue
 			}
-			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", f.Field, indent(f.Base, "        "), indent(f.Head, "        "))
+			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", escape.Line(f.Field), indent(f.Base, "        "), indent(f.Head, "        "))
 		}
 		if c.RoutingChanged {
 			fmt.Fprintf(&b, "    routing: %s\n          → %s\n", routing(c.Base), routing(c.Head))
@@ -123,7 +133,7 @@ func writeText(w io.Writer, r *Report) error {
 		}
 	}
 	for _, c := range r.Records {
-		fmt.Fprintf(&b, "\n%s record %s\n", sign[c.Change], c.Name)
+		fmt.Fprintf(&b, "\n%s record %s\n", sign[c.Change], escape.Line(c.Name))
 		if c.Base != "" {
 			fmt.Fprintf(&b, "      - %s\n", c.Base)
 		}
@@ -131,26 +141,26 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "      + %s\n", c.Head)
 		}
 		if len(c.ReadBy) > 0 {
-			fmt.Fprintf(&b, "    read by: %s\n", strings.Join(c.ReadBy, "; "))
+			fmt.Fprintf(&b, "    read by: %s\n", strings.Join(lines(c.ReadBy), "; "))
 		}
 	}
 	for _, c := range r.Panels {
-		fmt.Fprintf(&b, "\n%s panel %s › %s\n", sign[c.Change], c.Dashboard, c.Title)
+		fmt.Fprintf(&b, "\n%s panel %s › %s\n", sign[c.Change], escape.Line(c.Dashboard), escape.Line(c.Title))
 		for _, q := range c.Removed {
-			fmt.Fprintf(&b, "      - %s\n", q)
+			fmt.Fprintf(&b, "      - %s\n", indent(q, "        "))
 		}
 		for _, q := range c.Added {
-			fmt.Fprintf(&b, "      + %s\n", q)
+			fmt.Fprintf(&b, "      + %s\n", indent(q, "        "))
 		}
 	}
 	for _, c := range r.Counters {
-		fmt.Fprintf(&b, "\n%s counter field %s %s\n", sign[c.Change], c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
+		fmt.Fprintf(&b, "\n%s counter field %s %s\n", sign[c.Change], escape.Line(c.Field), escape.Line(strings.TrimSpace(c.Base+" → "+c.Head)))
 	}
 	if len(r.Files) > 0 {
 		b.WriteString("\n")
 	}
 	for _, c := range r.Files {
-		fmt.Fprintf(&b, "%s %s%s\n", sign[c.Change], c.Path, fileNote(c))
+		fmt.Fprintf(&b, "%s %s%s\n", sign[c.Change], escape.Line(c.Path), fileNote(c))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -195,7 +205,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\n**Routing changes for %d alerts** (receivers and silencing alerts computed by Alertmanager's routing and inhibition code):\n\n", n)
 		for _, c := range r.Alerts {
 			if c.RoutingChanged {
-				fmt.Fprintf(&b, "- `%s` (%s): %s → %s\n", c.Name, tierOf(c), routing(c.Base), routing(c.Head))
+				fmt.Fprintf(&b, "- alert %s (%s): %s → %s\n", escape.Code(c.Name), tierOf(c), escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
 			}
 		}
 	}
@@ -205,27 +215,30 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	if len(r.Alerts) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
 		for _, c := range r.Alerts {
-			fmt.Fprintf(&b, "#### %s `%s` (%s)\n\n", c.Change, c.Name, tierOf(c))
+			fmt.Fprintf(&b, "#### %s %s (%s)\n\n", c.Change, escape.Code(c.Name), tierOf(c))
 			for _, f := range c.Fields {
-				fmt.Fprintf(&b, "`%s`:\n```diff\n%s\n%s\n```\n", f.Field, prefixLines("- ", f.Base), prefixLines("+ ", f.Head))
+				body := prefixLines("- ", f.Base) + "\n" + prefixLines("+ ", f.Head)
+				fence := escape.Fence(body)
+				fmt.Fprintf(&b, "%s:\n%sdiff\n%s\n%s\n", escape.Code(f.Field), fence, body, fence)
 			}
-			fmt.Fprintf(&b, "Routing: %s → %s\n\n", routing(c.Base), routing(c.Head))
+			fmt.Fprintf(&b, "Routing: %s → %s\n\n", escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
 		}
 		b.WriteString("</details>\n")
 	}
 	if len(r.Records) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Recording rules (%d)</summary>\n\n", len(r.Records))
 		for _, c := range r.Records {
-			fmt.Fprintf(&b, "#### %s `%s`\n\n```diff\n", c.Change, c.Name)
+			var body strings.Builder
 			if c.Base != "" {
-				b.WriteString(prefixLines("- ", c.Base) + "\n")
+				body.WriteString(prefixLines("- ", c.Base) + "\n")
 			}
 			if c.Head != "" {
-				b.WriteString(prefixLines("+ ", c.Head) + "\n")
+				body.WriteString(prefixLines("+ ", c.Head) + "\n")
 			}
-			b.WriteString("```\n")
+			fence := escape.Fence(body.String())
+			fmt.Fprintf(&b, "#### %s %s\n\n%sdiff\n%s%s\n", c.Change, escape.Code(c.Name), fence, body.String(), fence)
 			if len(c.ReadBy) > 0 {
-				fmt.Fprintf(&b, "Read by: %s\n", strings.Join(c.ReadBy, "; "))
+				fmt.Fprintf(&b, "Read by: %s\n", escape.Markdown(strings.Join(c.ReadBy, "; ")))
 			}
 			b.WriteString("\n")
 		}
@@ -234,12 +247,12 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	if len(r.Panels) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Dashboard panels (%d)</summary>\n\n", len(r.Panels))
 		for _, c := range r.Panels {
-			fmt.Fprintf(&b, "- %s `%s` › %s\n", c.Change, c.Dashboard, c.Title)
+			fmt.Fprintf(&b, "- %s %s › %s\n", c.Change, escape.Code(c.Dashboard), escape.Markdown(c.Title))
 			for _, q := range c.Removed {
-				fmt.Fprintf(&b, "  - removed query `%s`\n", q)
+				fmt.Fprintf(&b, "  - removed query %s\n", escape.Code(q))
 			}
 			for _, q := range c.Added {
-				fmt.Fprintf(&b, "  - added query `%s`\n", q)
+				fmt.Fprintf(&b, "  - added query %s\n", escape.Code(q))
 			}
 		}
 		b.WriteString("\n</details>\n")
@@ -247,14 +260,14 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	if len(r.Counters) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Counter fields (%d)</summary>\n\n", len(r.Counters))
 		for _, c := range r.Counters {
-			fmt.Fprintf(&b, "- %s `%s` %s\n", c.Change, c.Field, strings.TrimSpace(c.Base+" → "+c.Head))
+			fmt.Fprintf(&b, "- %s %s %s\n", c.Change, escape.Code(c.Field), escape.Markdown(strings.TrimSpace(c.Base+" → "+c.Head)))
 		}
 		b.WriteString("\n</details>\n")
 	}
 	if len(r.Files) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Other generated files (%d)</summary>\n\n", len(r.Files))
 		for _, c := range r.Files {
-			fmt.Fprintf(&b, "- %s `%s`%s\n", c.Change, c.Path, fileNote(c))
+			fmt.Fprintf(&b, "- %s %s%s\n", c.Change, escape.Code(c.Path), fileNote(c))
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/plan/plantest"
 	"github.com/gpuobs/gpuobs/internal/semdiff"
 )
@@ -224,5 +225,50 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 	_, err := semdiff.Load(dir)
 	if err == nil || !strings.Contains(err.Error(), "rules/alerts.yaml:5:") || !strings.Contains(err.Error(), "dashboards/x.json:") {
 		t.Errorf("want both files located, got %v", err)
+	}
+}
+
+// TestNamesCannotInjectIntoReports: a pull request's rule file whose alert name and annotation
+// hold a newline with a GitHub workflow command, an HTML comment and code fences cannot start
+// a line of the text report, nor hide or break out of anything in the Markdown comment.
+func TestNamesCannotInjectIntoReports(t *testing.T) {
+	t.Parallel()
+	base := generate(t, "")
+	head := generate(t, "")
+	planted := "groups:\n  - name: planted\n    rules:\n      - alert: \"Planted\\n::error::owned <!-- `x` ```\"\n        expr: up == 0\n        labels: {severity: critical}\n        annotations: {summary: \"line\\n```\\n<!-- hidden\"}\n"
+	if err := os.WriteFile(filepath.Join(head, "rules", "planted.yaml"), []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := semdiff.Compare("base", load(t, base), "head", load(t, head))
+	var text, md strings.Builder
+	if err := semdiff.Write(&text, "text", r); err != nil {
+		t.Fatal(err)
+	}
+	if err := semdiff.Write(&md, "markdown", r); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(line, "::") {
+			t.Errorf("the text report has a line of the name's: %q", line)
+		}
+	}
+	// The name shows only as a code span that it cannot close; outside it, nothing of the
+	// data is HTML.
+	name := "Planted\n::error::owned <!-- `x` ```"
+	if rest := strings.ReplaceAll(md.String(), escape.Code(name), ""); strings.Contains(rest, "<!--") || rest == md.String() {
+		t.Errorf("the Markdown report holds an HTML comment from the data outside the name's code span:\n%s", md.String())
+	}
+	// Every code block the report opens is closed by its own fence.
+	open := ""
+	for _, line := range strings.Split(md.String(), "\n") {
+		switch {
+		case open == "" && strings.HasPrefix(line, "```"):
+			open = strings.TrimRight(line, "abcdefghijklmnopqrstuvwxyz")
+		case open != "" && line == open:
+			open = ""
+		}
+	}
+	if open != "" || !strings.Contains(md.String(), "Planted") {
+		t.Errorf("a code block is left open (%q) or the alert is missing:\n%s", open, md.String())
 	}
 }
