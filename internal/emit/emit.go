@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -381,34 +380,82 @@ func MustYAML(v any) []byte {
 	return buf.Bytes()
 }
 
-// ruleItem is the first line of a rule in a rule file: a sequence item that is a record or an
-// alert (PromQL and annotation text never start a line so).
-var ruleItem = regexp.MustCompile(`^(\s*)- (record|alert): `)
-
 // CommentRules writes comment lines above the rules of a rule file (plain, or a manifest
 // holding rule groups): comments[i] above the i-th rule, in file order. The YAML encoder keeps
 // no comments, and a node round trip breaks indented block scalars, so they are added to the
-// text; a file whose rules do not match comments one for one is an error.
+// text, above the lines where the YAML parser finds each rule (a line of an annotation that
+// reads "- alert: X" is text, not a rule); a file whose rules do not match comments one for
+// one is an error.
 func CommentRules(content []byte, comments [][]string) ([]byte, error) {
-	lines := strings.SplitAfter(string(content), "\n")
+	starts, err := ruleLines(content)
+	if err != nil {
+		return nil, err
+	}
+	if len(starts) != len(comments) {
+		return nil, fmt.Errorf("the file has %d rules, %d commented", len(starts), len(comments))
+	}
+	above := map[int][]string{}
+	for i, line := range starts {
+		above[line] = comments[i]
+	}
 	var out strings.Builder
-	rule := 0
-	for _, line := range lines {
-		if m := ruleItem.FindStringSubmatch(line); m != nil {
-			if rule >= len(comments) {
-				return nil, fmt.Errorf("the file has more rules than the %d commented", len(comments))
+	for i, line := range strings.SplitAfter(string(content), "\n") {
+		if cs := above[i+1]; len(cs) > 0 {
+			indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			for _, c := range cs {
+				out.WriteString(indent + "# " + c + "\n")
 			}
-			for _, c := range comments[rule] {
-				out.WriteString(m[1] + "# " + c + "\n")
-			}
-			rule++
 		}
 		out.WriteString(line)
 	}
-	if rule != len(comments) {
-		return nil, fmt.Errorf("the file has %d rules, %d commented", rule, len(comments))
-	}
 	return []byte(out.String()), nil
+}
+
+// isRule reports whether a rules item is a rule: a mapping with a record or an alert.
+func isRule(n *yaml.Node) bool {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == "record" || k == "alert" {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleLines are the lines (1-based) on which the rules of a rule file start, in file order:
+// the items of every rules sequence that hold a record or an alert, as the YAML parser sees
+// them in each document of the file.
+func ruleLines(content []byte) ([]int, error) {
+	var out []int
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, key)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				if key == "rules" && isRule(c) {
+					out = append(out, c.Line)
+				}
+				walk(c, key)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], n.Content[i].Value)
+			}
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(content))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		walk(&doc, "")
+	}
 }
 
 // WriteFile writes one file atomically: a temporary file beside it, renamed into place. Its

@@ -266,6 +266,13 @@ func TestCommentRules(t *testing.T) {
 	if _, err := CommentRules([]byte(plain), [][]string{nil}); err == nil {
 		t.Error("two rules and one comment list: no error")
 	}
+	// A line of annotation text that reads like a rule is text: the rule count holds and the
+	// comment lands above the rule.
+	tricky := "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: x\n        annotations:\n          description: |-\n            one\n            - alert: X\n            three\n      - record: b\n        expr: y\n"
+	got, err = CommentRules([]byte(tricky), [][]string{nil, {"c"}})
+	if err != nil || !strings.Contains(string(got), "            three\n      # c\n      - record: b\n") || strings.Count(string(got), "# c") != 1 {
+		t.Errorf("annotation text like a rule: %q, %v", got, err)
+	}
 }
 
 // TestWritesStayInTheTree: a path from data that leaves the output directory is refused, and
