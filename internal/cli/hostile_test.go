@@ -135,3 +135,21 @@ func TestDriftAdviceRepeatsEveryFlag(t *testing.T) {
 		t.Errorf("after following the advice, --check: exit %d, %s", code, stderr)
 	}
 }
+
+// TestTemplateLoopsAreBounded: an annotation that loops two billion times fails generation
+// within the expansion bound, naming the alert, instead of running the parent for minutes.
+func TestTemplateLoopsAreBounded(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := `(import 'gpuobs.libsonnet') { alerts+: { GPUTemperatureHigh+: { description: '{{ range $i := 2000000000 }}{{ end }}' } } }`
+	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, _, stderr := run(t, "generate", "-c", config, "-o", t.TempDir())
+	if code != ExitError || !strings.Contains(stderr, "the template of GPUTemperatureHigh did not finish expanding within 2s") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("generate took %s", took)
+	}
+}

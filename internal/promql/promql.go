@@ -4,6 +4,7 @@ package promql
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -72,12 +73,32 @@ func ValidateRuleFile(content []byte) []error {
 // alertTemplateDefs are the variables Prometheus defines for every alert template.
 const alertTemplateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
 
+// TemplateBound is how long one expansion of an alert template may take: generate expands
+// every annotation for the promtool tests, on text a pull request may bring
+// ({{ range $i := 2000000000 }} would run for minutes).
+const TemplateBound = 2 * time.Second
+
 // ExpandAlertTemplate renders an alert's label value or annotation for the given series
-// labels and value, as the Prometheus rule manager does.
+// labels and value, as the Prometheus rule manager does, within TemplateBound.
 func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
 	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
 	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
-	return exp.Expand()
+	type expansion struct {
+		text string
+		err  error
+	}
+	done := make(chan expansion, 1)
+	// An expansion past the bound is left to finish on its own: gpuobs reports it and exits.
+	go func() {
+		text, err := exp.Expand()
+		done <- expansion{text, err}
+	}()
+	select {
+	case e := <-done:
+		return e.text, e.err
+	case <-time.After(TemplateBound):
+		return "", fmt.Errorf("the template of %s did not finish expanding within %s: loops this long have no place in an alert's text", name, TemplateBound)
+	}
 }
 
 // ParseDuration parses a Prometheus duration such as 5m or 1h30m.
