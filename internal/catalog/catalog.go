@@ -81,14 +81,23 @@ func Evaluate(opts Options) (string, error) {
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
 	root := ""
 	if opts.ConfigPath != "" {
+		var err error
+		if root, err = importRoot(opts.ConfigPath, opts.ImportRoot); err != nil {
+			return "", fmt.Errorf("import root: %w", err)
+		}
+		// The entry file is held to the rule of its imports: a link out of the tree (to a
+		// token, to /proc/self/environ) is refused before it is read, and never quoted.
+		if err := newImporter(libsonnet.FS, opts.ConfigPath, root).confined(opts.ConfigPath); err != nil {
+			if errors.Is(err, errOutsideRoot) {
+				return "", fmt.Errorf("reading catalog %s: it %w %s once links are resolved; a catalog is read only from the directory it is given in (--import-root widens that)", opts.ConfigPath, err, root)
+			}
+			return "", fmt.Errorf("reading catalog: %w", err)
+		}
 		data, err := os.ReadFile(opts.ConfigPath)
 		if err != nil {
 			return "", fmt.Errorf("reading catalog: %w", err)
 		}
 		filename, snippet = opts.ConfigPath, string(data)
-		if root, err = importRoot(opts.ConfigPath, opts.ImportRoot); err != nil {
-			return "", fmt.Errorf("import root: %w", err)
-		}
 	}
 	vm := jsonnet.MakeVM()
 	vm.Importer(newImporter(libsonnet.FS, filename, root))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	jsonnet "github.com/google/go-jsonnet"
@@ -91,6 +92,9 @@ func (im *importer) confined(file string) error {
 	if !within(im.root, resolved) {
 		return errOutsideRoot
 	}
+	if dir := versionControlDir(im.root, resolved); dir != "" {
+		return fmt.Errorf("is inside %s: a catalog never reads version control's directories (a checkout keeps credentials there)", dir)
+	}
 	info, err := os.Stat(resolved)
 	if err != nil {
 		return err
@@ -99,6 +103,24 @@ func (im *importer) confined(file string) error {
 		return errors.New("is not a regular file")
 	}
 	return nil
+}
+
+// versionControlDirs are the directories version control keeps its data (and a CI checkout
+// its credentials) in.
+var versionControlDirs = []string{".git", ".hg", ".svn", ".jj"}
+
+// versionControlDir names the version-control directory on the way from root to path, or "".
+func versionControlDir(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return ""
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if slices.Contains(versionControlDirs, part) {
+			return part
+		}
+	}
+	return ""
 }
 
 // within reports whether path lies under dir (both absolute and clean).

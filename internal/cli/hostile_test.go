@@ -153,3 +153,33 @@ func TestTemplateLoopsAreBounded(t *testing.T) {
 		t.Errorf("generate took %s", took)
 	}
 }
+
+// TestEntryCatalogAndVersionControlAreConfined: a gpuobs.jsonnet that is itself a link to a
+// secret outside its directory is refused before it is read, and a catalog at a repository's
+// root cannot read .git (where a CI checkout keeps its token); neither shows the secret.
+func TestEntryCatalogAndVersionControlAreConfined(t *testing.T) {
+	_, root := hostileCatalog(t, "gpuobs")
+	link := filepath.Join(root, "repo", "linked.jsonnet")
+	if err := os.Symlink(filepath.Join(root, "secret.txt"), link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "generate", "-c", link, "-o", t.TempDir())
+	if code != ExitError || !strings.Contains(stderr, "is outside") || strings.Contains(stdout+stderr, secret) {
+		t.Errorf("a linked entry catalog: exit %d\n%s%s", code, stdout, stderr)
+	}
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[http]\n\textraheader = AUTHORIZATION: basic "+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(repo, "gpuobs.jsonnet")
+	if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { runbooks+: { baseURL: importstr '.git/config' } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "generate", "-c", config, "-o", t.TempDir())
+	if code != ExitError || !strings.Contains(stderr, "is inside .git: a catalog never reads version control's directories") || strings.Contains(stdout+stderr, secret) {
+		t.Errorf("importstr .git/config: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
