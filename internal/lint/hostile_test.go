@@ -168,3 +168,29 @@ func TestNamesStayOnTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksOutOfTheTreeAreNotRead: a rule file that is a link out of the directory lint was
+// given (or out of a named file's directory) is skipped unread: none of its lines is echoed.
+func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
+	outside := t.TempDir()
+	const secret = "TOKEN-9d3e-never-echoed"
+	target := filepath.Join(outside, "secret.yaml")
+	if err := os.WriteFile(target, []byte(rules("      - record: node:x:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE) # "+secret+"\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(target, filepath.Join(dir, "linked.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, paths := range [][]string{{dir}, {filepath.Join(dir, "linked.yaml")}} {
+		files := ReadPaths(paths)
+		problems := Run(NewInputs(loadPlan(t), files), Checks())
+		var out bytes.Buffer
+		if err := Write(&out, "text", problems, files); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), secret) || len(files) != 1 || files[0].Err == nil || !strings.Contains(files[0].Err.Message, "a symbolic link out of") {
+			t.Errorf("%v: %d files:\n%s", paths, len(files), out.String())
+		}
+	}
+}

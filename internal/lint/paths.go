@@ -39,7 +39,7 @@ func ReadPaths(paths []string) []*File {
 			files = append(files, unreadable(p, err))
 			continue
 		case !info.IsDir():
-			f := readPath(p)
+			f := readPath(p, filepath.Dir(p))
 			files = append(append(files, f), f.Embedded...)
 			continue
 		}
@@ -64,7 +64,7 @@ func ReadPaths(paths []string) []*File {
 		})
 		sort.Strings(found)
 		for _, name := range found {
-			f := readPath(name)
+			f := readPath(name, p)
 			files = append(append(files, f), f.Embedded...)
 		}
 		files = append(files, problems...)
@@ -72,11 +72,16 @@ func ReadPaths(paths []string) []*File {
 	return files
 }
 
-// readPath reads one file if it is a regular file (after symbolic links).
-func readPath(name string) *File {
+// readPath reads one file if it is a regular file (after symbolic links) inside tree, the
+// directory it was found in or given from: a link out of it is skipped unread, so that none of
+// what it points at (a token, the environment) is ever echoed.
+func readPath(name, tree string) *File {
 	info, err := os.Stat(name)
 	if err != nil {
 		return unreadable(name, err)
+	}
+	if !InTree(tree, name) {
+		return skipped(name, "a symbolic link out of "+tree+": not read")
 	}
 	if !info.Mode().IsRegular() {
 		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", describeMode(info.Mode())))
@@ -86,6 +91,21 @@ func readPath(name string) *File {
 		return unreadable(name, err)
 	}
 	return ReadFile(filepath.ToSlash(name), data)
+}
+
+// InTree reports whether a file, symbolic links resolved, lies under dir, resolved as well:
+// what every reader of a tree a user gave asks before it reads a file of it.
+func InTree(dir, name string) bool {
+	resolvedDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	resolved, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(resolvedDir, resolved)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 func describeMode(m fs.FileMode) string {

@@ -272,3 +272,31 @@ func TestNamesCannotInjectIntoReports(t *testing.T) {
 		t.Errorf("a code block is left open (%q) or the alert is missing:\n%s", open, md.String())
 	}
 }
+
+// TestLinksOutOfTheTreeAreNotRead: a checked-in counter file that is a link to a file outside
+// the output tree (the environment, a token) is refused unread: no field of it reaches the
+// report.
+func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
+	t.Parallel()
+	head := generate(t, "")
+	secret := filepath.Join(t.TempDir(), "environ")
+	if err := os.WriteFile(secret, []byte("TOKEN_9d3e=never,shown,here\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	counters := filepath.Join(head, "exporter", "dcgm-counters.csv")
+	if err := os.Remove(counters); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, counters); err != nil {
+		t.Fatal(err)
+	}
+	o, err := semdiff.Load(head)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link out of") || strings.Contains(err.Error(), "TOKEN") {
+		t.Fatalf("Load: %v, want the link refused unread", err)
+	}
+	for field := range o.Counters {
+		if strings.Contains(field, "TOKEN") {
+			t.Errorf("a field of the linked file was read: %s", field)
+		}
+	}
+}
