@@ -1,10 +1,14 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
+	"strings"
 )
 
 // Baseline is the problems a repository accepted when it adopted lint, by key and count: only
@@ -71,13 +75,30 @@ func (in *Inputs) WriteBaseline(w io.Writer, problems []Problem) error {
 }
 
 // ReadBaseline reads a baseline file written by WriteBaseline.
+// Its errors say where, in the file's own terms (entry 3: count: is a string; want a whole
+// number), never in Go's.
 func ReadBaseline(data []byte) (Baseline, error) {
-	var lines []baselineLine
-	if err := json.Unmarshal(data, &lines); err != nil {
-		return nil, fmt.Errorf("not a gpuobs lint baseline: %w", err)
+	var entries []json.RawMessage
+	if err := json.Unmarshal(data, &entries); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, fmt.Errorf("not a gpuobs lint baseline: invalid JSON at byte %d", syntax.Offset)
+		}
+		return nil, errors.New("not a gpuobs lint baseline: want a list of entries, as --write-baseline writes")
 	}
 	b := Baseline{}
-	for _, l := range lines {
+	for i, raw := range entries {
+		var l baselineLine
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				field := typeErr.Field[strings.LastIndex(typeErr.Field, ".")+1:]
+				return nil, fmt.Errorf("entry %d: %s: is a %s; want %s", i+1, field, typeErr.Value, map[bool]string{true: "a whole number", false: "a string"}[typeErr.Type.Kind() == reflect.Int])
+			}
+			return nil, fmt.Errorf("entry %d: %s (fields: path, check, subject, message, count)", i+1, strings.TrimPrefix(err.Error(), "json: "))
+		}
 		b[l.baselineEntry] += l.Count
 	}
 	return b, nil

@@ -370,3 +370,20 @@ func TestNoNoiseOnAnotherTeamsRepository(t *testing.T) {
 		t.Errorf("problems on another team's repository:\n%+v", got)
 	}
 }
+
+// TestBaselineErrorsSayWhere: a broken baseline is reported by entry and field in the file's
+// own terms, never by Go struct fields.
+func TestBaselineErrorsSayWhere(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{`[{"check":"promql/counter","path":"a.yaml","count":"two"}]`, "entry 1: count: is a string; want a whole number"},
+		{`[{"check":"x","path":"a"},{"check":"x","path":5}]`, "entry 2: path: is a number; want a string"},
+		{`[{"check":"x","pth":"a"}]`, `entry 1: unknown field "pth" (fields: path, check, subject, message, count)`},
+		{`{`, "not a gpuobs lint baseline: invalid JSON at byte 1"},
+		{`{"path":"a"}`, "not a gpuobs lint baseline: want a list of entries"},
+	} {
+		_, err := ReadBaseline([]byte(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go struct") {
+			t.Errorf("%s: %v, want %q", c.file, err, c.want)
+		}
+	}
+}
