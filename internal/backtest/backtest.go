@@ -130,6 +130,16 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (res *
 	if to.Before(data.MinTime) || from.After(data.MaxTime) {
 		return nil, fmt.Errorf("%s has no data from %s to %s: its samples run from %s to %s", dataDir, stamp(from), stamp(to), stamp(data.MinTime), stamp(data.MaxTime))
 	}
+	// A range beyond the data is clamped to it, and said: replaying a century around a day of
+	// data would step through the empty years.
+	if from.Before(data.MinTime) {
+		fmt.Fprintf(progress, "backtest: the data starts at %s: replaying from there, not from %s\n", stamp(data.MinTime), stamp(from))
+		from = data.MinTime
+	}
+	if to.After(data.MaxTime) {
+		fmt.Fprintf(progress, "backtest: the data ends at %s: replaying to there, not to %s\n", stamp(data.MaxTime), stamp(to))
+		to = data.MaxTime
+	}
 	loaded := make([]*replay.Rules, len(sides))
 	var scratchDirs []string
 	defer func() {

@@ -336,8 +336,9 @@ func TestSeverityChange(t *testing.T) {
 	}
 }
 
-// TestRefusals: a directory that is not a TSDB, a range without data, and rules reading a
-// metric the data lacks (listed with the alert that reads it through a record) are refused.
+// TestRefusals: a directory that is not a TSDB, a range without data, rules reading a metric
+// the data lacks (listed with the alert that reads it through a record) and group intervals
+// below a second are refused.
 func TestRefusals(t *testing.T) {
 	t.Parallel()
 	blocks := fleetBlocks(t)
@@ -355,6 +356,9 @@ func TestRefusals(t *testing.T) {
       - alert: PowerHigh
         expr: gpu:power:max > 700
 `)}}}, backtest.Options{}, "the rules read 1 metrics " + blocks + " has no samples of in the range (their alerts could not fire; --allow-missing replays anyway):\n  DCGM_FI_DEV_POWER_USAGE, read by PowerHigh"},
+		// A thousand steps a second of data: refused before anything runs.
+		{"a millisecond group interval", blocks, []backtest.Side{{Name: "head", Files: []string{writeRules(t, "groups:\n  - name: fast\n    interval: 1ms\n    rules:\n      - alert: Hot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n")}}}, backtest.Options{}, "group fast: interval 1ms: a replay evaluates a group at most every 1s of data"},
+		{"a millisecond default interval", blocks, side, backtest.Options{Interval: time.Millisecond}, "interval 1ms: a replay evaluates a group at most every 1s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := backtest.Run(context.Background(), c.dir, c.sides, c.opts)
@@ -362,6 +366,30 @@ func TestRefusals(t *testing.T) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestRangeClampedToTheData: a century around six hours of data replays the six hours, and
+// says so.
+func TestRangeClampedToTheData(t *testing.T) {
+	t.Parallel()
+	var progress strings.Builder
+	start := time.Now()
+	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{{Name: "head", Files: []string{ruleFile(t, 85, "")}}},
+		backtest.Options{From: time.Date(1920, 1, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.From.Equal(time.Unix(0, 0)) || res.To.Sub(res.From) > 6*time.Hour {
+		t.Errorf("replayed %s to %s, want the data's six hours", res.From, res.To)
+	}
+	for _, want := range []string{"the data starts at 1970-01-01T00:00:00Z: replaying from there, not from 1920-01-01T00:00:00Z", "the data ends at 1970-01-01T06:00:00Z: replaying to there, not to 2020-01-01T00:00:00Z"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress does not say %q:\n%s", want, progress.String())
+		}
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("took %s", took)
 	}
 }
 

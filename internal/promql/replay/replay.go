@@ -143,6 +143,10 @@ type Rules struct {
 // before the newest sample the rule before it wrote: windows stay well inside that.
 const windowSpan = 30 * time.Minute
 
+// MinInterval is the shortest group interval a replay evaluates: a rule file from a pull request
+// with interval: 1ms would otherwise take a thousand steps per second of data.
+const MinInterval = time.Second
+
 // Load loads rule files for replay over data; what they record goes to a scratch TSDB in
 // scratchDir. interval is the evaluation interval of groups that set none.
 func Load(data *Data, scratchDir string, interval time.Duration, files ...string) (*Rules, error) {
@@ -169,6 +173,11 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 	}
 	if len(groups) == 0 {
 		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
+	}
+	for _, g := range groups {
+		if g.Interval() < MinInterval {
+			return nil, errors.Join(fmt.Errorf("group %s: interval %s: a replay evaluates a group at most every %s of data (every second of a week is 604,800 steps)", g.Name(), g.Interval(), MinInterval), scratch.Close())
+		}
 	}
 	order, windowed := evaluationPlan(groups)
 	return &Rules{rules: order, engine: engine, queryable: queryable, scratch: scratch, interval: interval, windowed: windowed, previous: map[rules.Rule]map[string]labels.Labels{}}, nil
