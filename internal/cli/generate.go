@@ -107,7 +107,8 @@ func (o *generateOptions) run() error {
 	silenced := newInhibitRules(o.output, p)
 	if err := emit.Write(o.output, files, managed); err != nil {
 		var partial *emit.PartialError
-		if errors.As(err, &partial) {
+		var interrupted *emit.InterruptedError
+		if errors.As(err, &partial) || errors.As(err, &interrupted) {
 			return failed(err)
 		}
 		return failed(fmt.Errorf("nothing was written: %w", err))

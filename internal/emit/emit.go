@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -148,6 +149,10 @@ func Write(dir string, files []File, managed []string) error {
 		return fmt.Errorf("locking %s: %w", dir, err)
 	}
 	defer unlock()
+	// SIGINT and SIGTERM wait until the tree is whole again: before the renames the run stops
+	// with its temporary files removed, during them it completes them (they take milliseconds).
+	interrupted, stopSignals := holdSignals()
+	defer stopSignals()
 	d, old, err := compare(dir, files, managed)
 	if err != nil {
 		removeDirs(newDirs)
@@ -176,13 +181,17 @@ func Write(dir string, files []File, managed []string) error {
 			cleanup()
 			return err
 		}
-		tmp, err := writeTemp(target, f.Content)
+		tmp, err := createTemp(target, f.Content)
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("writing %s: %w", f.Path, cause(err))
 		}
 		temps = append(temps, tmp)
 		targets = append(targets, f)
+		if sig := received(interrupted); sig != nil {
+			cleanup()
+			return &InterruptedError{Signal: sig, Dir: dir}
+		}
 	}
 	for i, f := range targets {
 		if err := rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
@@ -205,7 +214,42 @@ func Write(dir string, files []File, managed []string) error {
 			return &PartialError{Changed: append(written, d.Extra[:i]...), Err: fmt.Errorf("removing no longer generated %s: %w", p, err)}
 		}
 	}
+	if sig := received(interrupted); sig != nil {
+		return &InterruptedError{Signal: sig, Dir: dir, Completed: true}
+	}
 	return nil
+}
+
+// InterruptedError is a Write that a signal stopped, leaving dir whole: as it was, or, when
+// the signal came during the renames, Completed (up to date).
+type InterruptedError struct {
+	Signal    os.Signal
+	Dir       string
+	Completed bool
+}
+
+func (e *InterruptedError) Error() string {
+	if e.Completed {
+		return fmt.Sprintf("interrupted (%s) while files were replaced: the renames were completed, %s is up to date", e.Signal, e.Dir)
+	}
+	return fmt.Sprintf("interrupted (%s) before any file was replaced: %s is as it was", e.Signal, e.Dir)
+}
+
+// holdSignals catches SIGINT and SIGTERM until stop is called; the channel holds the first.
+func holdSignals() (<-chan os.Signal, func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, interruptSignals...)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// received is the signal caught so far, or nil.
+func received(ch <-chan os.Signal) os.Signal {
+	select {
+	case sig := <-ch:
+		return sig
+	default:
+		return nil
+	}
 }
 
 // checkPaths holds every path gpuobs writes, reads back or removes to the output tree: each
@@ -263,6 +307,9 @@ func removeDirs(dirs []string) {
 
 // rename moves a temporary file into place; tests make it fail.
 var rename = os.Rename
+
+// createTemp writes the temporary file of a target (a variable for tests).
+var createTemp = writeTemp
 
 // tempMarker is in the name of every temporary file a write makes: .<name>.gpuobs-<random>.
 const tempMarker = ".gpuobs-"

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,6 +337,63 @@ func TestWritesStayInTheTree(t *testing.T) {
 			entries, _ := os.ReadDir(outside)
 			if len(entries) != 1 {
 				t.Errorf("the link's target holds %d files, want its one: written or removed through the link", len(entries))
+			}
+		})
+	}
+}
+
+// TestSignalsLeaveAWholeTree: SIGTERM while the temporary files are written stops the run with
+// the tree as it was and no temporary file left; SIGTERM while they are renamed into place
+// lets the renames complete: the tree is wholly new. Never half old, half new.
+func TestSignalsLeaveAWholeTree(t *testing.T) {
+	managed := []string{"rules"}
+	next := []File{gen("rules/a.yaml", "a: 2\n"), gen("rules/b.yaml", "b: 2\n"), gen("rules/c.yaml", "c: 2\n")}
+	signalOnSecond := func() func() {
+		calls := 0
+		return func() {
+			if calls++; calls == 2 {
+				if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond) // the signal is delivered
+			}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		hook  func(signal func())
+		want  string
+		isNew bool
+	}{
+		{"while writing", func(signal func()) {
+			createTemp = func(target string, content []byte) (string, error) { signal(); return writeTemp(target, content) }
+		}, "interrupted (terminated) before any file was replaced", false},
+		{"while renaming", func(signal func()) {
+			rename = func(from, to string) error { signal(); return os.Rename(from, to) }
+		}, "interrupted (terminated) while files were replaced: the renames were completed", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			old := []File{gen("rules/a.yaml", "a: 1\n"), gen("rules/b.yaml", "b: 1\n"), gen("rules/c.yaml", "c: 1\n")}
+			if err := Write(dir, old, managed); err != nil {
+				t.Fatal(err)
+			}
+			c.hook(signalOnSecond())
+			defer func() { createTemp, rename = writeTemp, os.Rename }()
+			err := Write(dir, next, managed)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Write: %v, want %q", err, c.want)
+			}
+			want := old
+			if c.isNew {
+				want = next
+			}
+			if d, err := Check(dir, want, managed); err != nil || !d.Empty() {
+				t.Errorf("the tree is neither wholly old nor wholly new: %v %v", d, err)
+			}
+			entries, _ := os.ReadDir(filepath.Join(dir, "rules"))
+			if len(entries) != 3 {
+				t.Errorf("%d files in rules/, want 3: temporary files left", len(entries))
 			}
 		})
 	}

@@ -23,3 +23,6 @@ func lockDir(dir string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// interruptSignals are the signals Write holds until the tree is whole again.
+var interruptSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM}
