@@ -1,6 +1,10 @@
 package escape
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
 
 func TestEscapes(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
@@ -19,4 +23,35 @@ func TestEscapes(t *testing.T) {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
+}
+
+// FuzzEscapes: whatever a name holds, Line keeps it on one line without control characters,
+// Code makes a span whose fence no backtick run inside reaches, Fence outruns every backtick
+// run of a block, and Markdown leaves no raw HTML and no line break.
+func FuzzEscapes(f *testing.F) {
+	for _, seed := range []string{"GPUHot", "a\n::error::x", "``` <!-- ", "`", "\x00\x1b[2J", "≥ ∞ \u2028"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, out := range []string{Line(s), Markdown(s)} {
+			if strings.ContainsFunc(out, unicode.IsControl) {
+				t.Errorf("%q: a control character is left in %q", s, out)
+			}
+		}
+		if m := Markdown(s); strings.ContainsAny(m, "<>") {
+			t.Errorf("%q: raw HTML in %q", s, m)
+		}
+		code := Code(s)
+		fence := longestRun(Line(s), '`') + 1
+		if !strings.HasPrefix(code, strings.Repeat("`", fence)) || !strings.HasSuffix(code, strings.Repeat("`", fence)) || len(code) < 2*fence {
+			t.Fatalf("%q: %q is not fenced with %d backticks", s, code, fence)
+		}
+		inner := code[fence : len(code)-fence]
+		if longestRun(inner, '`') >= fence || strings.ContainsFunc(inner, unicode.IsControl) {
+			t.Errorf("%q: the span %q can be closed from inside", s, code)
+		}
+		if block := s + "\n"; longestRun(block, '`') >= len(Fence(block)) {
+			t.Errorf("%q: the fence %q does not outrun the content", s, Fence(block))
+		}
+	})
 }
