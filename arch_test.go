@@ -69,8 +69,10 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 
 // TestImportGraph holds the layering: cli → {plan, generators, lint, emit, semdiff,
 // backtest}; generators → {plan, model, emit, promql adapters}; lint → {plan, model, promql};
-// plan → {model, promql}; semdiff → {lint's readers, amconfig, promql}; backtest → {model,
-// the promql replay adapter}.
+// plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
+// Alertmanager's config package)}; semdiff → {lint's readers, amconfig, promql, gitcmd,
+// escape, emit's header check}; backtest → {model, the promql replay adapter}. escape and gitcmd are leaves that
+// any reader or writer may use: they import no package of the module.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
 func TestImportGraph(t *testing.T) {
@@ -91,6 +93,8 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("backtest imports %s: it reads data only through the promql replay adapter", dep)
 			case under(pkg, "internal/promql") && !under(dep, "internal/promql"):
 				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
+			case pkg == "internal/escape" || pkg == "internal/gitcmd":
+				t.Errorf("%s imports %s: it is a leaf every reader and writer may use", pkg, dep)
 			}
 		}
 	}
