@@ -337,8 +337,8 @@ func TestSeverityChange(t *testing.T) {
 }
 
 // TestRefusals: a directory that is not a TSDB, a range without data, rules reading a metric
-// the data lacks (listed with the alert that reads it through a record) and group intervals
-// below a second are refused.
+// the data lacks (listed with the alert that reads it through a record), group intervals
+// below a second and subqueries of more than 100,000 steps are refused.
 func TestRefusals(t *testing.T) {
 	t.Parallel()
 	blocks := fleetBlocks(t)
@@ -359,6 +359,12 @@ func TestRefusals(t *testing.T) {
 		// A thousand steps a second of data: refused before anything runs.
 		{"a millisecond group interval", blocks, []backtest.Side{{Name: "head", Files: []string{writeRules(t, "groups:\n  - name: fast\n    interval: 1ms\n    rules:\n      - alert: Hot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n")}}}, backtest.Options{}, "group fast: interval 1ms: a replay evaluates a group at most every 1s of data"},
 		{"a millisecond default interval", blocks, side, backtest.Options{Interval: time.Millisecond}, "interval 1ms: a replay evaluates a group at most every 1s"},
+		// 2.6 billion inner evaluations per step: refused before anything runs.
+		{"a millisecond subquery step", blocks, []backtest.Side{{Name: "head", Files: []string{writeRules(t, "groups:\n  - name: sub\n    rules:\n      - alert: Hot\n        expr: max_over_time(DCGM_FI_DEV_GPU_TEMP[30d:1ms]) > 85\n")}}}, backtest.Options{}, "group sub, rule Hot: subquery [30d:1ms] evaluates its inner query 2592000000 times per step; a replay allows at most 100000 (a longer step or a shorter range)"},
+		// Nested: 3,600 inner steps for each of 1,440 outer ones.
+		{"nested subqueries", blocks, []backtest.Side{{Name: "head", Files: []string{writeRules(t, "groups:\n  - name: sub\n    rules:\n      - alert: Hot\n        expr: max_over_time(max_over_time(DCGM_FI_DEV_GPU_TEMP[1h:1s])[1d:1m]) > 85\n")}}}, backtest.Options{}, "subquery [1h:1s] evaluates its inner query 5184000 times per step"},
+		// No step: the default evaluation interval (1s here) is the step, as in Prometheus.
+		{"a subquery at the default interval", blocks, []backtest.Side{{Name: "head", Files: []string{writeRules(t, "groups:\n  - name: sub\n    rules:\n      - record: gpu:temp:max6d\n        expr: max_over_time(DCGM_FI_DEV_GPU_TEMP[6d:])\n")}}}, backtest.Options{Interval: time.Second}, "group sub, rule gpu:temp:max6d: subquery [6d:] evaluates its inner query 518400 times per step"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := backtest.Run(context.Background(), c.dir, c.sides, c.opts)
@@ -420,5 +426,19 @@ func TestMissingFollowsRecordLabels(t *testing.T) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSubqueryWithoutStep: a subquery with no step replays at the default evaluation interval,
+// as Prometheus evaluates it (the engine had no interval for it and panicked).
+func TestSubqueryWithoutStep(t *testing.T) {
+	t.Parallel()
+	rules := writeRules(t, "groups:\n  - name: sub\n    rules:\n      - alert: HotForTenMinutes\n        expr: min_over_time(DCGM_FI_DEV_GPU_TEMP[10m:]) > 85\n")
+	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{{Name: "head", Files: []string{rules}}}, backtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Alerts) != 1 || res.Alerts[0].Sides[0].Episodes == 0 {
+		t.Errorf("a stepless subquery over a hot GPU fired no episode: %+v", res.Alerts)
 	}
 }

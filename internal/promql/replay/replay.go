@@ -166,7 +166,7 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 		}
 		return storage.NewMergeQuerier([]storage.Querier{input, recorded}, nil, storage.ChainedSeriesMerge), nil
 	})
-	engine := newEngine()
+	engine := newEngine(interval)
 	groups, err := loadGroups(engine, queryable, scratch, interval, files...)
 	if err != nil {
 		return nil, errors.Join(err, scratch.Close())
@@ -174,13 +174,69 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 	if len(groups) == 0 {
 		return nil, errors.Join(errors.New("no rule groups in the rule files"), scratch.Close())
 	}
-	for _, g := range groups {
-		if g.Interval() < MinInterval {
-			return nil, errors.Join(fmt.Errorf("group %s: interval %s: a replay evaluates a group at most every %s of data (every second of a week is 604,800 steps)", g.Name(), g.Interval(), MinInterval), scratch.Close())
-		}
+	if err := checkBounds(groups, interval); err != nil {
+		return nil, errors.Join(err, scratch.Close())
 	}
 	order, windowed := evaluationPlan(groups)
 	return &Rules{rules: order, engine: engine, queryable: queryable, scratch: scratch, interval: interval, windowed: windowed, previous: map[rules.Rule]map[string]labels.Labels{}}, nil
+}
+
+// MaxSubquerySteps is how many times a replay lets one subquery evaluate its inner query for
+// each step of its rule: [30d:1ms] would take 2.6 billion.
+const MaxSubquerySteps = 100_000
+
+// checkBounds refuses groups evaluated more often than MinInterval and subqueries (nested ones
+// multiplied) of more than MaxSubquerySteps steps, before anything runs. A subquery without a
+// step takes defaultInterval, as in Prometheus.
+func checkBounds(groups []*rules.Group, defaultInterval time.Duration) error {
+	for _, g := range groups {
+		if g.Interval() < MinInterval {
+			return fmt.Errorf("group %s: interval %s: a replay evaluates a group at most every %s of data (every second of a week is 604,800 steps)", g.Name(), g.Interval(), MinInterval)
+		}
+		for _, r := range g.Rules() {
+			if err := subquerySteps(r.Query(), defaultInterval); err != nil {
+				return fmt.Errorf("group %s, rule %s: %w", g.Name(), r.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+func subquerySteps(expr parser.Expr, defaultInterval time.Duration) error {
+	var err error
+	parser.Inspect(expr, func(node parser.Node, path []parser.Node) error {
+		sq, ok := node.(*parser.SubqueryExpr)
+		if !ok || err != nil {
+			return nil
+		}
+		steps := int64(1)
+		for _, n := range append(path, node) {
+			if outer, ok := n.(*parser.SubqueryExpr); ok {
+				step := outer.Step
+				if step == 0 {
+					step = defaultInterval
+				}
+				steps *= max(int64(outer.Range/step), 1)
+				if steps > MaxSubquerySteps {
+					break
+				}
+			}
+		}
+		if steps > MaxSubquerySteps {
+			err = fmt.Errorf("subquery [%s:%s] evaluates its inner query %d times per step; a replay allows at most %d (a longer step or a shorter range)",
+				model.Duration(sq.Range), stepText(sq.Step), steps, MaxSubquerySteps)
+		}
+		return nil
+	})
+	return err
+}
+
+// stepText is a subquery's step as written: empty when it has none.
+func stepText(step time.Duration) string {
+	if step == 0 {
+		return ""
+	}
+	return model.Duration(step).String()
 }
 
 // LoadGroups loads rule files with Prometheus' rule manager and query engine, reading from
@@ -188,13 +244,17 @@ func Load(data *Data, scratchDir string, interval time.Duration, files ...string
 // groups come in evaluation order, the same on every run: files as given (records before the
 // alerts that read them), groups as written in each file.
 func LoadGroups(queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
-	return loadGroups(newEngine(), queryable, app, interval, files...)
+	return loadGroups(newEngine(interval), queryable, app, interval, files...)
 }
 
 // newEngine is the query engine rules are evaluated with: Prometheus' defaults, with limits
-// wide enough for a fleet.
-func newEngine() *promql.Engine {
-	return promql.NewEngine(promql.EngineOpts{MaxSamples: 200_000_000, Timeout: 10 * time.Minute, LookbackDelta: 5 * time.Minute})
+// wide enough for a fleet; a subquery without a step takes the default evaluation interval,
+// as Prometheus gives it.
+func newEngine(defaultInterval time.Duration) *promql.Engine {
+	return promql.NewEngine(promql.EngineOpts{
+		MaxSamples: 200_000_000, Timeout: 10 * time.Minute, LookbackDelta: 5 * time.Minute,
+		NoStepSubqueryIntervalFn: func(int64) int64 { return defaultInterval.Milliseconds() },
+	})
 }
 
 func loadGroups(engine *promql.Engine, queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
