@@ -442,3 +442,37 @@ func TestSubqueryWithoutStep(t *testing.T) {
 		t.Errorf("a stepless subquery over a hot GPU fired no episode: %+v", res.Alerts)
 	}
 }
+
+// TestDamagedBlock: a block whose chunk file was cut short (a copy interrupted) is reported as
+// damaged data, by its directory, not as an error of the rule that read it nor against a block
+// of zeros.
+func TestDamagedBlock(t *testing.T) {
+	t.Parallel()
+	dir := fleetBlocks(t)
+	chunks, err := filepath.Glob(filepath.Join(dir, "*", "chunks", "000001"))
+	if err != nil || len(chunks) != 1 {
+		t.Fatalf("chunk files %v: %v", chunks, err)
+	}
+	info, err := os.Stat(chunks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(chunks[0], info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	block := filepath.Dir(filepath.Dir(chunks[0]))
+	_, err = backtest.Run(context.Background(), dir, []backtest.Side{{Name: "head", Files: []string{ruleFile(t, 85, "")}}}, backtest.Options{})
+	if err == nil {
+		t.Fatal("a truncated block replayed without an error")
+	}
+	for _, want := range []string{block + ": the block is damaged (", "segment doesn't include enough bytes", "copy the block again, or move it out of " + dir} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	for _, wrong := range []string{"rule gpu:temp:max", "00000000000000000000000000"} {
+		if strings.Contains(err.Error(), wrong) {
+			t.Errorf("error %q says %q", err, wrong)
+		}
+	}
+}

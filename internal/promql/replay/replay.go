@@ -96,7 +96,7 @@ func (d *Data) querier(mint, maxt int64) (storage.Querier, error) {
 			}
 			return nil, err
 		}
-		qs = append(qs, q)
+		qs = append(qs, blockQuerier{q, b.Dir(), d.Dir})
 	}
 	return storage.NewMergeQuerier(qs, nil, storage.ChainedSeriesMerge), nil
 }
@@ -374,6 +374,9 @@ func (r *Rules) Replay(ctx context.Context, from, to time.Time, step func(ts tim
 				due = append(due, ts.Sub(from)%e.group.Interval() == 0)
 			}
 			if err := r.evalWindow(ctx, e.group, e.rule, steps, due, firing); err != nil {
+				if d := new(DamagedError); errors.As(err, &d) {
+					return d
+				}
 				return fmt.Errorf("%s from %s: rule %s: %w", e.group.File(), steps[0].UTC().Format(time.RFC3339), e.rule.Name(), err)
 			}
 		}
