@@ -106,8 +106,11 @@ func Evaluate(opts Options) (string, error) {
 	if err != nil {
 		// A mistake in the inputs surfaces as a failure deep in the library: say what it is.
 		if opts.ConfigPath != "" {
-			if problems := schemaProblems(vm, filename); len(problems) > 0 {
-				return "", problems
+			if found := schemaProblems(vm, filename); len(found) > 0 {
+				all := append(found.problems(), rest(vm, filename, found)...)
+				// Located problems by path; the line without a path last.
+				sort.SliceStable(all, func(i, j int) bool { return all[i].Path != "" && (all[j].Path == "" || all[i].Path < all[j].Path) })
+				return "", all
 			}
 		}
 		if p, ok := missingInLibrary(err.Error()); ok {
@@ -146,25 +149,102 @@ func missingInLibrary(msg string) (Problem, bool) {
 // schemaFile checks the inputs of a catalog before anything is derived from them.
 const schemaFile = "gpuobs-schema.libsonnet"
 
+// schemaProblem is a problem the schema checks found, with its catalog path as a list of keys
+// and list indexes.
+type schemaProblem struct {
+	Problem
+	Keys []any `json:"keys"`
+}
+
+type schemaFound []schemaProblem
+
+func (found schemaFound) problems() Problems {
+	out := make(Problems, len(found))
+	for i, p := range found {
+		out[i] = p.Problem
+	}
+	return out
+}
+
 // schemaProblems runs the schema checks on a user's catalog file whose evaluation failed: the
 // wrong type or a missing field where the library needs one, each by catalog path, all at
 // once. When the checks themselves fail (the file does not parse, an import is refused), or
 // find nothing, the evaluation's own error stands.
-func schemaProblems(vm *jsonnet.VM, filename string) Problems {
+func schemaProblems(vm *jsonnet.VM, filename string) schemaFound {
 	snippet := fmt.Sprintf("(import %q).problems(import %q)", schemaFile, filepath.Base(filename))
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
 		return nil
 	}
-	var problems Problems
-	if err := json.Unmarshal([]byte(out), &problems); err != nil {
-		return Problems{{Message: fmt.Sprintf("the schema checks returned %.80s: %v", out, err)}}
+	var found schemaFound
+	if err := json.Unmarshal([]byte(out), &found); err != nil {
+		return schemaFound{{Problem: Problem{Message: fmt.Sprintf("the schema checks returned %.80s: %v", out, err)}}}
 	}
-	for i := range problems {
-		problems[i].Message = excerpt(problems[i].Message)
+	for i := range found {
+		found[i].Message = excerpt(found[i].Message)
 	}
-	sort.SliceStable(problems, func(i, j int) bool { return problems[i].Path < problems[j].Path })
-	return problems
+	return found
+}
+
+// rest checks the rest of a catalog the schema checks found problems in, so that one run
+// reports every mistake: each value they reported is replaced by the embedded catalog's value
+// at its path (a list by the embedded list), the catalog is evaluated and decoded again, and
+// what that finds elsewhere is returned. When a reported value has no embedded counterpart (a
+// new SLO lacking fields), the rest cannot be evaluated, and a line says so.
+func rest(vm *jsonnet.VM, filename string, found schemaFound) Problems {
+	cannot := Problems{{Message: "(the rest of the catalog is checked once these are fixed: they stop its evaluation)"}}
+	patch := fmt.Sprintf("local embedded = import %q;\n(import %q)", libsonnet.Entry, filepath.Base(filename))
+	repaired := map[string]bool{}
+	for _, p := range found {
+		var keys []string
+		for _, k := range p.Keys {
+			s, ok := k.(string)
+			if !ok {
+				break
+			}
+			keys = append(keys, s)
+		}
+		if len(keys) == 0 {
+			return cannot
+		}
+		patch += " + " + override(keys)
+		repaired[p.Path] = true
+	}
+	out, err := vm.EvaluateAnonymousSnippet(filename, patch)
+	if err != nil {
+		return cannot
+	}
+	_, err = Decode([]byte(out))
+	var more Problems
+	if !errors.As(err, &more) {
+		return nil
+	}
+	var others Problems
+	for _, p := range more {
+		if !repaired[p.Path] {
+			others = append(others, p)
+		}
+	}
+	return others
+}
+
+// override is a Jsonnet object that sets the value at keys to the embedded catalog's value
+// there, keeping every other key: { "slos"+: { "X"+: { "objective": embedded["slos"]["X"]["objective"] } } }.
+func override(keys []string) string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		b, _ := json.Marshal(k)
+		quoted[i] = string(b)
+	}
+	value := "embedded[" + strings.Join(quoted, "][") + "]"
+	for i := len(quoted) - 1; i >= 0; i-- {
+		sep := "+:"
+		if i == len(quoted)-1 {
+			sep = ":"
+		}
+		value = "{ " + quoted[i] + sep + " " + value + " }"
+	}
+	return value
 }
 
 // Decode decodes catalog JSON strictly and validates it.
@@ -284,7 +364,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"teams":            func(r json.RawMessage) { d.strict("teams", r, &m.Teams) },
 		"enabled":          func(r json.RawMessage) { d.strict("enabled", r, &m.Enabled) },
 		"fields":           func(r json.RawMessage) { m.Fields = entries[model.Field](d, "fields", r) },
-		"thresholds":       func(r json.RawMessage) { d.strict("thresholds", r, &m.Thresholds) },
+		"thresholds":       func(r json.RawMessage) { m.Thresholds = entries[float64](d, "thresholds", r) },
 		"windows":          func(r json.RawMessage) { d.strict("windows", r, &m.Windows) },
 		"throttleReasons":  func(r json.RawMessage) { m.ThrottleReasons = entries[model.ThrottleReason](d, "throttleReasons", r) },
 		"xid":              func(r json.RawMessage) { d.strict("xid", r, &m.XID) },

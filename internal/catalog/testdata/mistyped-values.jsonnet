@@ -3,4 +3,5 @@ local gpuobs = import 'gpuobs.libsonnet';
 gpuobs {
   alerts+: { GPUTemperatureHigh+: { tests+: [{ name: 'x', fires: 'sometimes' }] } },
   fleet+: { clusters: 'ten' },
+  thresholds+: { gpuTempCelsius: "hot" },
 }
