@@ -94,3 +94,20 @@ func TestCounterFileKeepsTheLabelRowsRulesRead(t *testing.T) {
 		t.Error("a catalog that reads no exporter label has a label row")
 	}
 }
+
+// TestReadCountersRefusesWhatIsNotACounterFile: lines that are not "field, type, help" are
+// errors by line, and a file without a counter line is refused, not read as collecting nothing.
+func TestReadCountersRefusesWhatIsNotACounterFile(t *testing.T) {
+	for _, c := range []struct{ name, data, want string }{
+		{"an environment file", "HOME=/root\nTOKEN=abc\n", "c.csv:1: not a counter line (DCGM field, Prometheus type, help)\nc.csv:2: not a counter line"},
+		{"an unknown type", "DCGM_FI_DEV_GPU_TEMP, gaug, GPU temperature.\n", "c.csv:1: not a counter line"},
+		{"only comments", "# DCGM FIELD, Prometheus metric type, help message\n\n", "c.csv: holds no counter lines"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadCounters("c.csv", []byte(c.data))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "abc") {
+				t.Errorf("ReadCounters = %v, want %q", err, c.want)
+			}
+		})
+	}
+}

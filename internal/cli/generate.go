@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
@@ -128,7 +128,7 @@ func (o *generateOptions) run() error {
 // Alertmanager configuration gpuobs generated in dir before: a change such as making an alert
 // critical derives new ones, and each silences alerts. Nothing when there was none before.
 func newInhibitRules(dir string, p *plan.Plan) []string {
-	data, err := os.ReadFile(filepath.Join(dir, alertmanager.ConfigFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, alertmanager.ConfigFile))
 	if err != nil {
 		return nil
 	}

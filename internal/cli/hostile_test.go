@@ -183,3 +183,40 @@ func TestEntryCatalogAndVersionControlAreConfined(t *testing.T) {
 		t.Errorf("importstr .git/config: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestNamedFilesAreConfined: a baseline or counter file that is a link out of its directory
+// (to a token, to the environment) is refused unread; a counter file with lines that are not
+// counter lines is an error by line, quoting none of it (a file of secrets read as a counter
+// file used to pass as an empty counter set, every field "not collected").
+func TestNamedFilesAreConfined(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "secret.env"), []byte("GITHUB_TOKEN="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(repo, "out")
+	if code, _, stderr := run(t, "generate", "-o", out); code != ExitOK {
+		t.Fatal(stderr)
+	}
+	for _, flag := range []string{"--baseline", "--exporter-counters"} {
+		link := filepath.Join(repo, strings.TrimPrefix(flag, "--")+".link")
+		if err := os.Symlink(filepath.Join(root, "secret.env"), link); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := run(t, "lint", flag, link, out)
+		if code != ExitError || !strings.Contains(stderr, link+" is a symbolic link out of "+repo+": not read") || strings.Contains(stdout+stderr, secret) {
+			t.Errorf("%s a link out of its directory: exit %d\n%s", flag, code, stderr)
+		}
+	}
+	junk := filepath.Join(repo, "counters.csv")
+	if err := os.WriteFile(junk, []byte("# dcgm-exporter counters\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nGITHUB_TOKEN="+secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "lint", "--exporter-counters", junk, out)
+	if code != ExitError || !strings.Contains(stderr, junk+":3: not a counter line (DCGM field, Prometheus type, help)") || strings.Contains(stdout+stderr, secret) {
+		t.Errorf("a counter file with a line that is not a counter: exit %d\n%s", code, stderr)
+	}
+}

@@ -98,7 +98,7 @@ func (o *lintOptions) run(paths []string) error {
 		return failed(err)
 	}
 	if o.counters != "" {
-		data, err := os.ReadFile(o.counters)
+		data, err := lint.ReadNamed(o.counters)
 		if err != nil {
 			return failed(err)
 		}
@@ -178,7 +178,7 @@ func (o *lintOptions) run(paths []string) error {
 // onlyNew keeps the problems --baseline does not accept, in files --changed-since names.
 func (o *lintOptions) onlyNew(in *lint.Inputs, problems []lint.Problem) ([]lint.Problem, error) {
 	if o.baseline != "" {
-		data, err := os.ReadFile(o.baseline)
+		data, err := lint.ReadNamed(o.baseline)
 		if err != nil {
 			return nil, err
 		}

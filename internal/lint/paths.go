@@ -93,6 +93,28 @@ func readPath(name, tree string) *File {
 	return ReadFile(filepath.ToSlash(name), data)
 }
 
+// ReadInTree reads a regular file of a tree a user gave, refusing, unread, one that is (or lies
+// behind) a symbolic link out of the tree (a checked-in file linked to /proc/self/environ must
+// not reach a log or a pull-request comment) and one that is not a regular file (a named pipe
+// would block the read for ever). The refusal quotes nothing of the file.
+func ReadInTree(dir, path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !InTree(dir, path) {
+		return nil, fmt.Errorf("%s is a symbolic link out of %s: not read", path, dir)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): not read", path, describeMode(info.Mode()))
+	}
+	return os.ReadFile(path)
+}
+
+// ReadNamed reads a file a user named (a baseline, a counter file) by ReadInTree's rule, its
+// tree being its own directory.
+func ReadNamed(path string) ([]byte, error) { return ReadInTree(filepath.Dir(path), path) }
+
 // InTree reports whether a file, symbolic links resolved, lies under dir, resolved as well:
 // what every reader of a tree a user gave asks before it reads a file of it.
 func InTree(dir, name string) bool {

@@ -113,18 +113,6 @@ func Load(dir string) (*Output, error) {
 	return out, errors.Join(errs...)
 }
 
-// readInTree reads a file of an output tree, refusing one that is (or lies behind) a symbolic
-// link out of the tree: a checked-in counter file linked to /proc/self/environ must not put
-// the environment into a pull-request comment. The refusal quotes nothing of the file.
-func readInTree(dir, path string) ([]byte, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, err
-	}
-	if !lint.InTree(dir, path) {
-		return nil, fmt.Errorf("%s is a symbolic link out of %s: not read", path, dir)
-	}
-	return os.ReadFile(path)
-}
 
 // hashedDirs hold the generated files compared by their bytes.
 var hashedDirs = []string{"dashboards", "grafana", "runbooks", "tests", "docs"}
@@ -141,7 +129,7 @@ func (o *Output) hashFiles(dir string) []error {
 			if err != nil || !e.Type().IsRegular() {
 				return err
 			}
-			content, err := readInTree(dir, p)
+			content, err := lint.ReadInTree(dir, p)
 			if err != nil {
 				return err
 			}
@@ -200,7 +188,7 @@ func evaluationOrder(rel string) string {
 }
 
 func (o *Output) readRules(dir, rel string) []error {
-	data, err := readInTree(dir, filepath.Join(dir, rel))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, rel))
 	if err != nil {
 		return []error{err}
 	}
@@ -276,7 +264,7 @@ func (o *Output) readDashboards(dir string) []error {
 	}
 	var errs []error
 	for _, p := range paths {
-		data, err := readInTree(dir, p)
+		data, err := lint.ReadInTree(dir, p)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -307,7 +295,7 @@ func (o *Output) readDashboards(dir string) []error {
 
 // readCounters reads the counter file: one "field, type, help" line per field.
 func (o *Output) readCounters(dir string) []error {
-	data, err := readInTree(dir, filepath.Join(dir, countersFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, countersFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -333,7 +321,7 @@ func (o *Output) readCounters(dir string) []error {
 
 // route computes each alert's receivers and silencers with Alertmanager's packages.
 func (o *Output) route(dir string) []error {
-	data, err := readInTree(dir, filepath.Join(dir, alertmanagerFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, alertmanagerFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
