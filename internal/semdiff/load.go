@@ -113,7 +113,6 @@ func Load(dir string) (*Output, error) {
 	return out, errors.Join(errs...)
 }
 
-
 // hashedDirs hold the generated files compared by their bytes.
 var hashedDirs = []string{"dashboards", "grafana", "runbooks", "tests", "docs"}
 
