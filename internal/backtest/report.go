@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
 )
 
@@ -78,24 +79,33 @@ func (a AlertRow) tier() string {
 
 func writeTable(w io.Writer, r *Result, markdown bool) error {
 	var b strings.Builder
-	head := fmt.Sprintf("backtest of %s over %s from %s to %s (%.1f days, every %s)", strings.Join(r.Sides, " and "), r.Data, stamp(r.From), stamp(r.To), r.days, r.Step)
+	// Names come from rule files and data: each stays on its line, and in Markdown is text.
+	cell := escape.Line
+	if markdown {
+		cell = escape.Markdown
+	}
+	head := fmt.Sprintf("backtest of %s over %s from %s to %s (%.1f days, every %s)", cell(strings.Join(r.Sides, " and ")), cell(r.Data), stamp(r.From), stamp(r.To), r.days, r.Step)
 	last := len(r.Totals) - 1
 	pages := sideBySide(r.Totals, func(t Totals) string { return fmt.Sprintf("%.2f", t.PagesPerDay) }, signed(r.Totals[last].PagesPerDay-r.Totals[0].PagesPerDay, false))
 	tickets := sideBySide(r.Totals, func(t Totals) string { return fmt.Sprintf("%.2f", t.TicketsPerDay) }, signed(r.Totals[last].TicketsPerDay-r.Totals[0].TicketsPerDay, false))
-	rows := [][]string{{"alert", "tier", "episodes", "time firing", "top targets (" + r.Sides[last] + ")"}}
+	rows := [][]string{{"alert", "tier", "episodes", "time firing", "top targets (" + cell(r.Sides[last]) + ")"}}
 	for _, a := range r.Alerts {
 		episodes := sideBySide(a.Sides, func(s Stats) string { return fmt.Sprint(s.Episodes) }, signed(float64(a.Sides[last].Episodes-a.Sides[0].Episodes), true))
 		firing := sideBySide(a.Sides, func(s Stats) string { return duration(time.Duration(s.Firing)) }, "")
 		var top []string
 		for _, t := range a.Sides[last].Top {
-			top = append(top, fmt.Sprintf("%s %s", t.Labels, duration(time.Duration(t.Firing))))
+			top = append(top, fmt.Sprintf("%s %s", cell(t.Labels), duration(time.Duration(t.Firing))))
 		}
-		rows = append(rows, []string{a.Alert, a.tier(), episodes, firing, strings.Join(top, "; ")})
+		name := escape.Leading(a.Alert)
+		if markdown {
+			name = escape.Markdown(a.Alert)
+		}
+		rows = append(rows, []string{name, a.tier(), episodes, firing, strings.Join(top, "; ")})
 	}
 	if markdown {
 		fmt.Fprintf(&b, "### gpuobs backtest\n\n%s.\n\n**Pages per day: %s. Tickets per day: %s.**\n\n", head, pages, tickets)
 		for i, row := range rows {
-			fmt.Fprintf(&b, "| %s |\n", strings.Join(escape(row), " | "))
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 			if i == 0 {
 				b.WriteString("|---|---|---:|---:|---|\n")
 			}
@@ -117,20 +127,11 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 		}
 	}
 	for _, m := range r.Missing {
-		fmt.Fprintf(&b, "\nno samples of %s (read by %s)", m.Metric, strings.Join(m.Alerts, ", "))
+		fmt.Fprintf(&b, "\nno samples of %s (read by %s)", cell(m.Metric), cell(strings.Join(m.Alerts, ", ")))
 	}
 	if len(r.Missing) > 0 {
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// escape keeps a table cell's pipes from splitting it.
-func escape(row []string) []string {
-	out := make([]string, len(row))
-	for i, c := range row {
-		out[i] = strings.ReplaceAll(c, "|", `\|`)
-	}
-	return out
 }

@@ -10,21 +10,51 @@ import (
 )
 
 // Line writes s on one line: control characters as Go escapes (\n, \r, \x1b), so that a
-// newline in a name cannot start a line of its own, such as a GitHub workflow command.
+// newline in a name cannot start a line of its own, such as a GitHub workflow command; line
+// and paragraph separators and format characters (the bidirectional overrides that reorder
+// what a reviewer sees) as \u escapes; and GitHub's older command prefix ##[ broken (#\x23[),
+// since the runner finds it anywhere in a line.
 func Line(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
+	if !strings.ContainsFunc(s, unsafeInLine) && !strings.Contains(s, "##[") {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if unsafeInLine(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	return strings.ReplaceAll(b.String(), "##[", `#\x23[`)
+}
+
+// unsafeInLine reports whether a rune can break a line or reorder how it reads.
+func unsafeInLine(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// Leading is s escaped by Line for the start of a line of a text report (a path, an alert
+// name in a table's first column): a leading colon written \x3a, so that a file or alert
+// named "::error x" does not read as a workflow command.
+func Leading(s string) string {
+	s = Line(s)
+	if rest := strings.TrimLeft(s, " \t"); strings.HasPrefix(rest, ":") {
+		return s[:len(s)-len(rest)] + `\x3a` + rest[1:]
+	}
+	return s
+}
+
+// Lines is a value of several lines (an expression, an annotation) for a text report, each
+// line escaped by Line and each after the first led by lead, so that none can begin a line
+// of the report's own (a workflow command, which GitHub's runner finds after leading spaces).
+func Lines(s, lead string) string {
+	parts := strings.Split(s, "\n")
+	for i, p := range parts {
+		parts[i] = Line(p)
+	}
+	return strings.Join(parts, "\n"+lead)
 }
 
 // Code is s as an inline Markdown code span on one line that nothing in s can close: fenced

@@ -29,13 +29,21 @@ func TestEscapes(t *testing.T) {
 // Code makes a span whose fence no backtick run inside reaches, Fence outruns every backtick
 // run of a block, and Markdown leaves no raw HTML and no line break.
 func FuzzEscapes(f *testing.F) {
-	for _, seed := range []string{"GPUHot", "a\n::error::x", "``` <!-- ", "`", "\x00\x1b[2J", "≥ ∞ \u2028"} {
+	for _, seed := range []string{"GPUHot", "a\n::error::x", "``` <!-- ", "`", "\x00\x1b[2J", "≥ ∞ \u2028", "\u202eevil", "##[error]x", " ::x"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Line(s), Markdown(s)} {
-			if strings.ContainsFunc(out, unicode.IsControl) {
-				t.Errorf("%q: a control character is left in %q", s, out)
+		for _, out := range []string{Line(s), Markdown(s), Leading(s)} {
+			if strings.ContainsFunc(out, unsafeInLine) || strings.Contains(out, "##[") {
+				t.Errorf("%q: a control, separator or format character, or ##[, is left in %q", s, out)
+			}
+		}
+		if strings.HasPrefix(strings.TrimLeft(Leading(s), " \t"), ":") {
+			t.Errorf("%q: Leading(s) = %q starts with a colon", s, Leading(s))
+		}
+		for _, line := range strings.Split(Lines(s, "+ "), "\n")[1:] {
+			if !strings.HasPrefix(line, "+ ") {
+				t.Errorf("%q: the line %q of Lines is not led", s, line)
 			}
 		}
 		if m := Markdown(s); strings.ContainsAny(m, "<>") {

@@ -61,7 +61,7 @@ func writeText(w io.Writer, problems []Problem, files []*File) error {
 	}
 	for _, p := range problems {
 		// Paths and messages carry names from the files: each stays on its line.
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", escape.Line(p.Path), p.Pos.Line, p.Pos.Col, p.Severity, escape.Line(p.Message), p.Check)
+		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", escape.Leading(p.Path), p.Pos.Line, p.Pos.Col, p.Severity, escape.Line(p.Message), p.Check)
 		src := lines[p.Path]
 		if p.Pos.Line < 1 || p.Pos.Line > len(src) {
 			continue

@@ -106,7 +106,7 @@ var sign = map[string]string{Added: "+", Removed: "-", Changed: "~"}
 
 func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "gpuobs diff %s → %s\n", r.Base, r.Head)
+	fmt.Fprintf(&b, "gpuobs diff %s → %s\n", escape.Line(r.Base), escape.Line(r.Head))
 	if r.Empty() {
 		b.WriteString("no change in alerts, recording rules, dashboard panels, counter fields or other generated files\n")
 	}
@@ -115,7 +115,7 @@ func writeText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "routing changed for %d alerts\n", r.RoutingChanges())
 	for _, side := range r.Unrouted {
-		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", side, alertmanagerFile)
+		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", escape.Line(side), alertmanagerFile)
 	}
 	for _, c := range r.Alerts {
 		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], escape.Line(c.Name), tierOf(c))
@@ -124,7 +124,7 @@ func writeText(w io.Writer, r *Report) error {
 				fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Line(f.Field), orAbsent(f.Base), orAbsent(f.Head))
 				continue
 			}
-			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", escape.Line(f.Field), indent(f.Base, "        "), indent(f.Head, "        "))
+			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", escape.Line(f.Field), escape.Lines(f.Base, "      - "), escape.Lines(f.Head, "      + "))
 		}
 		if c.RoutingChanged {
 			fmt.Fprintf(&b, "    routing: %s\n          → %s\n", routing(c.Base), routing(c.Head))
@@ -135,10 +135,10 @@ func writeText(w io.Writer, r *Report) error {
 	for _, c := range r.Records {
 		fmt.Fprintf(&b, "\n%s record %s\n", sign[c.Change], escape.Line(c.Name))
 		if c.Base != "" {
-			fmt.Fprintf(&b, "      - %s\n", c.Base)
+			fmt.Fprintf(&b, "      - %s\n", escape.Lines(c.Base, "      - "))
 		}
 		if c.Head != "" {
-			fmt.Fprintf(&b, "      + %s\n", c.Head)
+			fmt.Fprintf(&b, "      + %s\n", escape.Lines(c.Head, "      + "))
 		}
 		if len(c.ReadBy) > 0 {
 			fmt.Fprintf(&b, "    read by: %s\n", strings.Join(lines(c.ReadBy), "; "))
@@ -147,10 +147,10 @@ func writeText(w io.Writer, r *Report) error {
 	for _, c := range r.Panels {
 		fmt.Fprintf(&b, "\n%s panel %s › %s\n", sign[c.Change], escape.Line(c.Dashboard), escape.Line(c.Title))
 		for _, q := range c.Removed {
-			fmt.Fprintf(&b, "      - %s\n", indent(q, "        "))
+			fmt.Fprintf(&b, "      - %s\n", escape.Lines(q, "      - "))
 		}
 		for _, q := range c.Added {
-			fmt.Fprintf(&b, "      + %s\n", indent(q, "        "))
+			fmt.Fprintf(&b, "      + %s\n", escape.Lines(q, "      + "))
 		}
 	}
 	for _, c := range r.Counters {
@@ -186,12 +186,9 @@ func orAbsent(s string) string {
 	return strconv.Quote(s)
 }
 
-// indent indents the continuation lines of a multi-line value.
-func indent(s, prefix string) string { return strings.ReplaceAll(s, "\n", "\n"+prefix) }
-
 func writeMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### gpuobs diff: `%s` → `%s`\n\n", r.Base, r.Head)
+	fmt.Fprintf(&b, "### gpuobs diff: %s → %s\n\n", escape.Code(r.Base), escape.Code(r.Head))
 	if r.Empty() {
 		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields or other generated files.\n")
 		_, err := io.WriteString(w, b.String())
@@ -210,7 +207,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	for _, side := range r.Unrouted {
-		fmt.Fprintf(&b, "\n`%s` has no `%s`: receivers and silencers unknown there.\n", side, alertmanagerFile)
+		fmt.Fprintf(&b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), alertmanagerFile)
 	}
 	if len(r.Alerts) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
