@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,10 +96,23 @@ func (o *generateOptions) run() error {
 		}
 		if !drift.Empty() {
 			fmt.Fprint(o.Stdout, drift.String())
+			if _, err := os.Lstat(filepath.Join(o.output, emit.JournalFile)); err == nil {
+				return failed(fmt.Errorf("%s is not up to date: a generate run was killed while it replaced files (its journal %s is left); run '%s' to complete it", o.output, emit.JournalFile, o.regenerateCommand()))
+			}
 			return failed(fmt.Errorf("%s is not up to date with the catalog: run '%s'", o.output, o.regenerateCommand()))
 		}
 		fmt.Fprintf(o.Stdout, "%d generated files in %s are up to date\n", len(files), o.output)
 		return nil
+	}
+	recovered, err := emit.Recover(o.output, managed)
+	if err != nil {
+		return failed(fmt.Errorf("nothing was written: %w", err))
+	}
+	if recovered.Completed > 0 {
+		fmt.Fprintf(o.Stdout, "completed %d renames and removals of a generate run that was killed in %s\n", recovered.Completed, o.output)
+	}
+	if recovered.Temporary > 0 {
+		fmt.Fprintf(o.Stdout, "removed %d temporary files a killed generate run left in %s\n", recovered.Temporary, o.output)
 	}
 	before, err := emit.Check(o.output, files, managed)
 	if err != nil {

@@ -193,12 +193,27 @@ func Write(dir string, files []File, managed []string) error {
 			return &InterruptedError{Signal: sig, Dir: dir}
 		}
 	}
+	// A run killed outright from here on leaves the journal, and Recover completes it.
+	j := journal{Remove: d.Extra}
+	for i, f := range targets {
+		from, _ := filepath.Rel(dir, temps[i])
+		j.Renames = append(j.Renames, journalRename{From: filepath.ToSlash(from), To: f.Path})
+	}
+	journalPath := filepath.Join(dir, JournalFile)
+	if len(targets)+len(d.Extra) == 0 {
+		return nil
+	}
+	if err := writeJournal(dir, j); err != nil {
+		cleanup()
+		return fmt.Errorf("writing the journal: %w", err)
+	}
 	for i, f := range targets {
 		if err := rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
 			err = fmt.Errorf("writing %s: %w", f.Path, cause(err))
 			unrestored := restore(dir, targets[:i], old)
 			temps = temps[i:]
 			cleanup()
+			os.Remove(journalPath)
 			if len(unrestored) > 0 {
 				return &PartialError{Changed: unrestored, Err: err}
 			}
@@ -211,8 +226,12 @@ func Write(dir string, files []File, managed []string) error {
 			for _, f := range targets {
 				written = append(written, f.Path)
 			}
+			os.Remove(journalPath)
 			return &PartialError{Changed: append(written, d.Extra[:i]...), Err: fmt.Errorf("removing no longer generated %s: %w", p, err)}
 		}
+	}
+	if err := os.Remove(journalPath); err != nil {
+		return err
 	}
 	if sig := received(interrupted); sig != nil {
 		return &InterruptedError{Signal: sig, Dir: dir, Completed: true}
@@ -315,9 +334,7 @@ var createTemp = writeTemp
 const tempMarker = ".gpuobs-"
 
 // isTemp reports whether a file name is one of a write's temporary files.
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
-}
+func isTemp(name string) bool { return tempName.MatchString(name) }
 
 func writeTemp(target string, content []byte) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+tempMarker+"*")

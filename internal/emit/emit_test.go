@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -396,5 +397,120 @@ func TestSignalsLeaveAWholeTree(t *testing.T) {
 				t.Errorf("%d files in rules/, want 3: temporary files left", len(entries))
 			}
 		})
+	}
+}
+
+// killEnv names the step at which the helper process kills itself (SIGKILL, which no handler
+// sees): "write" on its second temporary file, "rename" on its second rename.
+const killEnv = "GPUOBS_EMIT_KILL_AT"
+
+// TestHelperKilledWrite is the child TestKilledRunIsRecovered runs: it writes the new tree
+// into the directory it is given and kills itself part way.
+func TestHelperKilledWrite(t *testing.T) {
+	at, dir := os.Getenv(killEnv), os.Getenv("GPUOBS_EMIT_DIR")
+	if at == "" {
+		return // not the helper
+	}
+	calls := 0
+	kill := func() {
+		if calls++; calls == 2 {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Minute)
+		}
+	}
+	switch at {
+	case "write":
+		createTemp = func(target string, content []byte) (string, error) { kill(); return writeTemp(target, content) }
+	case "rename":
+		rename = func(from, to string) error { kill(); return os.Rename(from, to) }
+	}
+	Write(dir, killedNext, []string{"rules"})
+}
+
+// killedNext is the tree the killed run writes over three old files (it drops c.yaml).
+var killedNext = []File{gen("rules/a.yaml", "a: 2\n"), gen("rules/b.yaml", "b: 2\n"), gen("rules/d.yaml", "d: 2\n")}
+
+// TestKilledRunIsRecovered: a run killed outright while writing its temporary files leaves
+// the old tree and temporaries that Recover removes; one killed during its renames leaves a
+// mixed tree and its journal, and Recover completes the renames and removals: the new tree.
+// Neither leaves a temporary file or the journal behind.
+func TestKilledRunIsRecovered(t *testing.T) {
+	managed := []string{"rules"}
+	old := []File{gen("rules/a.yaml", "a: 1\n"), gen("rules/b.yaml", "b: 1\n"), gen("rules/c.yaml", "c: 1\n")}
+	for _, c := range []struct {
+		at    string
+		want  []File
+		found Recovered
+	}{
+		{"write", old, Recovered{Temporary: 1}},
+		{"rename", killedNext, Recovered{Completed: 3}},
+	} {
+		t.Run(c.at, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := Write(dir, old, managed); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledWrite$")
+			cmd.Env = append(os.Environ(), killEnv+"="+c.at, "GPUOBS_EMIT_DIR="+dir)
+			if err := cmd.Run(); err == nil {
+				t.Fatal("the helper was not killed")
+			}
+			if c.at == "rename" {
+				if d, _ := Check(dir, killedNext, managed); d.Empty() {
+					t.Fatal("the killed run's tree is already whole: the test kills too late")
+				}
+			}
+			found, err := Recover(dir, managed)
+			if err != nil || found != c.found {
+				t.Errorf("Recover = %+v, %v; want %+v", found, err, c.found)
+			}
+			if d, err := Check(dir, c.want, managed); err != nil || !d.Empty() {
+				t.Errorf("after Recover the tree is not whole: %v %v", d, err)
+			}
+			for _, sub := range []string{".", "rules"} {
+				entries, _ := os.ReadDir(filepath.Join(dir, sub))
+				for _, e := range entries {
+					if isTemp(e.Name()) || e.Name() == JournalFile {
+						t.Errorf("%s left in %s", e.Name(), sub)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestHostileJournalIsRefused: a journal committed by a pull request cannot have Recover move a
+// file out of the tree, rename what is not a temporary file of gpuobs, or remove a user's file.
+func TestHostileJournalIsRefused(t *testing.T) {
+	for _, c := range []struct{ name, journal, want string }{
+		{"out of the tree", `{"renames":[{"from":"../.a.yaml.gpuobs-1","to":"../a.yaml"}]}`, "not a plain path inside"},
+		{"not a temporary file", `{"renames":[{"from":"rules/mine.yaml","to":"rules/a.yaml"}]}`, "not a temporary file of gpuobs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(c.journal), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Recover(dir, []string{"rules"}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Recover: %v, want %q", err, c.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "rules", "mine.yaml")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("groups: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(`{"remove":["rules/mine.yaml"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Recover(dir, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Error("Recover removed a file gpuobs did not generate")
 	}
 }
