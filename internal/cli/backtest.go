@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/internal/backtest"
+	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/semdiff"
 )
 
@@ -136,6 +137,11 @@ func rulesOf(path string) ([]string, error) {
 		return nil, err
 	}
 	if !info.IsDir() {
+		// A named rule file is held to the link rule before Prometheus' loader, whose YAML
+		// errors quote the file, reads it.
+		if _, err := lint.ReadNamed(path); err != nil {
+			return nil, err
+		}
 		return []string{path}, nil
 	}
 	rel, err := semdiff.RuleFiles(path)

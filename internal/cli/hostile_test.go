@@ -184,7 +184,7 @@ func TestEntryCatalogAndVersionControlAreConfined(t *testing.T) {
 	}
 }
 
-// TestNamedFilesAreConfined: a baseline or counter file that is a link out of its directory
+// TestNamedFilesAreConfined: a baseline, counter or backtest rule file that is a link out of its directory
 // (to a token, to the environment) is refused unread; a counter file with lines that are not
 // counter lines is an error by line, quoting none of it (a file of secrets read as a counter
 // file used to pass as an empty counter set, every field "not collected").
@@ -210,6 +210,13 @@ func TestNamedFilesAreConfined(t *testing.T) {
 		if code != ExitError || !strings.Contains(stderr, link+" is a symbolic link out of "+repo+": not read") || strings.Contains(stdout+stderr, secret) {
 			t.Errorf("%s a link out of its directory: exit %d\n%s", flag, code, stderr)
 		}
+	}
+	link := filepath.Join(repo, "rules.yaml")
+	if err := os.Symlink(filepath.Join(root, "secret.env"), link); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := run(t, "backtest", "--data", t.TempDir(), link); code != ExitError || !strings.Contains(stderr, link+" is a symbolic link out of "+repo+": not read") || strings.Contains(stdout+stderr, secret) {
+		t.Errorf("backtest of a rule file linked out of its directory: exit %d\n%s", code, stderr)
 	}
 	junk := filepath.Join(repo, "counters.csv")
 	if err := os.WriteFile(junk, []byte("# dcgm-exporter counters\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nGITHUB_TOKEN="+secret+"\n"), 0o644); err != nil {
