@@ -414,7 +414,9 @@ func TestHelperKilledWrite(t *testing.T) {
 	calls := 0
 	kill := func() {
 		if calls++; calls == 2 {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
 			time.Sleep(time.Minute)
 		}
 	}
@@ -424,7 +426,9 @@ func TestHelperKilledWrite(t *testing.T) {
 	case "rename":
 		rename = func(from, to string) error { kill(); return os.Rename(from, to) }
 	}
-	Write(dir, killedNext, []string{"rules"})
+	if err := Write(dir, killedNext, []string{"rules"}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // killedNext is the tree the killed run writes over three old files (it drops c.yaml).
