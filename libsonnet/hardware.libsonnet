@@ -32,6 +32,10 @@ local t = import 'lib/test.libsonnet';
     throttle: '15m',
     // How far back a GPU that stopped reporting is remembered.
     missing: '1h',
+    // How long a gap in a GPU's data (a Prometheus restart, a scrape outage) the XID alerts
+    // look past to tell an old XID from a new one; XIDs held across a longer gap are announced
+    // again when the data resumes.
+    gap: '1h',
   },
 
   // Reasons in the clock-event bitmask that mean real throttling. 0x1 (idle), 0x2 (application
@@ -90,19 +94,23 @@ local t = import 'lib/test.libsonnet';
     // New XID events of the event window, one series per GPU (pod) and code, the code in the
     // xid label and the value how many events were seen.
     //
-    // The gauge holds the last XID forever, so an event is a changed value in the same series,
-    // or a new series (err_code label changed); an old value never counts again, and a repeat
-    // of the same XID is invisible. dcgm-exporter's per-code count (DCGM_EXP_XID_ERRORS_COUNT,
-    // labelled xid: the events of each code within its window, --xid-count-window-size) sees
-    // repeats: where it is collected it comes first, and the gauge covers exporters without it.
+    // The gauge holds the last XID forever, so an event is a value that differs from the
+    // GPU's last value at least an event window old, in the same series or in a new one
+    // (err_code label changed); an old value never counts again, and a repeat of the same XID
+    // is invisible. The last value is looked for up to windows.gap further back, so a
+    // Prometheus outage or a scrape failure (whose stale marker ends the series) does not make
+    // every held XID new again when the data resumes. dcgm-exporter's per-code count
+    // (DCGM_EXP_XID_ERRORS_COUNT, labelled xid: the events of each code within its window,
+    // --xid-count-window-size) sees repeats: where it is collected it comes first, and the
+    // gauge covers exporters without it.
     [xidRecord]: {
       local x = 'DCGM_FI_DEV_XID_ERRORS',
       local w = $.windows.event,
       local id = std.join(', ', $.identity.alert),
+      local series = std.join(', ', $.identity.gpu + ['err_code']),
+      local before = 'max by (' + series + ') (last_over_time(' + x + '[' + $.windows.gap + '] offset ' + w + '))',
       local fromGauge = 'count_values by (' + id + ') ("xid", max by (' + id + ') ('
-                        + '(' + x + ' > 0 unless on (' + std.join(', ', $.identity.gpu) + ', err_code) (' + x + ' offset ' + w + '))'
-                        + ' or '
-                        + '(' + x + ' > 0 and changes(' + x + '[' + w + ']) > 0)'
+                        + x + ' > 0 unless on (' + series + ') (' + x + ' == on (' + series + ') group_left () ' + before + ')'
                         + '))',
       local fromCount = 'max by (' + id + ', xid) (max_over_time(' + $.exporter.xidCountField + '{xid=~"[1-9][0-9]*"}[' + w + '])) > 0',
       family: 'xid',
@@ -145,6 +153,11 @@ local t = import 'lib/test.libsonnet';
       t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=1, labels=xid(code)),
       t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 ' + code + 'x3')], value=1, pod=false, labels=xid(code)),
       t.case('old XID still held', false, [held(code)]),
+      // At evaluation, the value of ten minutes before falls in a gap: a Prometheus outage
+      // (no samples at all), or a scrape failure whose stale marker ends the series there.
+      t.case('old XID held across a 10-minute Prometheus outage', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x40 _x10 ' + code + 'x9', { err_code: std.toString(code) })]),
+      t.case('old XID held across a 3-minute scrape failure', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x48 stale _x2 ' + code + 'x8', { err_code: std.toString(code) })]),
+      t.case('new XID in place of an old one across a Prometheus outage', true, [t.series('DCGM_FI_DEV_XID_ERRORS', other + 'x40 _x14 ' + code + 'x5')], value=1, pod=false, labels=xid(code)),
       t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: 1, labels: xid(other) }]),
     ] + (if $.exporter.xidCountField == null then [] else [
            // The gauge already held the code: only the per-code count sees the repeat.
