@@ -49,6 +49,10 @@
       // tickets stop once the node is cordoned for the repair).
       nodeUnschedulable: 'GPUNodeCordoned',
       nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
+      // ...these tickets in its cluster: an exporter upgrade that renames the host label
+      // makes every GPU's series "missing" under the old labels. Never pages.
+      labelMismatch: 'DCGMExporterLabelMismatch',
+      labelMismatchTargets: ['GPUSeriesMissing'],
     },
   },
 

@@ -254,7 +254,8 @@ local rb = import 'lib/runbook.libsonnet';
 
     DCGMExporterLabelMismatch+: { runbook: {
       meaning: 'GPU series of ' + $.exporter.healthField + ' from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
-      impact: 'Every alert and inhibit rule that compares the host or cluster of these GPUs sees an empty value: per-node grouping, the exporter-down and cordon inhibitions and the dashboards miss these GPUs. Nothing about them is silenced by mistake (inhibitions require the labels), but nothing is grouped right either.',
+      impact: 'Every alert and inhibit rule that compares the host or cluster of these GPUs sees an empty value: per-node grouping, the exporter-down and cordon inhibitions and the dashboards miss these GPUs. Nothing about them is silenced by mistake (inhibitions require the labels), but nothing is grouped right either.'
+              + (if $.alertmanager.inhibit.labelMismatch == 'DCGMExporterLabelMismatch' && $.alertmanager.inhibit.labelMismatchTargets != [] then ' While this ticket fires it silences, in its cluster, ' + std.join(', ', $.alertmanager.inhibit.labelMismatchTargets) + ' (every GPU reads as missing under its old labels); pages are never silenced by it.' else ''),
       queries: [
         q('The labels the target really sends', 'topk(1, ' + $.exporter.healthField + '{job="$job", instance="$instance"})'),
         q('Targets sending series without the host label', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.host + '=""})'),
@@ -283,7 +284,8 @@ local rb = import 'lib/runbook.libsonnet';
       ],
       [cordon, drain, 'Reboot the node; if the GPU does not come back, open an RMA.'],
     ) {
-      notes: ['How a lost GPU reaches a human: dcgm-exporter often drops a GPU that fell off the bus instead of reporting XID 79 for long, so GPUFellOffBus (a page) may never fire. This ticket is the backstop: it fires ' + $.alerts.GPUSeriesMissing['for'] + ' after the GPU went silent. Treat it as urgent when `dmesg` shows XID 79.'],
+      notes: ['How a lost GPU reaches a human: dcgm-exporter often drops a GPU that fell off the bus instead of reporting XID 79 for long, so GPUFellOffBus (a page) may never fire. This ticket is the backstop: it fires ' + $.alerts.GPUSeriesMissing['for'] + ' after the GPU went silent. Treat it as urgent when `dmesg` shows XID 79.']
+             + (if std.member($.alertmanager.inhibit.labelMismatchTargets, 'GPUSeriesMissing') && $.alertmanager.inhibit.labelMismatch != '' then ['While ' + $.alertmanager.inhibit.labelMismatch + ' fires in the cluster (an exporter upgrade renamed a label, so every GPU reads as missing under its old labels), this ticket is silenced there: fix the label profile first.'] else []),
     } },
 
     GPUAllocatedIdle+: { runbook: {

@@ -312,3 +312,40 @@ func TestCordonSilencesTheRMAFollowUp(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelMismatchSilencesOnlyItsTickets: while an exporter of a cluster sends other label
+// names than the catalog expects (an upgrade renamed the host label), the GPUs "missing" under
+// the old labels ticket nobody in that cluster; another cluster's are still ticketed, pages are
+// never silenced, and a mismatch alert without its cluster silences nothing.
+func TestLabelMismatchSilencesOnlyItsTickets(t *testing.T) {
+	eachCatalog(t, func(t *testing.T, p *plan.Plan, cfg *amconfig.Config) {
+		ib, cluster := p.Model.Alertmanager.Inhibit, p.Model.Labels.Cluster
+		mismatch := alertLabels(p, ib.LabelMismatch, same)
+		for _, c := range []struct {
+			name   string
+			source map[string]string
+			target map[string]string
+			want   bool
+		}{
+			{"a GPU missing in the same cluster", mismatch, alertLabels(p, "GPUSeriesMissing", same), true},
+			{"a GPU missing in another cluster", mismatch, alertLabels(p, "GPUSeriesMissing", func(l string) string {
+				if l == cluster {
+					return "another-cluster"
+				}
+				return same(l)
+			}), false},
+			{"a page in the same cluster", mismatch, alertLabels(p, "GPUXidFatal", same), false},
+			{"a mismatch without its cluster", func() map[string]string { m := maps.Clone(mismatch); delete(m, cluster); return m }(), func() map[string]string {
+				m := alertLabels(p, "GPUSeriesMissing", same)
+				delete(m, cluster)
+				return m
+			}(), false},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if muted, err := cfg.Inhibited([]map[string]string{c.source}, c.target); err != nil || muted != c.want {
+					t.Errorf("inhibited %v (%v), want %v", muted, err, c.want)
+				}
+			})
+		}
+	})
+}

@@ -51,6 +51,9 @@ func alertnames(names []string) string {
 //   - exporter-down: the exporter-down alert silences, on its node, the alerts that read the
 //     exporter's series (directly or through recording rules);
 //   - node-unschedulable: a cordoned or draining node silences its utilization alerts;
+//   - label-mismatch: an exporter sending other label names than the catalog expects silences,
+//     in its cluster, the tickets that fire for every GPU because of it (a GPU "missing" under
+//     its old labels);
 //   - <family>-page-over-ticket: a page silences the tickets of its family on the same GPU;
 //   - <slo>-fast-over-slow: an SLO's page silences its tickets for the same SLO series.
 func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
@@ -86,6 +89,11 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 	if ib.NodeUnschedulable != "" {
 		add("node-unschedulable", []string{ib.NodeUnschedulable}, node, func(_ string, a model.Alert) bool {
 			return slices.Contains(ib.NodeUnschedulableFamilies, a.Family)
+		})
+	}
+	if ib.LabelMismatch != "" {
+		add("label-mismatch", []string{ib.LabelMismatch}, []string{l.Cluster}, func(t string, _ model.Alert) bool {
+			return slices.Contains(ib.LabelMismatchTargets, t)
 		})
 	}
 	for _, family := range families(m) {

@@ -560,9 +560,22 @@ func (v *validator) alertmanager(m *model.Model) {
 		v.duration(tp+".groupInterval", t.GroupInterval, true)
 		v.duration(tp+".repeatInterval", t.RepeatInterval, true)
 	}
-	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable} {
+	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable, "labelMismatch": am.Inhibit.LabelMismatch} {
 		if _, ok := m.Alerts[alert]; alert != "" && !ok {
 			v.add(p+".inhibit."+path, "names unknown alert %q; set it to '' to drop its inhibit rule", alert)
+		}
+	}
+	for i, alert := range am.Inhibit.LabelMismatchTargets {
+		if am.Inhibit.LabelMismatch == "" {
+			break // no rule to check the targets of
+		}
+		a, ok := m.Alerts[alert]
+		switch {
+		case !ok:
+			v.add(fmt.Sprintf("%s.inhibit.labelMismatchTargets[%d]", p, i), "names unknown alert %q", alert)
+		case a.Severity == model.SeverityCritical:
+			// A label mismatch on one exporter must not silence the cluster's pages.
+			v.add(fmt.Sprintf("%s.inhibit.labelMismatchTargets[%d]", p, i), "names %s, a page: a label mismatch silences its cluster's tickets only", alert)
 		}
 	}
 }

@@ -128,6 +128,10 @@ type Inhibit struct {
 	// NodeUnschedulable silences the alerts of NodeUnschedulableFamilies on its node.
 	NodeUnschedulable         string   `json:"nodeUnschedulable"`
 	NodeUnschedulableFamilies []string `json:"nodeUnschedulableFamilies"`
+	// LabelMismatch silences LabelMismatchTargets in its cluster: the alerts an exporter that
+	// sends other label names than the catalog expects makes fire for every GPU.
+	LabelMismatch        string   `json:"labelMismatch"`
+	LabelMismatchTargets []string `json:"labelMismatchTargets"`
 }
 
 // SLO is a service level objective. The catalog expands it into the recording rules of its

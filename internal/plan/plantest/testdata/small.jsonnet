@@ -18,5 +18,5 @@ gpuobs {
   slos: {},
   throttleReasons: {},
   dashboards: {},
-  alertmanager+: { inhibit+: { gpuGone: '' } },
+  alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '' } },
 }
