@@ -51,6 +51,9 @@
       nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
       // ...these tickets in its cluster: an exporter upgrade that renames the host label
       // makes every GPU's series "missing" under the old labels. Never pages.
+      // ...in its cluster, the alerts that an inhibition whose source reads kube-state-metrics
+      // silences (the cordon's): with kube-state-metrics gone that source is gone too.
+      kubeStateMetricsDown: 'GPUKubeStateMetricsDown',
       labelMismatch: 'DCGMExporterLabelMismatch',
       labelMismatchTargets: ['GPUSeriesMissing'],
     },
@@ -59,6 +62,42 @@
   alerts+: {
     local t = import 'lib/test.libsonnet',
     local e = import 'lib/expr.libsonnet',
+    // kube-state-metrics is down, or stopped reporting the nodes of a cluster it reported
+    // within windows.missing (a target gone from the scrape, RBAC, list errors). Capacity,
+    // allocation, quota and scheduling alerts go blind and the cordon inhibition loses its
+    // source, at once: one ticket per cluster says so.
+    GPUKubeStateMetricsDown: {
+      local ksm = 'kube_node_info{job="' + $.kubeStateMetrics.job + '"}',
+      family: 'node',
+      team: $.teams.infra,
+      severity: 'warning',
+      expr: '(group by (' + l.cluster + ') (last_over_time(' + ksm + '[' + $.windows.missing + '])) unless on (' + l.cluster + ') group by (' + l.cluster + ') (' + ksm + '))'
+            + ' or on (' + l.cluster + ') (max by (' + l.cluster + ') (up{job="' + $.kubeStateMetrics.job + '"}) == 0)',
+      'for': '10m',
+      identity: [l.cluster],
+      summary: 'kube-state-metrics is down or stopped reporting the nodes of a cluster.',
+      description: 'kube-state-metrics (job ' + $.kubeStateMetrics.job + ') has been down, or has reported no node of cluster {{ $labels.' + l.cluster + ' }} it reported within ' + $.windows.missing + ', for ' + self['for'] + ': capacity, allocation, quota and scheduling alerts cannot fire there, and the alerts a cordon would silence are silenced by this one instead.',
+      tests: [
+        t.case('kube-state-metrics stopped reporting', true, [], nodeInfo='1x30 _x30', target={}, value=1),
+        t.case('kube-state-metrics target down', true, [], nodeInfo='1x30 _x30', extra=[t.series('up', '1x30 0x30', e.ksm($.kubeStateMetrics.job, {}))], target={}, value=1),
+        t.case('kube-state-metrics reports the node', false, [], nodeInfo='1x60', extra=[t.series('up', '1x60', e.ksm($.kubeStateMetrics.job, {}))]),
+        t.case('one failed scrape of kube-state-metrics', false, [], nodeInfo='1x58 _ 1', extra=[t.series('up', '1x58 0 1', e.ksm($.kubeStateMetrics.job, {}))]),
+      ],
+      runbook: {
+        meaning: 'No kube_node_info series of job ' + $.kubeStateMetrics.job + ' for the cluster: kube-state-metrics is down, not scraped, or lists nothing (RBAC, API errors).',
+        impact: 'Every alert that reads kube-state-metrics (capacity, allocation, quota, scheduling, the GPU availability SLO) is blind in the cluster, and the cordon inhibition has no source; while this ticket fires, it silences the alerts the cordon would (' + std.join(', ', $.alertmanager.inhibit.nodeUnschedulableFamilies) + ' families) so that a cordoned node does not ticket.',
+        queries: [
+          { title: 'Is kube-state-metrics scraped and up', expr: 'up{job="' + $.kubeStateMetrics.job + '"}' },
+          { title: 'Nodes it reports per cluster', expr: 'count by (' + l.cluster + ') (' + ksm + ')' },
+        ],
+        diagnosis: [
+          { check: 'Is up{job="' + $.kubeStateMetrics.job + '"} 0 or absent?', yes: 'The pod is down or not scraped: check `kubectl -n <namespace> get pods -l app.kubernetes.io/name=kube-state-metrics` and the scrape configuration.', no: 'It runs but lists nothing: check its logs for RBAC (forbidden) or API errors.' },
+        ],
+        mitigation: ['Restart or fix kube-state-metrics; the ticket resolves once it reports the nodes again.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L2'],
+      },
+    },
     // Source of the cordon inhibition: it shows on dashboards and silences utilization alerts
     // of a node that is being drained. kube-state-metrics names the node as dcgm-exporter
     // names the host (the Kubernetes node name).

@@ -515,7 +515,8 @@ local t = import 'lib/test.libsonnet';
           t.series(h, '65x30 _x30', entities=[0]),
           t.series(h, '65x60', entities=[1]),
         ], gpus=2, health=false, firing=[0], value=1),
-        t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30'),
+        // The scenario's cluster has one node: with it gone, kube-state-metrics lists none.
+        t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30', alsoFires=[t.also('GPUKubeStateMetricsDown', 1, target={})]),
         t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', nodeInfo='1x60', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
         t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29', nodeInfo='1x60'),
       ],

@@ -349,3 +349,38 @@ func TestLabelMismatchSilencesOnlyItsTickets(t *testing.T) {
 		}
 	})
 }
+
+// TestKubeStateMetricsDownSilencesWhatTheCordonWould: with kube-state-metrics silent in a
+// cluster, the cordon inhibition has no source; its targets that do not read kube-state-metrics
+// themselves (they would ticket a cordoned node) are silenced there by the outage alert, and
+// nothing that pages.
+func TestKubeStateMetricsDownSilencesWhatTheCordonWould(t *testing.T) {
+	eachCatalog(t, func(t *testing.T, p *plan.Plan, cfg *amconfig.Config) {
+		inhibitions, err := Inhibitions(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cordon, ksm []string
+		for _, in := range inhibitions {
+			switch in.Name {
+			case "node-unschedulable":
+				cordon = in.Targets
+			case "kube-state-metrics-down":
+				ksm = in.Targets
+			}
+		}
+		if len(ksm) == 0 {
+			t.Fatal("no kube-state-metrics-down inhibit rule")
+		}
+		down := alertLabels(p, p.Model.Alertmanager.Inhibit.KubeStateMetricsDown, same)
+		for _, target := range cordon {
+			want := !readsKubeStateMetrics(p.Alerts[target]) && p.Model.Alerts[target].Severity != model.SeverityCritical
+			if muted, err := cfg.Inhibited([]map[string]string{down}, alertLabels(p, target, same)); err != nil || muted != want {
+				t.Errorf("%s with kube-state-metrics down in its cluster: inhibited %v (%v), want %v", target, muted, err, want)
+			}
+		}
+		if muted, _ := cfg.Inhibited([]map[string]string{down}, alertLabels(p, "GPUXidFatal", same)); muted {
+			t.Error("kube-state-metrics down silences a page")
+		}
+	})
+}

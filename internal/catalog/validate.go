@@ -560,7 +560,7 @@ func (v *validator) alertmanager(m *model.Model) {
 		v.duration(tp+".groupInterval", t.GroupInterval, true)
 		v.duration(tp+".repeatInterval", t.RepeatInterval, true)
 	}
-	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable, "labelMismatch": am.Inhibit.LabelMismatch} {
+	for path, alert := range map[string]string{"gpuGone": am.Inhibit.GPUGone, "exporterDown": am.Inhibit.ExporterDown, "nodeUnschedulable": am.Inhibit.NodeUnschedulable, "labelMismatch": am.Inhibit.LabelMismatch, "kubeStateMetricsDown": am.Inhibit.KubeStateMetricsDown} {
 		if _, ok := m.Alerts[alert]; alert != "" && !ok {
 			v.add(p+".inhibit."+path, "names unknown alert %q; set it to '' to drop its inhibit rule", alert)
 		}

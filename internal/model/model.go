@@ -128,6 +128,9 @@ type Inhibit struct {
 	// NodeUnschedulable silences the alerts of NodeUnschedulableFamilies on its node.
 	NodeUnschedulable         string   `json:"nodeUnschedulable"`
 	NodeUnschedulableFamilies []string `json:"nodeUnschedulableFamilies"`
+	// KubeStateMetricsDown silences, in its cluster, the targets of every inhibition whose
+	// source reads kube-state-metrics (that source is gone while it is down).
+	KubeStateMetricsDown string `json:"kubeStateMetricsDown"`
 	// LabelMismatch silences LabelMismatchTargets in its cluster: the alerts an exporter that
 	// sends other label names than the catalog expects makes fire for every GPU.
 	LabelMismatch        string   `json:"labelMismatch"`

@@ -48,8 +48,9 @@ type Alert struct {
 	Labels map[string]string
 	// Annotations are summary, description (templates unexpanded) and runbook_url.
 	Annotations map[string]string
-	// Fields are the DCGM fields the alert reads, directly or through recording rules, sorted.
-	Fields []string
+	// Metrics are the metrics the alert reads, directly or through recording rules, sorted;
+	// Fields the DCGM fields among them.
+	Metrics, Fields []string
 }
 
 // Group is a rule group as a Prometheus rule file holds it.
@@ -250,7 +251,7 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
 		}
-		fields, err := reads.fields(m, a.Expr)
+		metrics, err := reads.reads(a.Expr)
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
 		}
@@ -266,7 +267,8 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 			For:         a.For,
 			Labels:      labels,
 			Annotations: map[string]string{"summary": a.Summary, "description": shardLabelFromExternal(m, a.Description), "runbook_url": m.RunbookURL(name)},
-			Fields:      fields,
+			Metrics:     metrics,
+			Fields:      dcgmFields(m, metrics),
 		}
 	}
 	return out, nil

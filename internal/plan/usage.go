@@ -141,19 +141,15 @@ func (rd reader) reads(expr string) ([]string, error) {
 	return model.SortedKeys(seen), nil
 }
 
-// fields lists the DCGM fields expr reads, directly or through recording rules.
-func (rd reader) fields(m *model.Model, expr string) ([]string, error) {
-	reads, err := rd.reads(expr)
-	if err != nil {
-		return nil, err
-	}
+// dcgmFields are the DCGM fields among metrics.
+func dcgmFields(m *model.Model, metrics []string) []string {
 	var out []string
-	for _, n := range reads {
+	for _, n := range metrics {
 		if _, ok := m.Fields[n]; ok {
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // allows reports whether a rule's static labels can satisfy a selector's equality matchers.

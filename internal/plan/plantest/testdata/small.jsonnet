@@ -18,5 +18,5 @@ gpuobs {
   slos: {},
   throttleReasons: {},
   dashboards: {},
-  alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '' } },
+  alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '', kubeStateMetricsDown: '' } },
 }
