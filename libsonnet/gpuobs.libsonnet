@@ -15,6 +15,7 @@
 + (import 'dashboards.libsonnet')
 + (import 'runbooks.libsonnet')
 + (import 'alertmanager.libsonnet')
++ (import 'maintenance.libsonnet')
 + (import 'lint.libsonnet')
 + {
   apiVersion: 'gpuobs/v1',
