@@ -5,9 +5,9 @@
 // itself: the page keeps its expression unless its node is in maintenance, and a twin ticket,
 // <page>InMaintenance, fires on the same expression only there. Fail safe: without
 // kube-state-metrics no node is in maintenance, and every page stays a page.
-local t = import 'lib/test.libsonnet';
 local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
+local t = import 'lib/test.libsonnet';
 {
   local l = $.labels,
   local node = l.cluster + ', ' + l.host,
@@ -49,7 +49,54 @@ local names = import 'lib/names.libsonnet';
       },
     },
 
-  alerts+: std.foldl(function(acc, page) acc {
+  thresholds+: {
+    // A GPU no pod holds, outside maintenance, with more than this share of its framebuffer
+    // used holds leaked memory (a process stuck in the driver after its pod was deleted).
+    leakedMemoryRatio: 0.5,
+  },
+
+  // What outlives a workload: memory still held on a GPU after its pod is gone. The next pod
+  // scheduled there gets an out-of-memory error. Diagnostics on a node in maintenance use the
+  // memory on purpose and are left out.
+  alerts+: {
+    GPUMemoryHeldWithoutPod: {
+      local used = 'DCGM_FI_DEV_FB_USED',
+      local free = 'DCGM_FI_DEV_FB_FREE',
+      local gpu = std.join(', ', $.identity.gpu + [l.pciBusId]),
+      local noPod = '{' + l.pod + '=""}',
+      family: 'memory',
+      team: $.teams.infra,
+      severity: 'warning',
+      expr: '(max by (' + gpu + ') (' + used + noPod + ') / (max by (' + gpu + ') (' + used + noPod + ') + max by (' + gpu + ') (' + free + noPod + ')) > ' + $.thresholds.leakedMemoryRatio + ')'
+            + ' unless on (' + node + ') ' + inMaintenance,
+      'for': '15m',
+      identity: $.identity.gpu + [l.pciBusId],
+      summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
+      description: 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }} has had {{ $value | humanizePercentage }} of its memory in use for ' + self['for'] + ' while no pod holds it (threshold ' + e.num($.thresholds.leakedMemoryRatio) + '): a process outlived its pod; the next pod scheduled there runs out of memory.',
+      tests:
+        local mem(usedMiB) = [t.series(used, usedMiB + 'x60'), t.series(free, (81920 - usedMiB) + 'x60')];
+        [
+          t.case('memory held after the pod was deleted', true, mem(77824), pod=false, value=0.95),
+          t.case('memory of the pod that holds the GPU', false, mem(77824)),
+          t.case('a GPU no pod holds, memory free', false, mem(512), pod=false),
+          t.case('diagnostics on a node in maintenance', false, mem(77824), pod=false, extra=[cordon], alsoFires=[cordoned]),
+          t.case('memory freed 10 minutes after the pod went', false, [t.series(used, '77824x10 512x50'), t.series(free, '4096x10 81408x50')], pod=false),
+        ],
+      runbook: {
+        meaning: 'No pod holds the GPU, yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
+        impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
+        queries: [
+          { title: 'Memory use of the GPU', expr: used + '{' + l.host + '="$' + l.host + '", ' + l.gpu + '="$' + l.gpu + '"}' },
+        ],
+        diagnosis: [
+          { check: 'Does `nvidia-smi` on the node list a process on the GPU?', yes: 'Kill it (`kill -9 <pid>`); if it does not die it is stuck in the driver: drain the node and reset the GPU.', no: 'Memory is held without a process: reset the GPU (`nvidia-smi -r -i $' + l.gpu + '`) once the node is drained.' },
+        ],
+        mitigation: ['Cordon the node so that no pod lands on the GPU: `kubectl cordon $' + l.host + '`.', 'Free the memory (kill the process or reset the GPU), then uncordon.'],
+        escalation: 'Infrastructure on-call.',
+        dashboards: ['L5'],
+      },
+    },
+  } + std.foldl(function(acc, page) acc {
     [page]+: {
       pageExpr:: super.expr,
       pageTests:: super.tests,

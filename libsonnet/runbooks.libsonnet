@@ -46,7 +46,7 @@ local rb = import 'lib/runbook.libsonnet';
     meaning: meaning,
     impact: impact,
     notes: ['XID ' + c + ': ' + $.xidMeanings[std.toString(c)] for c in $.xid[class]] + [
-      'An XID is new when it differs from the GPU\'s last XID at least ' + $.windows.event + ' old, looked for up to ' + $.windows.gap + ' further back (windows.gap): a Prometheus restart or a scrape outage shorter than that does not announce held XIDs again. After a longer gap, an XID the GPU held before it is announced once more: check its L5 history before acting.',
+      "An XID is new when it differs from the GPU's last XID at least " + $.windows.event + ' old, looked for up to ' + $.windows.gap + ' further back (windows.gap): a Prometheus restart or a scrape outage shorter than that does not announce held XIDs again. After a longer gap, an XID the GPU held before it is announced once more: check its L5 history before acting.',
     ],
     queries: [
       q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpu),

@@ -19,12 +19,22 @@ local t = import 'lib/test.libsonnet';
     inferenceQueueDepth: 10,
     // How far ahead memory growth is projected.
     memoryForecastHours: 4,
+    // A GPU is busy but not working (a hung collective: NCCL ranks spinning on each other)
+    // when its graphics engine is this active (0-1)...
+    hungEngineActivity: 0.9,
+    // ...while its SMs are below this activity...
+    hungSMActivity: 0.2,
+    // ...its tensor pipes and memory interface below this...
+    hungPipeActivity: 0.05,
+    // ...and it draws less than this share of its power limit.
+    hungPowerRatio: 0.5,
     // Share of failed exporter scrapes that is a problem even while the target is up.
     scrapeFailureRatio: 0.1,
   },
 
   windows+: {
     idle: '30m',
+    hung: '20m',
     straggler: '10m',
     memoryTrend: '1h',
     scrapeFailures: '30m',
@@ -173,6 +183,54 @@ local t = import 'lib/test.libsonnet';
           t.case('busy', false, [t.series(activity, '0.6x60')]),
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
         ],
+    },
+
+    // A hung collective looks busy: the engine runs (kernels spin waiting for peers) while the
+    // SMs, tensor pipes and memory do almost nothing and the power stays low. Idle detection
+    // keys on engine activity and cannot see it.
+    GPUBusyNotWorking: mlp {
+      family: 'workload',
+      severity: 'warning',
+      local prof(field, cmp, threshold) = 'max by (' + id + ') (avg_over_time(' + field + '{' + l.namespace + '!=""}[5m])) ' + cmp + ' ' + threshold,
+      local join = std.join(', ', $.identity.gpuJoin),
+      expr: prof(activity, '>', th.hungEngineActivity)
+            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_SM_ACTIVE', '<', th.hungSMActivity)
+            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', '<', th.hungPipeActivity)
+            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_DRAM_ACTIVE', '<', th.hungPipeActivity)
+            + ' and on (' + join + ') (max by (' + join + ') (DCGM_FI_DEV_POWER_USAGE) < ' + th.hungPowerRatio + ' * max by (' + join + ') (DCGM_FI_DEV_POWER_MGMT_LIMIT))',
+      'for': w.hung,
+      summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
+      description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' %, its tensor pipes and memory under ' + e.percent(th.hungPipeActivity) + ' % and its power under ' + e.percent(th.hungPowerRatio) + ' % of its limit: the job is probably hung (an NCCL collective waiting on a rank), not training.',
+      tests:
+        local gpu(engine, sm, tensor, dram, power) = [
+          t.series(activity, engine),
+          t.series('DCGM_FI_PROF_SM_ACTIVE', sm),
+          t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', tensor),
+          t.series('DCGM_FI_PROF_DRAM_ACTIVE', dram),
+          t.series('DCGM_FI_DEV_POWER_USAGE', power),
+          t.series('DCGM_FI_DEV_POWER_MGMT_LIMIT', '700x60'),
+        ];
+        [
+          t.case('hung collective', true, gpu('0.98x60', '0.1x60', '0x60', '0.01x60', '150x60'), value=0.98),
+          t.case('training at full speed', false, gpu('0.98x60', '0.8x60', '0.5x60', '0.4x60', '600x60')),
+          t.case('memory-bound kernels', false, gpu('0.95x60', '0.3x60', '0.02x60', '0.7x60', '450x60')),
+          t.case('hung for the last 10 minutes', false, gpu('0.98x60', '0.8x50 0.1x10', '0.5x50 0x10', '0.4x50 0.01x10', '600x50 150x10')),
+          t.case('spinning on a GPU no pod holds', false, gpu('0.98x60', '0.1x60', '0x60', '0.01x60', '150x60'), pod=false),
+        ],
+      runbook: {
+        meaning: 'For ' + $.alerts.GPUBusyNotWorking['for'] + ' the GPU has looked busy (graphics engine over ' + e.percent(th.hungEngineActivity) + ' % active) while doing almost no work: SMs under ' + e.percent(th.hungSMActivity) + ' %, tensor pipes and memory interface under ' + e.percent(th.hungPipeActivity) + ' %, power under ' + e.percent(th.hungPowerRatio) + ' % of its limit. That is what a hung collective looks like: NCCL kernels spin waiting for a rank that never arrives.',
+        impact: 'The job makes no progress while holding its GPUs (often every GPU of a multi-node job); utilization dashboards show it busy, so nothing else notices.',
+        queries: [
+          { title: 'Engine against SM activity of the pod', expr: 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"} - DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"}' },
+        ],
+        diagnosis: [
+          { check: 'Do other GPUs of the same job fire this alert?', yes: 'The whole job is waiting on one rank: find it (its GPU may show an XID, its node a network fault), then restart the job from its last checkpoint.', no: '' },
+          { check: 'Do the job logs stop at a collective (NCCL watchdog timeout, no step logged)?', yes: 'A hung collective: one rank died or is stuck; restart the job from its last checkpoint.', no: 'A kernel spins on its own: ask the job owner to profile it.' },
+        ],
+        mitigation: ['Tell the job owner (namespace and pod are on the alert); restart the job from its last checkpoint, with NCCL_DEBUG=INFO to find the rank.'],
+        escalation: 'ML platform on-call.',
+        dashboards: ['L4', 'L5'],
+      },
     },
 
     GPUClusterAllocationHigh: mlp {

@@ -30,6 +30,15 @@ func step(f model.Field, g GPU, e Entity) int {
 // repeated per MIG instance carry the same value on every instance, as dcgm-exporter reports;
 // a pod's series of a per-process field under virtual GPUs holds its part of the value.
 func GaugeValue(f model.Field, g GPU, e Entity) float64 {
+	// Memory a workload uses is in use only where a pod holds the GPU or instance: one no pod
+	// holds uses none (memory held there is a leaked context, which alerts).
+	held := len(g.Pods()) > 0
+	if e.MIG != nil {
+		held = e.MIG.Pod != nil
+	}
+	if f.ByNamespace && f.Unit == "MiB" && !held {
+		return 0
+	}
 	scale, ok := unitScale[f.Unit]
 	if !ok {
 		scale = 1
