@@ -14,8 +14,8 @@ local t = import 'lib/test.libsonnet';
   local inMaintenance = 'node:gpu_maintenance:flag',
 
   maintenance:: {
-    // The pages a maintenance turns into tickets. To change one's expression everywhere,
-    // override its pageExpr:: (its expr adds the maintenance condition to it).
+    // The pages a maintenance turns into tickets. Each twin is built from the page as the
+    // library defines it: a catalog that overrides a page's expression overrides the twin's too.
     pages: ['GPUEccDoubleBit', 'GPURowRemapFailure', 'GPUFellOffBus', 'GPUXidFatal'],
   },
 
@@ -31,13 +31,13 @@ local t = import 'lib/test.libsonnet';
   local cordon = t.series('kube_node_spec_unschedulable', '1x60', e.ksm($.kubeStateMetrics.job, { node: t.scenarioHost })),
   local cordoned = t.also('GPUNodeCordoned', 1, target={ [l.host]: t.scenarioHost }),
 
-  // The ticket twin of a page: the same alert where the page's node is in maintenance.
-  local twin(page) =
-    local p = $.alerts[page];
-    local firing = [c for c in p.pageTests if c.fires][0];
+  // The ticket twin of a page, from the page as the library defines it (p), so that a
+  // catalog removing the page does not break its twin: remove <page>InMaintenance with it.
+  local twin(p, page) =
+    local firing = [c for c in p.tests if c.fires][0];
     p {
       severity: 'warning',
-      expr: '(' + p.pageExpr + ') and on (' + node + ') ' + inMaintenance,
+      expr: '(' + p.expr + ') and on (' + node + ') ' + inMaintenance,
       summary: std.rstripChars(p.summary, '.') + ', on a node in maintenance: a repair ticket, not a page.',
       description: p.description + ' The node is cordoned and no pod holds its GPUs (maintenance): no workload is affected, so this is the ticket for the repair instead of ' + page + '.',
       tests: [
@@ -59,49 +59,45 @@ local t = import 'lib/test.libsonnet';
   // scheduled there gets an out-of-memory error. Diagnostics on a node in maintenance use the
   // memory on purpose and are left out.
   alerts+: {
-    GPUMemoryHeldWithoutPod: {
-      local used = 'DCGM_FI_DEV_FB_USED',
-      local free = 'DCGM_FI_DEV_FB_FREE',
-      local gpu = std.join(', ', $.identity.gpu + [l.pciBusId]),
-      local noPod = '{' + l.pod + '=""}',
-      family: 'memory',
-      team: $.teams.infra,
-      severity: 'warning',
-      expr: '(max by (' + gpu + ') (' + used + noPod + ') / (max by (' + gpu + ') (' + used + noPod + ') + max by (' + gpu + ') (' + free + noPod + ')) > ' + $.thresholds.leakedMemoryRatio + ')'
-            + ' unless on (' + node + ') ' + inMaintenance,
-      'for': '15m',
-      identity: $.identity.gpu + [l.pciBusId],
-      summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
-      description: 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }} has had {{ $value | humanizePercentage }} of its memory in use for ' + self['for'] + ' while no pod holds it (threshold ' + e.num($.thresholds.leakedMemoryRatio) + '): a process outlived its pod; the next pod scheduled there runs out of memory.',
-      tests:
-        local mem(usedMiB) = [t.series(used, usedMiB + 'x60'), t.series(free, (81920 - usedMiB) + 'x60')];
-        [
-          t.case('memory held after the pod was deleted', true, mem(77824), pod=false, value=0.95),
-          t.case('memory of the pod that holds the GPU', false, mem(77824)),
-          t.case('a GPU no pod holds, memory free', false, mem(512), pod=false),
-          t.case('diagnostics on a node in maintenance', false, mem(77824), pod=false, extra=[cordon], alsoFires=[cordoned]),
-          t.case('memory freed 10 minutes after the pod went', false, [t.series(used, '77824x10 512x50'), t.series(free, '4096x10 81408x50')], pod=false),
-        ],
-      runbook: {
-        meaning: 'No pod holds the GPU, yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
-        impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
-        queries: [
-          { title: 'Memory use of the GPU', expr: used + '{' + l.host + '="$' + l.host + '", ' + l.gpu + '="$' + l.gpu + '"}' },
-        ],
-        diagnosis: [
-          { check: 'Does `nvidia-smi` on the node list a process on the GPU?', yes: 'Kill it (`kill -9 <pid>`); if it does not die it is stuck in the driver: drain the node and reset the GPU.', no: 'Memory is held without a process: reset the GPU (`nvidia-smi -r -i $' + l.gpu + '`) once the node is drained.' },
-        ],
-        mitigation: ['Cordon the node so that no pod lands on the GPU: `kubectl cordon $' + l.host + '`.', 'Free the memory (kill the process or reset the GPU), then uncordon.'],
-        escalation: 'Infrastructure on-call.',
-        dashboards: ['L5'],
-      },
-    },
-  } + std.foldl(function(acc, page) acc {
-    [page]+: {
-      pageExpr:: super.expr,
-      pageTests:: super.tests,
-      expr: '(' + self.pageExpr + ') unless on (' + node + ') ' + inMaintenance,
-    },
-    [page + 'InMaintenance']: twin(page),
-  }, $.maintenance.pages, {}),
+             GPUMemoryHeldWithoutPod: {
+               local used = 'DCGM_FI_DEV_FB_USED',
+               local free = 'DCGM_FI_DEV_FB_FREE',
+               local gpu = std.join(', ', $.identity.gpu + [l.pciBusId]),
+               local noPod = '{' + l.pod + '=""}',
+               family: 'memory',
+               team: $.teams.infra,
+               severity: 'warning',
+               expr: '(max by (' + gpu + ') (' + used + noPod + ') / (max by (' + gpu + ') (' + used + noPod + ') + max by (' + gpu + ') (' + free + noPod + ')) > ' + $.thresholds.leakedMemoryRatio + ')'
+                     + ' unless on (' + node + ') ' + inMaintenance,
+               'for': '15m',
+               identity: $.identity.gpu + [l.pciBusId],
+               summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
+               description: 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }} has had {{ $value | humanizePercentage }} of its memory in use for ' + self['for'] + ' while no pod holds it (threshold ' + e.num($.thresholds.leakedMemoryRatio) + '): a process outlived its pod; the next pod scheduled there runs out of memory.',
+               tests:
+                 local mem(usedMiB) = [t.series(used, usedMiB + 'x60'), t.series(free, (81920 - usedMiB) + 'x60')];
+                 [
+                   t.case('memory held after the pod was deleted', true, mem(77824), pod=false, value=0.95),
+                   t.case('memory of the pod that holds the GPU', false, mem(77824)),
+                   t.case('a GPU no pod holds, memory free', false, mem(512), pod=false),
+                   t.case('diagnostics on a node in maintenance', false, mem(77824), pod=false, extra=[cordon], alsoFires=[cordoned]),
+                   t.case('memory freed 10 minutes after the pod went', false, [t.series(used, '77824x10 512x50'), t.series(free, '4096x10 81408x50')], pod=false),
+                 ],
+               runbook: {
+                 meaning: 'No pod holds the GPU, yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
+                 impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
+                 queries: [
+                   { title: 'Memory use of the GPU', expr: used + '{' + l.host + '="$' + l.host + '", ' + l.gpu + '="$' + l.gpu + '"}' },
+                 ],
+                 diagnosis: [
+                   { check: 'Does `nvidia-smi` on the node list a process on the GPU?', yes: 'Kill it (`kill -9 <pid>`); if it does not die it is stuck in the driver: drain the node and reset the GPU.', no: 'Memory is held without a process: reset the GPU (`nvidia-smi -r -i $' + l.gpu + '`) once the node is drained.' },
+                 ],
+                 mitigation: ['Cordon the node so that no pod lands on the GPU: `kubectl cordon $' + l.host + '`.', 'Free the memory (kill the process or reset the GPU), then uncordon.'],
+                 escalation: 'Infrastructure on-call.',
+                 dashboards: ['L5'],
+               },
+             },
+           } + { [page + 'InMaintenance']: twin(super[page], page) for page in $.maintenance.pages }
+           + std.foldl(function(acc, page) acc {
+             [page]+: { expr: '(' + super.expr + ') unless on (' + node + ') ' + inMaintenance },
+           }, $.maintenance.pages, {}),
 }

@@ -374,7 +374,7 @@ func TestKubeStateMetricsDownSilencesWhatTheCordonWould(t *testing.T) {
 		}
 		down := alertLabels(p, p.Model.Alertmanager.Inhibit.KubeStateMetricsDown, same)
 		for _, target := range cordon {
-			want := !readsKubeStateMetrics(p.Alerts[target]) && p.Model.Alerts[target].Severity != model.SeverityCritical
+			want := !needsKubeStateMetrics(p.Alerts[target]) && p.Model.Alerts[target].Severity != model.SeverityCritical
 			if muted, err := cfg.Inhibited([]map[string]string{down}, alertLabels(p, target, same)); err != nil || muted != want {
 				t.Errorf("%s with kube-state-metrics down in its cluster: inhibited %v (%v), want %v", target, muted, err, want)
 			}

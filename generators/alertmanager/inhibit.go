@@ -52,8 +52,8 @@ func alertnames(names []string) string {
 //     exporter's series (directly or through recording rules);
 //   - node-unschedulable: a cordoned or draining node silences its utilization alerts;
 //   - kube-state-metrics-down: kube-state-metrics reporting nothing for a cluster silences
-//     there the targets of the inhibitions whose sources read it (the cordon's), that neither
-//     read it themselves nor page: the alerts that would fire wrongly without their silencer;
+//     there the targets of the inhibitions whose sources cannot fire without it (the cordon's)
+//     that can, and do not page: the alerts that would fire wrongly without their silencer;
 //   - label-mismatch: an exporter sending other label names than the catalog expects silences,
 //     in its cluster, the tickets that fire for every GPU because of it (a GPU "missing" under
 //     its old labels);
@@ -124,18 +124,18 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 		})
 	}
 	if ib.KubeStateMetricsDown != "" {
-		// Derived last: the targets of the inhibitions whose sources read kube-state-metrics,
-		// those that do not read it themselves (they go blind with their source, not wrong).
+		// Derived last: the targets of the inhibitions whose sources cannot fire without
+		// kube-state-metrics, those that can (the others go blind with their source, not wrong).
 		orphaned := map[string]bool{}
 		for _, in := range out {
-			if slices.ContainsFunc(in.Sources, func(s string) bool { return readsKubeStateMetrics(p.Alerts[s]) }) {
+			if slices.ContainsFunc(in.Sources, func(s string) bool { return needsKubeStateMetrics(p.Alerts[s]) }) {
 				for _, t := range in.Targets {
 					orphaned[t] = true
 				}
 			}
 		}
 		add("kube-state-metrics-down", []string{ib.KubeStateMetricsDown}, []string{l.Cluster}, func(t string, a model.Alert) bool {
-			return orphaned[t] && !readsKubeStateMetrics(p.Alerts[t]) && a.Severity != model.SeverityCritical
+			return orphaned[t] && !needsKubeStateMetrics(p.Alerts[t]) && a.Severity != model.SeverityCritical
 		})
 	}
 	for _, in := range out {
@@ -148,10 +148,10 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 	return out, nil
 }
 
-// readsKubeStateMetrics reports whether an alert reads a kube-state-metrics series (every one
-// is named kube_*), directly or through recording rules.
-func readsKubeStateMetrics(a plan.Alert) bool {
-	return slices.ContainsFunc(a.Metrics, func(m string) bool { return strings.HasPrefix(m, "kube_") })
+// needsKubeStateMetrics reports whether an alert cannot fire without kube-state-metrics'
+// series (every one is named kube_*), read directly or through recording rules.
+func needsKubeStateMetrics(a plan.Alert) bool {
+	return slices.ContainsFunc(a.Requires, func(m string) bool { return strings.HasPrefix(m, "kube_") })
 }
 
 func hasAll(have, want []string) bool {

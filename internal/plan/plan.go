@@ -49,8 +49,9 @@ type Alert struct {
 	// Annotations are summary, description (templates unexpanded) and runbook_url.
 	Annotations map[string]string
 	// Metrics are the metrics the alert reads, directly or through recording rules, sorted;
-	// Fields the DCGM fields among them.
-	Metrics, Fields []string
+	// Fields the DCGM fields among them; Requires those without whose series it cannot fire
+	// (what it reads only in "unless" or one side of "or" is not required).
+	Metrics, Fields, Requires []string
 }
 
 // Group is a rule group as a Prometheus rule file holds it.
@@ -255,6 +256,10 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 		if err != nil {
 			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
 		}
+		requires, err := reads.requires(a.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.%s.expr: %w", name, err)
+		}
 		labels := map[string]string{"severity": string(a.Severity), m.Labels.Team: a.Team, "family": a.Family}
 		for k, v := range a.Labels {
 			labels[k] = v
@@ -268,6 +273,7 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 			Labels:      labels,
 			Annotations: map[string]string{"summary": a.Summary, "description": shardLabelFromExternal(m, a.Description), "runbook_url": m.RunbookURL(name)},
 			Metrics:     metrics,
+			Requires:    requires,
 			Fields:      dcgmFields(m, metrics),
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -139,6 +140,71 @@ func (rd reader) reads(expr string) ([]string, error) {
 		return nil, err
 	}
 	return model.SortedKeys(seen), nil
+}
+
+// requires lists the metrics without whose series expr is empty, directly or through the
+// recording rules it reads, sorted: a selector requires its metric; a or b what both require;
+// a unless b what a requires; any other operation, aggregation or function what its operands
+// require, except absent(), absent_over_time() and vector(), which need nothing.
+func (rd reader) requires(expr string) ([]string, error) {
+	n, err := promql.Parse(expr)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	var req func(n *promql.Node, seen map[string]bool) map[string]bool
+	req = func(n *promql.Node, seen map[string]bool) map[string]bool {
+		switch {
+		case n.Kind == promql.Selector:
+			rules := rd.byName[n.Name]
+			if len(rules) == 0 {
+				return map[string]bool{n.Name: true}
+			}
+			// A record is empty only when every rule of its name the selector reaches is.
+			var out map[string]bool
+			for _, r := range rules {
+				if !allows(n.Matchers, r.Labels) || seen[r.Name+fmt.Sprint(r.Labels)] {
+					continue
+				}
+				rn, err := promql.Parse(r.Expr)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				inner := maps.Clone(seen)
+				inner[r.Name+fmt.Sprint(r.Labels)] = true
+				out = intersect(out, req(rn, inner))
+			}
+			return out
+		case n.Kind == promql.Call && slices.Contains([]string{"absent", "absent_over_time", "vector"}, n.Name):
+			return nil
+		case n.Kind == promql.Binary && n.Name == "or":
+			return intersect(req(n.Args[0], seen), req(n.Args[1], seen))
+		case n.Kind == promql.Binary && n.Name == "unless":
+			return req(n.Args[0], seen)
+		}
+		out := map[string]bool{}
+		for _, a := range n.Args {
+			maps.Copy(out, req(a, seen))
+		}
+		return out
+	}
+	out := req(n, map[string]bool{})
+	return model.SortedKeys(out), errors.Join(errs...)
+}
+
+// intersect is what both sets hold; a nil set stands for "not yet any".
+func intersect(a, b map[string]bool) map[string]bool {
+	if a == nil {
+		return maps.Clone(b)
+	}
+	out := map[string]bool{}
+	for k := range a {
+		if b[k] {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // dcgmFields are the DCGM fields among metrics.

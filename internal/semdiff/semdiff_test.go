@@ -122,7 +122,7 @@ func TestCatalogEdits(t *testing.T) {
 			override: `{ alerts+: { GPUTemperatureHigh+: { family: 'workload' } } }`,
 			want: []string{
 				// Workload alerts go to their team, and a cordon silences them.
-				"changed alert GPUTemperatureHigh [labels.family] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed alert GPUTemperatureHigh [labels.family] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUKubeStateMetricsDown,GPUNodeCordoned",
 				"changed file docs/catalog.md",
 				"changed file tests/promtool/alerts.test.yaml",
 			},
@@ -141,10 +141,12 @@ func TestCatalogEdits(t *testing.T) {
 			name:     "an inhibition widened to a family",
 			override: `{ alertmanager+: { inhibit+: { nodeUnschedulableFamilies+: ['thermal'] } } }`,
 			want: []string{
-				"changed alert GPUHotterThanFleetPeers [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
-				"changed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
-				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
-				"changed alert GPUThermalThrottling [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUNodeCordoned",
+				"changed alert GPUHotterThanFleetPeers [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUKubeStateMetricsDown,GPUNodeCordoned",
+				"changed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUKubeStateMetricsDown,GPUNodeCordoned",
+				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUKubeStateMetricsDown,GPUNodeCordoned",
+				"changed alert GPUThermalThrottling [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUKubeStateMetricsDown,GPUNodeCordoned",
+				// kube-state-metrics down silences what the cordon silences (derived), and its runbook names the families.
+				"changed file runbooks/GPUKubeStateMetricsDown.md",
 			},
 		},
 		{

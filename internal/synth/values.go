@@ -36,7 +36,7 @@ func GaugeValue(f model.Field, g GPU, e Entity) float64 {
 	if e.MIG != nil {
 		held = e.MIG.Pod != nil
 	}
-	if f.ByNamespace && f.Unit == "MiB" && !held {
+	if f.ByNamespace && f.Family == "memory" && !held {
 		return 0
 	}
 	scale, ok := unitScale[f.Unit]
