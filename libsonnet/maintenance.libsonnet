@@ -21,8 +21,10 @@ local t = import 'lib/test.libsonnet';
 
   records+: {
     // A GPU node in maintenance: cordoned (unschedulable), and no pod holds any of its GPUs.
+    // In the group of the GPU-to-pod map it reads (a record reading another group's record
+    // sees it one evaluation late).
     [inMaintenance]: {
-      family: 'node',
+      family: 'allocation',
       expr: 'max by (' + node + ') (' + e.asHost(l, 'kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1') + ')'
             + ' unless on (' + node + ') group by (' + node + ') (' + names.gpuInfo + '{' + l.pod + '!=""})',
     },
