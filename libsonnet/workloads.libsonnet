@@ -191,13 +191,16 @@ local t = import 'lib/test.libsonnet';
     GPUBusyNotWorking: mlp {
       family: 'workload',
       severity: 'warning',
-      local prof(field, cmp, threshold) = 'max by (' + id + ') (avg_over_time(' + field + '{' + l.namespace + '!=""}[5m])) ' + cmp + ' ' + threshold,
+      // Each signal is compared on its raw series first, so that the joins see only the few
+      // series past their threshold; `for` holds the condition for the whole window.
+      local entity = std.join(', ', $.identity.gpuJoin + [l.migInstance]),
       local join = std.join(', ', $.identity.gpuJoin),
-      expr: prof(activity, '>', th.hungEngineActivity)
-            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_SM_ACTIVE', '<', th.hungSMActivity)
-            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', '<', th.hungPipeActivity)
-            + ' and on (' + id + ') ' + prof('DCGM_FI_PROF_DRAM_ACTIVE', '<', th.hungPipeActivity)
-            + ' and on (' + join + ') (max by (' + join + ') (DCGM_FI_DEV_POWER_USAGE) < ' + th.hungPowerRatio + ' * max by (' + join + ') (DCGM_FI_DEV_POWER_MGMT_LIMIT))',
+      expr: 'max by (' + id + ') ('
+            + activity + '{' + l.namespace + '!=""} > ' + th.hungEngineActivity
+            + ' and on (' + entity + ') DCGM_FI_PROF_SM_ACTIVE < ' + th.hungSMActivity
+            + ' and on (' + entity + ') DCGM_FI_PROF_PIPE_TENSOR_ACTIVE < ' + th.hungPipeActivity
+            + ' and on (' + entity + ') DCGM_FI_PROF_DRAM_ACTIVE < ' + th.hungPipeActivity
+            + ') and on (' + join + ') (DCGM_FI_DEV_POWER_USAGE < ' + th.hungPowerRatio + ' * DCGM_FI_DEV_POWER_MGMT_LIMIT)',
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
       description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' %, its tensor pipes and memory under ' + e.percent(th.hungPipeActivity) + ' % and its power under ' + e.percent(th.hungPowerRatio) + ' % of its limit: the job is probably hung (an NCCL collective waiting on a rank), not training.',
