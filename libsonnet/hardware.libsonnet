@@ -35,7 +35,7 @@ local t = import 'lib/test.libsonnet';
     // How long a gap in a GPU's data (a Prometheus restart, a scrape outage) the XID alerts
     // look past to tell an old XID from a new one; XIDs held across a longer gap are announced
     // again when the data resumes.
-    gap: '1h',
+    gap: '30m',
   },
 
   // Reasons in the clock-event bitmask that mean real throttling. 0x1 (idle), 0x2 (application

@@ -24,10 +24,9 @@ local t = import 'lib/test.libsonnet';
     hungEngineActivity: 0.9,
     // ...while its SMs are below this activity...
     hungSMActivity: 0.2,
-    // ...its tensor pipes and memory interface below this...
-    hungPipeActivity: 0.05,
-    // ...and it draws less than this share of its power limit.
-    hungPowerRatio: 0.5,
+    // ...and its memory interface below this. (Tensor pipes and power fall with them; each
+    // further signal is another read of every GPU's series at every evaluation.)
+    hungDRAMActivity: 0.05,
     // Share of failed exporter scrapes that is a problem even while the target is up.
     scrapeFailureRatio: 0.1,
   },
@@ -186,7 +185,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     // A hung collective looks busy: the engine runs (kernels spin waiting for peers) while the
-    // SMs, tensor pipes and memory do almost nothing and the power stays low. Idle detection
+    // SMs and memory do almost nothing (tensor pipes and power fall with them). Idle detection
     // keys on engine activity and cannot see it.
     GPUBusyNotWorking: mlp {
       family: 'workload',
@@ -194,34 +193,28 @@ local t = import 'lib/test.libsonnet';
       // Each signal is compared on its raw series first, so that the joins see only the few
       // series past their threshold; `for` holds the condition for the whole window.
       local entity = std.join(', ', $.identity.gpuJoin + [l.migInstance]),
-      local join = std.join(', ', $.identity.gpuJoin),
       expr: 'max by (' + id + ') ('
             + activity + '{' + l.namespace + '!=""} > ' + th.hungEngineActivity
             + ' and on (' + entity + ') DCGM_FI_PROF_SM_ACTIVE < ' + th.hungSMActivity
-            + ' and on (' + entity + ') DCGM_FI_PROF_PIPE_TENSOR_ACTIVE < ' + th.hungPipeActivity
-            + ' and on (' + entity + ') DCGM_FI_PROF_DRAM_ACTIVE < ' + th.hungPipeActivity
-            + ') and on (' + join + ') (DCGM_FI_DEV_POWER_USAGE < ' + th.hungPowerRatio + ' * DCGM_FI_DEV_POWER_MGMT_LIMIT)',
+            + ' and on (' + entity + ') DCGM_FI_PROF_DRAM_ACTIVE < ' + th.hungDRAMActivity + ')',
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
-      description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' %, its tensor pipes and memory under ' + e.percent(th.hungPipeActivity) + ' % and its power under ' + e.percent(th.hungPowerRatio) + ' % of its limit: the job is probably hung (an NCCL collective waiting on a rank), not training.',
+      description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' % and its memory interface under ' + e.percent(th.hungDRAMActivity) + ' %: the job is probably hung (an NCCL collective waiting on a rank), not training.',
       tests:
-        local gpu(engine, sm, tensor, dram, power) = [
+        local gpu(engine, sm, dram) = [
           t.series(activity, engine),
           t.series('DCGM_FI_PROF_SM_ACTIVE', sm),
-          t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', tensor),
           t.series('DCGM_FI_PROF_DRAM_ACTIVE', dram),
-          t.series('DCGM_FI_DEV_POWER_USAGE', power),
-          t.series('DCGM_FI_DEV_POWER_MGMT_LIMIT', '700x60'),
         ];
         [
-          t.case('hung collective', true, gpu('0.98x60', '0.1x60', '0x60', '0.01x60', '150x60'), value=0.98),
-          t.case('training at full speed', false, gpu('0.98x60', '0.8x60', '0.5x60', '0.4x60', '600x60')),
-          t.case('memory-bound kernels', false, gpu('0.95x60', '0.3x60', '0.02x60', '0.7x60', '450x60')),
-          t.case('hung for the last 10 minutes', false, gpu('0.98x60', '0.8x50 0.1x10', '0.5x50 0x10', '0.4x50 0.01x10', '600x50 150x10')),
-          t.case('spinning on a GPU no pod holds', false, gpu('0.98x60', '0.1x60', '0x60', '0.01x60', '150x60'), pod=false),
+          t.case('hung collective', true, gpu('0.98x60', '0.1x60', '0.01x60'), value=0.98),
+          t.case('training at full speed', false, gpu('0.98x60', '0.8x60', '0.4x60')),
+          t.case('memory-bound kernels', false, gpu('0.95x60', '0.15x60', '0.7x60')),
+          t.case('hung for the last 10 minutes', false, gpu('0.98x60', '0.8x50 0.1x10', '0.4x50 0.01x10')),
+          t.case('spinning on a GPU no pod holds', false, gpu('0.98x60', '0.1x60', '0.01x60'), pod=false),
         ],
       runbook: {
-        meaning: 'For ' + $.alerts.GPUBusyNotWorking['for'] + ' the GPU has looked busy (graphics engine over ' + e.percent(th.hungEngineActivity) + ' % active) while doing almost no work: SMs under ' + e.percent(th.hungSMActivity) + ' %, tensor pipes and memory interface under ' + e.percent(th.hungPipeActivity) + ' %, power under ' + e.percent(th.hungPowerRatio) + ' % of its limit. That is what a hung collective looks like: NCCL kernels spin waiting for a rank that never arrives.',
+        meaning: 'For ' + $.alerts.GPUBusyNotWorking['for'] + ' the GPU has looked busy (graphics engine over ' + e.percent(th.hungEngineActivity) + ' % active) while doing almost no work: SMs under ' + e.percent(th.hungSMActivity) + ' %, memory interface under ' + e.percent(th.hungDRAMActivity) + ' % (tensor pipes idle and power low with them). That is what a hung collective looks like: NCCL kernels spin waiting for a rank that never arrives.',
         impact: 'The job makes no progress while holding its GPUs (often every GPU of a multi-node job); utilization dashboards show it busy, so nothing else notices.',
         queries: [
           { title: 'Engine against SM activity of the pod', expr: 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"} - DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"}' },
