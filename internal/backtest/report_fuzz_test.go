@@ -35,20 +35,7 @@ func FuzzReportNames(f *testing.F) {
 			if err := Write(&got, format, fuzzResult(s)); err != nil {
 				t.Fatal(err)
 			}
-			if p, g := strings.Count(plain.String(), "\n"), strings.Count(got.String(), "\n"); p != g {
-				t.Fatalf("%s: the name %q makes %d lines, a plain one %d:\n%s", format, s, g, p, got.String())
-			}
-			if format == "text" {
-				for _, line := range testutil.CommandLines(got.String()) {
-					t.Errorf("text: the line %q can be read as a workflow command", line)
-				}
-				continue
-			}
-			for _, c := range []string{"<", ">", "|"} {
-				if p, g := testutil.Unescaped(plain.String(), c), testutil.Unescaped(testutil.OutsideCode(got.String()), c); g > p {
-					t.Errorf("the name %q adds a %q:\n%s", s, c, got.String())
-				}
-			}
+			testutil.ReportShape(t, format, s, plain.String(), plain.String(), got.String())
 		}
 	})
 }

@@ -1,6 +1,9 @@
 package testutil
 
-import "strings"
+import (
+	"strings"
+	"testing"
+)
 
 // CommandLines are the lines of a text report that GitHub's runner would read as a workflow
 // command: starting with :: after leading spaces (the runner trims them), or holding the older
@@ -78,4 +81,26 @@ func OutsideCode(md string) string {
 		i += n + end + n
 	}
 	return b.String()
+}
+
+// ReportShape checks a report written with a name from data (got) against the same report
+// written with a plain name (plain; ref is the plain report Markdown's HTML and pipes are
+// counted in): as many lines; in text, no line GitHub's runner reads as a workflow command; in
+// Markdown, no HTML or unescaped pipe outside code that ref does not have.
+func ReportShape(t *testing.T, format, name, plain, ref, got string) {
+	t.Helper()
+	if p, g := strings.Count(plain, "\n"), strings.Count(got, "\n"); p != g {
+		t.Fatalf("%s: the name %q makes %d lines, a plain one %d:\n%s", format, name, g, p, got)
+	}
+	if format == "text" {
+		for _, line := range CommandLines(got) {
+			t.Errorf("text: the line %q can be read as a workflow command", line)
+		}
+		return
+	}
+	for _, c := range []string{"<", ">", "|"} {
+		if p, g := Unescaped(ref, c), Unescaped(OutsideCode(got), c); g > p {
+			t.Errorf("the name %q adds a %q outside code:\n%s", name, c, got)
+		}
+	}
 }
