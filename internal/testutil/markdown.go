@@ -35,8 +35,9 @@ func Unescaped(s, c string) int {
 }
 
 // OutsideCode is Markdown with its fenced blocks (a line opening with three or more backticks,
-// up to a line of at least as many) and code spans (a run of backticks up to the next run of
-// the same length) removed: what a renderer reads as Markdown and HTML.
+// up to a line of at least as many) and code spans (a run of backticks not escaped by a
+// backslash, up to the next run of the same length) removed: what a renderer reads as Markdown
+// and HTML.
 func OutsideCode(md string) string {
 	var kept []string
 	fence := 0
@@ -56,8 +57,8 @@ func OutsideCode(md string) string {
 	text := strings.Join(kept, "\n")
 	var b strings.Builder
 	for i := 0; i < len(text); {
-		if text[i] != '`' {
-			b.WriteByte(text[i])
+		if text[i] != '`' || (i > 0 && text[i-1] == '\\') {
+			b.WriteByte(text[i]) // text, or an escaped backtick, which opens no span
 			i++
 			continue
 		}
