@@ -193,6 +193,9 @@ func Write(dir string, files []File, managed []string) error {
 			return &InterruptedError{Signal: sig, Dir: dir}
 		}
 	}
+	if len(targets)+len(d.Extra) == 0 {
+		return nil
+	}
 	// A run killed outright from here on leaves the journal, and Recover completes it.
 	j := journal{Remove: d.Extra}
 	for i, f := range targets {
@@ -200,9 +203,6 @@ func Write(dir string, files []File, managed []string) error {
 		j.Renames = append(j.Renames, journalRename{From: filepath.ToSlash(from), To: f.Path})
 	}
 	journalPath := filepath.Join(dir, JournalFile)
-	if len(targets)+len(d.Extra) == 0 {
-		return nil
-	}
 	if err := writeJournal(dir, j); err != nil {
 		cleanup()
 		return fmt.Errorf("writing the journal: %w", err)
