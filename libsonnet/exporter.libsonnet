@@ -74,6 +74,19 @@
     // by the pod's share.
     virtualGPUs: false,
     perProcessFields: ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED'],
+    // The counter file's own DCGM fields that every GPU reports while the file collects them (no
+    // NVLink, profiling or event fields, which some GPUs never send, nor the exporter's own
+    // counts, which its flags enable): where GPUs report the default fields but none of these,
+    // the exporter runs with its default counter set (DCGMExporterStockCounterSet). Derived from extraCounters; the first is the one the
+    // promtool scenarios send on every GPU, so it must read 0 as "nothing happened".
+    local everyGPUReports(f) =
+      local field = $.fields[f];
+      field.id != 0 && !field.default && !field.profiling && field.family != 'nvlink'
+      && std.member(['gpu', 'mig-repeated'], field.entity) && field.kind != 'last-event',
+    counterFileFields: [f for f in self.extraCounters if std.objectHas($.fields, f) && everyGPUReports(f)],
+    // The alert that tickets a cluster whose exporters run the default counter set ('' for none);
+    // its runbook lists the alerts the default set leaves blind.
+    stockCounterSetAlert: if self.counterFileFields == [] then '' else 'DCGMExporterStockCounterSet',
     // Fields your counter file collects beyond the exporter's default set. The default lists
     // what the embedded rules read; lint warns about rules that read a field collected by
     // neither.

@@ -490,6 +490,31 @@ local t = import 'lib/test.libsonnet';
            ] else []),
     },
 
+    // The exporter's default counter set (the GPU Operator's default) instead of the generated
+    // counter file: GPUs report the default fields but none of the counter file's own, so
+    // every alert that needs one of those can never fire. One ticket per cluster; the runbook
+    // lists the alerts it leaves blind.
+    [if $.exporter.counterFileFields != [] then 'DCGMExporterStockCounterSet']: hw {
+      local h = $.exporter.healthField,
+      local fields = $.exporter.counterFileFields,
+      family: 'exporter',
+      severity: 'warning',
+      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.uuid + ') (' + h + '))'
+            + ' unless on (' + l.cluster + ') (' + std.join(' or ', ['group by (' + l.cluster + ') (' + f + ')' for f in fields]) + ')',
+      // An exporter rollout replaces its pods within minutes; a counter file is missing for good.
+      'for': '30m',
+      identity: [l.cluster],
+      summary: "GPUs report only the exporter's default fields: the alerts that need the counter file cannot fire.",
+      description: '{{ $value | printf "%.0f" }} GPUs of cluster {{ $labels.' + l.cluster + ' }} have reported ' + h + ' for ' + self['for'] + ' but none reports any field the counter file adds (' + std.join(', ', fields) + '): dcgm-exporter runs with its default counter set, so the alerts that need those fields (the runbook lists them) cannot fire. Deploy the generated counter file.',
+      tests: [
+        t.case('the exporter runs its default counter set', true, [], counterFile=false, target={}, value=1),
+        t.case('two GPUs, default counter set', true, [], gpus=2, counterFile=false, target={}, value=2),
+        t.case('the counter file is deployed', false, []),
+        t.case("one GPU of two sends the counter file's fields", false, [t.series(fields[0], '0x60', entities=[1])], gpus=2, counterFile=false),
+        t.case("the counter file's fields arrive late", false, [t.series(fields[0], '_x40 0x20')], counterFile=false),
+      ],
+    },
+
     // A GPU that stopped reporting is a fault only while its node is still there: a node the
     // autoscaler deleted takes its exporter target, GPU series and Kubernetes node away at
     // once, without an up == 0. The node is there while its other GPUs still report, or while

@@ -270,6 +270,24 @@ local rb = import 'lib/runbook.libsonnet';
     } },
 
 
+    [if $.exporter.counterFileFields != [] then 'DCGMExporterStockCounterSet']+: { runbook: {
+      local fields = $.exporter.counterFileFields,
+      meaning: 'The GPUs of the cluster report the exporter\'s default fields (' + $.exporter.healthField + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + '): dcgm-exporter runs with its default counter set (the GPU Operator\'s and the Helm chart\'s default) instead of the generated one.',
+      impact: 'Every alert that needs a field outside the default set can never fire in the cluster (listed below with the fields each needs); nothing else says so, and the dashboards\' panels on those fields stay empty.',
+      queries: [
+        q('The counter file\'s fields the cluster reports', 'count by (__name__) ({__name__=~"' + std.join('|', fields) + '", ' + l.cluster + '="$' + l.cluster + '"})'),
+        q('GPUs per exporter target', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.cluster + '="$' + l.cluster + '"})'),
+      ],
+      diagnosis: [
+        step('Does the exporter run with --collectors (-f) pointing at the generated counter file?', 'The file is mounted but its fields do not arrive: check that the ConfigMap holds the generated file and that the exporter pods restarted after it changed.', 'Deploy the counter file: the GPU Operator reads it from the ConfigMap named in dcgmExporter.config.name, the Helm chart from its counter-file values.'),
+      ],
+      mitigation: [
+        'Deploy the generated counter file (exporter/dcgm-counters.csv, or exporter/configmap.yaml for the GPU Operator, exporter/helm-values.yaml for the Helm chart) and restart the exporter pods; the ticket resolves once the fields arrive.',
+      ],
+      escalation: infraEscalation,
+      dashboards: ['L2'],
+    } },
+
     GPUSeriesMissing+: { runbook: hardware(
       'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
       'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert. A node deleted by the autoscaler does not raise this alert: its GPUs and its Kubernetes node leave together.',

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -20,9 +21,9 @@ import (
 
 // Output paths, relative to the output directory.
 const (
-	Dir = "exporter"
+	Dir = conventions.ExporterDir
 	// CountersFile is in dcgm-exporter's own format: DCGM field, Prometheus type, help.
-	CountersFile = Dir + "/dcgm-counters.csv"
+	CountersFile = conventions.CountersFile
 	// ConfigMapFile holds the counters for the GPU Operator (dcgmExporter.config.name).
 	ConfigMapFile = Dir + "/configmap.yaml"
 	// HelmValuesFile holds the counters for the dcgm-exporter Helm chart.

@@ -172,7 +172,7 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(atHost(s.Labels, gpus[0].Host))
 		out = append(out, series{Series: synth.Series(s.Metric, labels), Values: s.Values})
 	}
-	return append(out, upSeries(m, gpus[0], c.Up))
+	return append(withCounterFile(m, c, out, steps), upSeries(m, gpus[0], c.Up))
 }
 
 // ScenarioHost, as a label value of a scenario's extra series or target, stands for the host
@@ -280,4 +280,29 @@ func expectedAlert(a plan.Alert, e expectation) (expAlert, error) {
 		labels[k] = expanded
 	}
 	return expAlert{ExpLabels: labels, ExpAnnotations: annotations}, nil
+}
+
+// withCounterFile adds, beside every health-field series of a scenario, the series of the
+// counter file's first own field with the same labels (0 throughout), as an exporter with the
+// generated counter file sends; nothing for a scenario on the default counter set, or one that
+// sends that field itself.
+func withCounterFile(m *model.Model, c model.AlertCase, in []series, steps int) []series {
+	if c.StockCounters || len(m.Exporter.CounterFileFields) == 0 {
+		return in
+	}
+	field := m.Exporter.CounterFileFields[0]
+	for _, s := range c.Series {
+		if s.Metric == field {
+			return in
+		}
+	}
+	out, seen := in, map[string]bool{}
+	for _, s := range in {
+		labels, ok := strings.CutPrefix(s.Series, m.Exporter.HealthField+"{")
+		if ok && !seen[labels] {
+			seen[labels] = true
+			out = append(out, series{Series: field + "{" + labels, Values: constant(0, steps)})
+		}
+	}
+	return out
 }

@@ -338,6 +338,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
 		},
 		{
+			name: "the default counter set tickets per GPU, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "count by (cluster) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
+			new:         "count by (cluster, UUID) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
+			wantFailure: "alertname: DCGMExporterStockCounterSet",
+		},
+		{
 			name: "two errors on a cohort read as a regression", file: "rules/alerts.yaml", testFile: AlertsFile,
 			old:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 3,",
 			new:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 1,",

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -21,8 +22,9 @@ func Path(alert string) string { return Dir + "/" + alert + ".md" }
 // Generate renders every alert's runbook page.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	var files []emit.File
+	blind := p.BlindOnDefaultSet()
 	for _, name := range model.SortedKeys(p.Alerts) {
-		files = append(files, emit.Markdown(Path(name), page(p, name)))
+		files = append(files, emit.Markdown(Path(name), page(p, name, blind)))
 	}
 	return files, nil
 }
@@ -34,7 +36,9 @@ var tiers = map[model.Severity]string{
 	model.SeverityInfo:     "info: shown on dashboards, no notification",
 }
 
-func page(p *plan.Plan, name string) []byte {
+// page renders one alert's runbook; blind lists, by alert, the fields outside the exporter's
+// default counter set without which each alert never fires.
+func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	m := p.Model
 	a := m.Alerts[name]
 	rb := a.Runbook
@@ -51,6 +55,14 @@ func page(p *plan.Plan, name string) []byte {
 	line("| Team | %s |", a.Team)
 	line("| Fires after | %s |", orDefault(a.For, "the first evaluation"))
 	line("| Labels | %s |", code(append(slices.Clone(a.Identity), model.SortedKeys(p.Alerts[name].Labels)...)))
+	stock := m.Exporter.StockCounterSetAlert
+	if fields := blind[name]; len(fields) > 0 {
+		deploy := "deploy " + conventions.CountersFile
+		if stock != "" {
+			deploy += " (" + stock + " tickets a cluster without it)"
+		}
+		line("| Needs the counter file | %s: outside dcgm-exporter's default counter set; %s |", code(fields), deploy)
+	}
 	line("")
 	section(&b, "What it means", rb.Meaning)
 	section(&b, "Impact", rb.Impact)
@@ -61,6 +73,9 @@ func page(p *plan.Plan, name string) []byte {
 			line("- %s", n)
 		}
 		line("")
+	}
+	if name == stock {
+		blindSet(&b, p, blind)
 	}
 	line("## First look")
 	line("")
@@ -106,6 +121,21 @@ func page(p *plan.Plan, name string) []byte {
 	line("")
 	line("Generated from the gpuobs catalog: change the alert or this page there, not here.")
 	return []byte(b.String())
+}
+
+// blindSet lists the alerts the exporter's default counter set leaves blind, with their tier and
+// the fields each needs.
+func blindSet(b *strings.Builder, p *plan.Plan, blind map[string][]string) {
+	b.WriteString("## Blind on the default counter set\n\n")
+	if len(blind) == 0 {
+		b.WriteString("Every alert of the catalog can fire on the default counter set.\n\n")
+		return
+	}
+	b.WriteString("These alerts can never fire while the exporter runs its default counter set:\n\n| Alert | Tier | Needs |\n|---|---|---|\n")
+	for _, name := range model.SortedKeys(blind) {
+		fmt.Fprintf(b, "| [%s](%s.md) | %s | %s |\n", name, name, tiers[p.Model.Alerts[name].Severity], code(blind[name]))
+	}
+	b.WriteString("\n")
 }
 
 func section(b *strings.Builder, title, text string) {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
@@ -53,6 +54,7 @@ func validate(m *model.Model) Problems {
 	v.slos(m)
 	v.cost(m)
 	v.sharing(m)
+	v.counterFile(m)
 	v.topology(m)
 	v.runbooks(m)
 	v.alertmanager(m)
@@ -407,6 +409,25 @@ func (v *validator) cost(m *model.Model) {
 	for _, sku := range model.SortedKeys(m.Cost.GPUHourly) {
 		if price := m.Cost.GPUHourly[sku]; price <= 0 {
 			v.add("cost.gpuHourly."+sku, "is %g; a GPU-hour price is positive", price)
+		}
+	}
+}
+
+// counterFile checks the fields that tell the counter file from the exporter's default set: each
+// is a field the counter file collects beyond that set, and the alert on their absence exists.
+func (v *validator) counterFile(m *model.Model) {
+	for i, name := range m.Exporter.CounterFileFields {
+		f, ok := m.Fields[name]
+		switch {
+		case !ok:
+			v.add(fmt.Sprintf("exporter.counterFileFields[%d]", i), "names field %q, which is not in fields", name)
+		case f.Default || !slices.Contains(m.Exporter.ExtraCounters, name):
+			v.add(fmt.Sprintf("exporter.counterFileFields[%d]", i), "names %s, which the counter file does not add to the default set (default, or not in exporter.extraCounters): GPUs on the default set would report it", name)
+		}
+	}
+	if a := m.Exporter.StockCounterSetAlert; a != "" {
+		if _, ok := m.Alerts[a]; !ok {
+			v.add("exporter.stockCounterSetAlert", "names unknown alert %q; set it to '' to go without", a)
 		}
 	}
 }

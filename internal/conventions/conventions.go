@@ -100,3 +100,10 @@ const (
 	RecordingRulesFile = RulesDir + "/recording.yaml"
 	AlertRulesFile     = RulesDir + "/alerts.yaml"
 )
+
+// Where the exporter's counter file is, relative to the output directory: the exporter
+// generator writes it, and runbooks and warnings name it.
+const (
+	ExporterDir  = "exporter"
+	CountersFile = ExporterDir + "/dcgm-counters.csv"
+)

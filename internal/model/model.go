@@ -275,6 +275,12 @@ type Exporter struct {
 	PerProcessFields []string `json:"perProcessFields"`
 	// ExtraCounters are the fields the counter file collects beyond the default set.
 	ExtraCounters []string `json:"extraCounters"`
+	// CounterFileFields are the fields of ExtraCounters that every GPU reports while the
+	// counter file collects them: where none arrives, the exporter runs its default set.
+	CounterFileFields []string `json:"counterFileFields"`
+	// StockCounterSetAlert is the alert that tickets a cluster on the default counter set
+	// ("" for none); its runbook lists the alerts that set leaves blind.
+	StockCounterSetAlert string `json:"stockCounterSetAlert"`
 	// FieldNames renames catalog fields to the names the exporter exports (dcgm-exporter
 	// 4.9 renames fields that DCGM 4.7 deprecates); applied to the whole catalog on load.
 	FieldNames map[string]string `json:"fieldNames"`
@@ -514,7 +520,10 @@ type AlertCase struct {
 	MIG         bool         `json:"mig"`
 	Health      string       `json:"health"`
 	ExtraHealth string       `json:"extraHealth"`
-	Up          string       `json:"up"`
+	// StockCounters is an exporter on its default counter set: the scenario's GPUs send none
+	// of the counter file's own fields (else each sends the first of CounterFileFields, 0).
+	StockCounters bool   `json:"stockCounters"`
+	Up            string `json:"up"`
 	// NodeInfo, when set, are the values of kube-state-metrics' kube_node_info for the
 	// scenario's host: the node as the Kubernetes API knows it.
 	NodeInfo  string       `json:"nodeInfo"`

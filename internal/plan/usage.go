@@ -30,10 +30,23 @@ type Usage struct {
 // of the expression needs one of them. An alert that falls back to a collected field (the XID
 // alerts read the per-code count or the last-XID gauge) is not listed.
 func (p *Plan) Missing() map[string][]string {
+	return p.blindWithout(func(f model.Field, name string) bool { return !p.Model.Collected(name) })
+}
+
+// BlindOnDefaultSet lists, by alert, the DCGM fields outside dcgm-exporter's default counter
+// set that an alert reads, for the alerts that never fire on that set (an exporter deployed
+// without the generated counter file).
+func (p *Plan) BlindOnDefaultSet() map[string][]string {
+	return p.blindWithout(func(f model.Field, _ string) bool { return !f.Default })
+}
+
+// blindWithout lists, by alert, the fields an alert reads that absent says are not collected,
+// for the alerts that then never fire: every branch of the expression needs one of them.
+func (p *Plan) blindWithout(absent func(f model.Field, name string) bool) map[string][]string {
 	rd := newReader(p.Recorded)
 	uncollected := func(metric string) bool {
-		_, isField := p.Model.Fields[metric]
-		return isField && !p.Model.Collected(metric)
+		f, isField := p.Model.Fields[metric]
+		return isField && absent(f, metric)
 	}
 	out := map[string][]string{}
 	for _, name := range model.SortedKeys(p.Alerts) {

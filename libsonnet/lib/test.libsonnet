@@ -32,6 +32,8 @@
   //   owner      the Job that owns the scenario's pods (kube_pod_owner)
   //   health     values of the exporter's health field, or false for none
   //   extraHealth  a second health series per GPU without pod labels (pod churn)
+  //   counterFile  each GPU sends, with its health field, the first field only the counter
+  //              file collects (0 throughout); false for an exporter on its default counter set
   //   up         values of the exporter's up series
   //   nodeInfo   values of kube_node_info for the host (the node is in the Kubernetes API)
   //   extra      series not on a GPU (kube-state-metrics, vLLM) with explicit labels
@@ -40,7 +42,7 @@
   //   without    identity labels the alert lacks in this scenario
   //   labels     identity labels the alert has beyond the GPU's (the code of an XID)
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], models=[], owner='', ownerKind='', health='65x60', extraHealth=null, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
+  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], models=[], owner='', ownerKind='', health='65x60', extraHealth=null, counterFile=true, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
     name: name,
     fires: fires,
     series: series,
@@ -54,6 +56,7 @@
     [if ownerKind != '' then 'ownerKind']: ownerKind,
     health: if health == false then '' else health,
     [if extraHealth != null then 'extraHealth']: extraHealth,
+    [if !counterFile then 'stockCounters']: true,
     up: up,
     [if nodeInfo != null then 'nodeInfo']: nodeInfo,
     extra: extra,

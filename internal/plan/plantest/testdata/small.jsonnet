@@ -19,4 +19,5 @@ gpuobs {
   throttleReasons: {},
   dashboards: {},
   alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '', kubeStateMetricsDown: '' } },
+  exporter+: { stockCounterSetAlert: '' },
 }
