@@ -134,7 +134,8 @@ local t = import 'lib/test.libsonnet';
           t.case(name, fires, series, gpus=4, drivers=std.get(split, 'drivers', []), models=std.get(split, 'models', []), target=target, value=value, alsoFires=also);
         [
           case('three double-bit errors on the GPU of one ' + c, true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 3x50', entities=[0])], target={ [label]: cohortOf, signal: 'ecc_dbe' }, value=3),
-          case('three fatal XIDs on the GPU of one ' + c, true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_ 48x9 62x10 48x40', { err_code: '48' }, entities=[0])], target={ [label]: cohortOf, signal: 'fatal_xid' }, value=3),
+          // Early in the hour, so that the fatal XID page's incident is over at evaluation.
+          case('three fatal XIDs on the GPU of one ' + c, true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_ 48x4 62x4 48x50', { err_code: '48' }, entities=[0])], target={ [label]: cohortOf, signal: 'fatal_xid' }, value=3),
           case('the same errors on every ' + c, false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 3x50')]),
           case('two errors: noise', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 2x50', entities=[0])]),
         ],

@@ -26,8 +26,13 @@ local t = import 'lib/test.libsonnet';
   },
 
   windows: {
-    // How long an XID or ECC event keeps its alert firing.
+    // How long an XID or ECC event keeps its alert firing...
     event: '10m',
+    // ...and how much longer the alert stays firing after that (keep_firing_for), so that the
+    // same fault repeating within an incident (a GPU that errors again after its reset) stays
+    // one page instead of resolving and paging again; the alert resolves this long after the
+    // last event window ends.
+    incident: '30m',
     eccRate: '1h',
     throttle: '15m',
     // How far back a GPU that stopped reporting is remembered.
@@ -135,19 +140,33 @@ local t = import 'lib/test.libsonnet';
     local increasedOver(field, window) = 'increase(' + names.gpuCounter(field) + '[' + window + '])',
     // Scenarios of an event counter whose series change identity at the moment of the event:
     // the job dies with the error (the increment lands on the series without its pod), and the
-    // exporter restarts as a new target.
-    local churnCases(field, what, count) = [
+    // exporter restarts as a new target. kept names an alert with keep_firing_for: its first
+    // firing, on the GPU while the pod still held it, keeps firing beside the one without the pod.
+    local churnCases(field, what, count, kept=null) = [
       t.case(what + ' kills the job: the increment lands on the series without the pod', true, [
         t.series(field, '0x54'),
         t.series(field, '_x56 ' + count + 'x4', pod=false),
-      ], health='65x54', extraHealth='_x56 65x4', value=count, without=[l.namespace, l.pod]),
+      ], health='65x54', extraHealth='_x56 65x4', value=count, without=[l.namespace, l.pod], alsoFires=if kept == null then [] else [t.also(kept, count)]),
       t.case(what + ' as the exporter restarts as a new target', true, [
         t.series(field, '0x55'),
         t.series(field, '_x56 ' + count + 'x4', { instance: '10.250.0.1:9400' }),
       ], value=count),
     ],
 
+    // An event alert stays firing for windows.incident after its event leaves the event window:
+    // one case inside that time, one (where the hour has room for it) after it. event(minute)
+    // is the scenario's series with the event at that minute.
+    local eventMinutes = e.seconds(w.event) / 60,
+    local incidentMinutes = e.seconds(w.incident) / 60,
+    local incidentCases(event, value, labels={}, alsoFires=[]) = [
+      t.case('the event ended ' + std.toString(incidentMinutes / 2) + ' minutes ago: the alert keeps firing (keep_firing_for)', true, event(std.max(1, 60 - eventMinutes - incidentMinutes / 2)), value=value, labels=labels, alsoFires=alsoFires),
+    ] + (if eventMinutes + incidentMinutes + 5 > 59 then [] else [
+           t.case('the event ended longer ago than windows.incident: the incident is over', false, event(60 - eventMinutes - incidentMinutes - 5), alsoFires=alsoFires),
+         ]),
+    local eventAlert = { keepFiringFor: w.incident },
+
     local xid(code) = { xid: std.toString(code) },
+    local newXid(code) = function(minute) [t.series('DCGM_FI_DEV_XID_ERRORS', '_x' + minute + ' ' + code + 'x' + (60 - minute), { err_code: std.toString(code) })],
     local held(code) = t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) }),
     local xidCases(code, other, otherAlert) = [
       t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=1, labels=xid(code)),
@@ -162,7 +181,7 @@ local t = import 'lib/test.libsonnet';
     ] + (if $.exporter.xidCountField == null then [] else [
            // The gauge already held the code: only the per-code count sees the repeat.
            t.case('the same XID again, seen by the per-code count', true, [held(code), t.series($.exporter.xidCountField, '_x55 3x5', xid(code))], value=3, labels=xid(code)),
-           t.case('per-code count back to zero', false, [held(code), t.series($.exporter.xidCountField, '_x20 1x5 0x35', xid(code))]),
+           t.case('per-code count back to zero', false, [held(code), t.series($.exporter.xidCountField, '_x5 1x5 0x50', xid(code))]),
          ]),
     local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
       family: 'xid',
@@ -171,8 +190,9 @@ local t = import 'lib/test.libsonnet';
       identity: $.identity.alert + ['xid'],
       summary: summary,
       description: gpuText + ' reported XID {{ $labels.xid }} (' + what + ') in the last ' + w.event + ': {{ $value | printf "%.0f" }} event(s).',
-      tests: xidCases(codes[0], other, otherAlert),
-    },
+      tests: xidCases(codes[0], other, otherAlert)
+             + (if severity == 'info' then [] else incidentCases(newXid(codes[0]), 1, xid(codes[0]))),
+    } + (if severity == 'info' then {} else eventAlert),
 
     GPUFellOffBus: xidAlert('critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal'),
     GPUXidFatal: xidAlert('critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
@@ -193,8 +213,8 @@ local t = import 'lib/test.libsonnet';
         t.case('new unclassified XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + unclassified + 'x5', { err_code: std.toString(unclassified) })], value=1, labels=xid(unclassified)),
         t.case('old unclassified XID still held', false, [held(unclassified)]),
         t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: 1, labels: xid($.xid.fatal[0]) }]),
-      ],
-    },
+      ] + incidentCases(newXid(unclassified), 1, xid(unclassified)),
+    } + eventAlert,
 
     GPUEccDoubleBit: hw {
       family: 'memory',
@@ -203,12 +223,13 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} double-bit ECC errors in the last ' + w.event + '.',
       tests: [
-        t.case('new DBE', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1),
-        t.case('new DBE on a MIG GPU', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1, mig=true),
-        t.case('old DBE, none since', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '2x60')]),
-        t.case('counter reset by driver reload', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '3x50 0x10')]),
-      ] + churnCases('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', 'DBE', 1),
-    },
+               t.case('new DBE', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1),
+               t.case('new DBE on a MIG GPU', true, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x57 1x3')], value=1, mig=true),
+               t.case('old DBE, none since', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '2x60')]),
+               t.case('counter reset by driver reload', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '3x50 0x10')]),
+             ] + churnCases('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', 'DBE', 1, kept='GPUEccDoubleBit')
+             + incidentCases(function(minute) [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x' + minute + ' 1x' + (60 - minute))], 1),
+    } + eventAlert,
 
     GPUEccSingleBitRate: hw {
       family: 'memory',
@@ -238,15 +259,18 @@ local t = import 'lib/test.libsonnet';
     GPURowRemapFailure: hw {
       family: 'memory',
       severity: 'critical',
-      expr: attributed(remapFailed + ' unless max by (' + std.join(', ', $.identity.gpu) + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE offset ' + w.event + ') > 0'),
+      // The flag's value before the event window is looked for up to windows.gap further back:
+      // a Prometheus outage does not make a failed GPU page again when the data resumes.
+      expr: attributed(remapFailed + ' unless max by (' + std.join(', ', $.identity.gpu) + ') (last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[' + w.gap + '] offset ' + w.event + ')) > 0'),
       summary: 'A GPU failed to remap a memory row and has no spare rows left.',
       description: gpuText + ' reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.',
       tests: [
         t.case('remap failed', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x50 1x10')], value=1),
         t.case('remap failed an hour ago: the GPU awaits its RMA', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x5 1x55')], alsoFires=[{ alert: 'GPURowRemapFailureUnrepaired', value: 1 }]),
         t.case('healthy', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x60')]),
-      ],
-    },
+        t.case('failed long ago, the flag held across a 10-minute Prometheus outage', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x40 _x10 1x9')]),
+      ] + incidentCases(function(minute) [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x' + minute + ' 1x' + (60 - minute))], 1, alsoFires=[{ alert: 'GPURowRemapFailureUnrepaired', value: 1 }]),
+    } + eventAlert,
 
     GPURowRemapFailureUnrepaired: hw {
       family: 'repair',

@@ -147,8 +147,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "row-remap failure pages while the flag stays set", file: "rules/alerts.yaml", testFile: AlertsFile,
-			old:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_ROW_REMAP_FAILURE offset 10m)",
-			new:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_ROW_REMAP_FAILURE offset 3h)",
+			old:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 10m)",
+			new:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 3h)",
 			wantFailure: "alertname: GPURowRemapFailure,",
 		},
 		{
@@ -336,6 +336,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
+		},
+		{
+			name: "a double-bit error repeating within an incident pages again", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "            node:gpu_maintenance:flag\n        keep_firing_for: 30m\n        labels:\n          family: memory\n          severity: critical\n",
+			new:         "            node:gpu_maintenance:flag\n        labels:\n          family: memory\n          severity: critical\n",
+			wantFailure: "alertname: GPUEccDoubleBit,",
+		},
+		{
+			name: "a failed row remap pages again after a Prometheus outage", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 10m)",
+			new:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[5m] offset 10m)",
+			wantFailure: "alertname: GPURowRemapFailure,",
 		},
 		{
 			name: "the default counter set tickets per GPU, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,

@@ -54,6 +54,9 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	line("| Tier | %s |", tiers[a.Severity])
 	line("| Team | %s |", a.Team)
 	line("| Fires after | %s |", orDefault(a.For, "the first evaluation"))
+	if a.KeepFiringFor != "" {
+		line("| Keeps firing | %s after its condition clears (keep_firing_for): a repeat within it is the same alert, not a new notification |", a.KeepFiringFor)
+	}
 	line("| Labels | %s |", code(append(slices.Clone(a.Identity), model.SortedKeys(p.Alerts[name].Labels)...)))
 	stock := m.Exporter.StockCounterSetAlert
 	if fields := blind[name]; len(fields) > 0 {

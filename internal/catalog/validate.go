@@ -322,6 +322,7 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 		v.add(p+".description", "is empty")
 	}
 	v.duration(p+".for", a.For, false)
+	v.duration(p+".keepFiringFor", a.KeepFiringFor, false)
 	if canonical, err := promql.Canonical(a.Expr); err != nil {
 		v.add(p+".expr", "invalid PromQL: %v", err)
 	} else {

@@ -134,6 +134,7 @@ type Rule struct {
 	Record, Alert string
 	Expr          *Expr
 	For           string
+	KeepFiringFor string
 	Labels        map[string]string
 	Annotations   map[string]string
 	// Pos is where the rule starts; NamePos where its name is; End its last line.
@@ -274,6 +275,8 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 			r.Expr = newExpr(v.Value, v, f.Lines)
 		case "for":
 			r.For = v.Value
+		case "keep_firing_for":
+			r.KeepFiringFor = v.Value
 		case "labels", "annotations":
 			for _, lv := range pairs(v) {
 				if k.Value == "labels" {

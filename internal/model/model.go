@@ -464,15 +464,19 @@ var Severities = []Severity{SeverityCritical, SeverityWarning, SeverityInfo}
 // Alert is one alerting rule with its promtool scenarios.
 type Alert struct {
 	// Section is the catalog section the alert belongs to ("" for the core).
-	Section     string            `json:"section"`
-	Family      string            `json:"family"`
-	Severity    Severity          `json:"severity"`
-	Team        string            `json:"team"`
-	Expr        string            `json:"expr"`
-	For         string            `json:"for"`
-	Labels      map[string]string `json:"labels"`
-	Summary     string            `json:"summary"`
-	Description string            `json:"description"`
+	Section  string   `json:"section"`
+	Family   string   `json:"family"`
+	Severity Severity `json:"severity"`
+	Team     string   `json:"team"`
+	Expr     string   `json:"expr"`
+	For      string   `json:"for"`
+	// KeepFiringFor keeps the alert firing this long after its condition clears
+	// (keep_firing_for): an event alert whose events repeat within an incident then stays one
+	// alert instead of resolving and firing again.
+	KeepFiringFor string            `json:"keepFiringFor"`
+	Labels        map[string]string `json:"labels"`
+	Summary       string            `json:"summary"`
+	Description   string            `json:"description"`
 	// Identity is the labels that name the thing at fault, which scenarios, runbooks and
 	// inhibit rules assume; when the catalog gives none, the plan derives it from the labels
 	// the expression yields (catalog identity.alert less what never reaches the alert).

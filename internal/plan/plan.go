@@ -43,7 +43,8 @@ type Alert struct {
 	Group string
 	// Expr is the canonical expression, and Pretty the same pretty-printed.
 	Expr, Pretty string
-	For          string
+	// For and KeepFiringFor are the rule's for and keep_firing_for.
+	For, KeepFiringFor string
 	// Labels are the static labels: severity, team, family and the catalog's extras.
 	Labels map[string]string
 	// Annotations are summary, description (templates unexpanded) and runbook_url.
@@ -63,12 +64,13 @@ type Group struct {
 
 // Rule is a rule as a Prometheus rule file holds it, its expression pretty-printed.
 type Rule struct {
-	Record      string            `yaml:"record,omitempty"`
-	Alert       string            `yaml:"alert,omitempty"`
-	Expr        string            `yaml:"expr"`
-	For         string            `yaml:"for,omitempty"`
-	Labels      map[string]string `yaml:"labels,omitempty"`
-	Annotations map[string]string `yaml:"annotations,omitempty"`
+	Record        string            `yaml:"record,omitempty"`
+	Alert         string            `yaml:"alert,omitempty"`
+	Expr          string            `yaml:"expr"`
+	For           string            `yaml:"for,omitempty"`
+	KeepFiringFor string            `yaml:"keep_firing_for,omitempty"`
+	Labels        map[string]string `yaml:"labels,omitempty"`
+	Annotations   map[string]string `yaml:"annotations,omitempty"`
 	// Comments are written above the rule, one per line.
 	Comments []string `yaml:"-"`
 }
@@ -265,16 +267,17 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 			labels[k] = v
 		}
 		out[name] = Alert{
-			Name:        name,
-			Group:       GroupName(a.Family, "alerts"),
-			Expr:        expr,
-			Pretty:      pretty,
-			For:         a.For,
-			Labels:      labels,
-			Annotations: map[string]string{"summary": a.Summary, "description": shardLabelFromExternal(m, a.Description), "runbook_url": m.RunbookURL(name)},
-			Metrics:     metrics,
-			Requires:    requires,
-			Fields:      dcgmFields(m, metrics),
+			Name:          name,
+			Group:         GroupName(a.Family, "alerts"),
+			Expr:          expr,
+			Pretty:        pretty,
+			For:           a.For,
+			KeepFiringFor: a.KeepFiringFor,
+			Labels:        labels,
+			Annotations:   map[string]string{"summary": a.Summary, "description": shardLabelFromExternal(m, a.Description), "runbook_url": m.RunbookURL(name)},
+			Metrics:       metrics,
+			Requires:      requires,
+			Fields:        dcgmFields(m, metrics),
 		}
 	}
 	return out, nil
@@ -296,7 +299,7 @@ func alertGroups(alerts map[string]Alert) []Group {
 	byGroup := map[string][]Rule{}
 	for _, name := range model.SortedKeys(alerts) {
 		a := alerts[name]
-		byGroup[a.Group] = append(byGroup[a.Group], Rule{Alert: name, Expr: a.Pretty, For: a.For, Labels: a.Labels, Annotations: a.Annotations})
+		byGroup[a.Group] = append(byGroup[a.Group], Rule{Alert: name, Expr: a.Pretty, For: a.For, KeepFiringFor: a.KeepFiringFor, Labels: a.Labels, Annotations: a.Annotations})
 	}
 	var out []Group
 	for _, name := range model.SortedKeys(byGroup) {

@@ -193,6 +193,7 @@ func compareAlert(name string, b, h *Alert) (AlertChange, bool) {
 	}
 	field("expr", b.Expr, h.Expr)
 	field("for", b.For, h.For)
+	field("keep_firing_for", b.KeepFiringFor, h.KeepFiringFor)
 	for _, l := range unionKeys(b.Labels, h.Labels) {
 		field("labels."+l, b.Labels[l], h.Labels[l])
 	}

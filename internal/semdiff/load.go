@@ -54,12 +54,14 @@ type Output struct {
 
 // Alert is one alerting rule and where Alertmanager sends it.
 type Alert struct {
-	Name        string            `json:"name"`
-	File        string            `json:"file"`
-	Expr        string            `json:"expr"`
-	For         string            `json:"for,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Name string `json:"name"`
+	File string `json:"file"`
+	Expr string `json:"expr"`
+	For  string `json:"for,omitempty"`
+	// KeepFiringFor is the rule's keep_firing_for.
+	KeepFiringFor string            `json:"keepFiringFor,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Annotations   map[string]string `json:"annotations,omitempty"`
 	// Receivers are the receivers Alertmanager's routing tree sends the alert to, from its
 	// rule labels.
 	Receivers []string `json:"receivers"`
@@ -208,7 +210,7 @@ func (o *Output) readRules(dir, rel string) []error {
 			continue
 		}
 		if r.Alert != "" {
-			a := &Alert{Name: r.Alert, File: rel, Expr: expr, For: r.For, Labels: r.Labels, Annotations: r.Annotations, reads: reads, node: r.Expr.Node}
+			a := &Alert{Name: r.Alert, File: rel, Expr: expr, For: r.For, KeepFiringFor: r.KeepFiringFor, Labels: r.Labels, Annotations: r.Annotations, reads: reads, node: r.Expr.Node}
 			o.Alerts[alertKey(o.Alerts, r.Alert, r.Labels)] = a
 			continue
 		}

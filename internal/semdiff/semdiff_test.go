@@ -128,6 +128,14 @@ func TestCatalogEdits(t *testing.T) {
 			},
 		},
 		{
+			name:     "a keep_firing_for",
+			override: `{ alerts+: { GPUTemperatureHigh+: { keepFiringFor: '15m' } } }`,
+			want: []string{
+				"changed alert GPUTemperatureHigh [keep_firing_for]",
+				"changed file runbooks/GPUTemperatureHigh.md",
+			},
+		},
+		{
 			name:     "a removed alert",
 			override: `{ alerts+: { GPUMemoryTemperatureHigh:: null } }`,
 			want: []string{
@@ -159,6 +167,8 @@ func TestCatalogEdits(t *testing.T) {
 				"changed alert GPUTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> infra-ticket silenced by " + silencers + ",GPUThermalThrottling",
 				"changed alert GPUThermalThrottling [labels.severity] routing infra-ticket silenced by " + silencers + " -> infra-pager silenced by " + silencers,
 				"changed file docs/catalog.md",
+				// It lists the alerts the default counter set leaves blind, with their tiers.
+				"changed file runbooks/DCGMExporterStockCounterSet.md",
 				"changed file runbooks/GPUThermalThrottling.md",
 				"changed file tests/promtool/alerts.test.yaml",
 			},
