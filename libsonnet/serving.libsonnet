@@ -89,8 +89,11 @@ local t = import 'lib/test.libsonnet';
     [tokens]: { section: 'inference', family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
     [running]: { section: 'inference', family: 'inference', expr: perModel(inf.running) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
-    // drop in demand (fewer requests generate fewer tokens together).
-    [perRequest]: { section: 'inference', family: 'inference', expr: tokens + ' / (' + running + ' > 0)' },
+    // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
+    // the requests in flight averaged over the same 5m, not by the count at the instant: as
+    // demand falls, requests arrive in bursts, and the instants with requests in flight (the
+    // only ones a "> 0" keeps) hold more of them than the average, which read as a slowdown.
+    [perRequest]: { section: 'inference', family: 'inference', expr: tokens + ' / (avg_over_time(' + running + '[5m]) > 0)' },
 
     // The latency breakdown on L4: mean queue, prefill and decode time per request.
     'model:vllm_request_queue_time_seconds:mean_rate5m': {
@@ -181,11 +184,17 @@ local t = import 'lib/test.libsonnet';
           t.case('demand halves: half the tokens', false, [], extra=series(after(250), '10x30 5x30')),
           t.case('demand grows by half: each request 40 % slower (batching)', false, [], extra=series(after(450), '10x30 15x30')),
           t.case('steady', false, [], extra=series('0+30000x60', '10x60')),
+          // The same demand (one request in flight on average) and speed (50 tokens/s each)
+          // throughout; in the second half requests come in pairs every other minute.
+          t.case('demand turns bursty at the same speed', false, [], extra=series('0+3000x60', '1x30 ' + std.join(' ', std.repeat(['2', '0'], 15)))),
         ],
       runbook: {
         meaning: 'The model generates fewer tokens per second per request in flight than in the window before, while the number of requests in flight is about the same: each request decodes more slowly.',
         impact: 'Responses stream more slowly; the TPOT and latency SLOs burn next.',
-        notes: ['The baseline is the ' + w.throughputBaseline + ' before the last ' + w.throughputNow + ': a lasting slowdown becomes the new baseline and the alert resolves within about an hour, so act on it while it fires.'],
+        notes: [
+          'The baseline is the ' + w.throughputBaseline + ' before the last ' + w.throughputNow + ': a lasting slowdown becomes the new baseline and the alert resolves within about an hour, so act on it while it fires.',
+          'Per request means the tokens of the last 5m divided by the requests in flight averaged over the same 5m: falling or bursty demand (requests in pairs, then none) does not read as slower decoding, and the alert stays quiet while demand changes by more than ' + e.percent(th.steadyDemandRatio) + ' %.',
+        ],
         queries: [
           { title: 'Tokens per running request', expr: perRequest + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },
           { title: 'Running requests', expr: running + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },

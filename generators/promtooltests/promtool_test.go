@@ -350,6 +350,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPURowRemapFailure,",
 		},
 		{
+			name: "bursty demand read as a slowdown", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         "model:vllm_generation_tokens:rate5m / (avg_over_time(model:vllm_num_requests_running:sum[5m]) > 0)",
+			new:         "model:vllm_generation_tokens:rate5m / (model:vllm_num_requests_running:sum > 0)",
+			wantFailure: "alertname: GPUInferenceThroughputDrop,",
+		},
+		{
 			name: "the default counter set tickets per GPU, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,
 			old:         "count by (cluster) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
 			new:         "count by (cluster, UUID) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
