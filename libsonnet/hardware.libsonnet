@@ -16,6 +16,9 @@ local t = import 'lib/test.libsonnet';
     // ...among this many hottest GPUs of each SKU in each cluster: the shard picks them, so the
     // global layer compares a few series per shard instead of every GPU's.
     fleetPeersCandidates: 3,
+    // ...each against the GPUs of its SKU at the same load: busy (GPU_UTIL at least this share)
+    // or idle, so that a node gone idle and cool does not lower the average busy GPUs meet.
+    fleetPeersBusyUtilizationRatio: 0.5,
     nvlinkCrcErrorsPerMinute: 1,
     nvlinkReplayErrorsPerMinute: 5,
     pcieReplaysPerMinute: 10,
@@ -67,29 +70,39 @@ local t = import 'lib/test.libsonnet';
   // XID alerts filter the (tiny) result by code.
   local xidRecord = names.xidEvents($.windows.event),
   local exporterHost = 'instance:dcgm_exporter_host:group',
+  // A utilization share in the unit the exporter reports GPU_UTIL in.
+  local utilization(ratio) = if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 100 * ratio else ratio,
   records+: {
-    // GPU temperature summed and counted per cluster and SKU, for each SKU's fleet-wide
-    // average: shard records a sharded fleet's global layer combines, instead of reading every
-    // GPU's series.
-    'cluster_sku:dcgm_gpu_temp:sum': {
+    // GPU temperature summed and counted per cluster, SKU and load (busy: GPU_UTIL at least
+    // thresholds.fleetPeersBusyUtilizationRatio; idle otherwise), for each SKU's fleet-wide
+    // average by load: shard records a sharded fleet's global layer combines, instead of
+    // reading every GPU's series. A busy GPU is compared with busy peers and an idle one with
+    // idle peers, so a node gone idle and cool does not make the busy GPUs of its SKU read hot.
+    local byLoad =
+      local busy = '(max ' + e.by($.identity.gpuJoin) + ' (DCGM_FI_DEV_GPU_UTIL) >= ' + e.num(utilization($.thresholds.fleetPeersBusyUtilizationRatio)) + ')';
+      local as(load, op) = 'label_replace(gpu:dcgm_gpu_temp:max ' + op + ' ' + e.on($.identity.gpuJoin) + ' ' + busy + ', "load", "' + load + '", "", "")';
+      as('busy', 'and') + ' or ' + as('idle', 'unless'),
+    local bySKU = [$.labels.cluster, $.labels.modelName, 'load'],
+    'cluster_sku_load:dcgm_gpu_temp:sum': {
       family: 'thermal',
-      expr: 'sum ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (gpu:dcgm_gpu_temp:max)',
+      expr: 'sum ' + e.by(bySKU) + ' (' + byLoad + ')',
     },
-    'cluster_sku:dcgm_gpu_temp:count': {
+    'cluster_sku_load:dcgm_gpu_temp:count': {
       family: 'thermal',
-      expr: 'count ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (gpu:dcgm_gpu_temp:max)',
+      expr: 'count ' + e.by(bySKU) + ' (' + byLoad + ')',
     },
-    // The hottest GPUs of each SKU in each cluster, with their identity: the candidates the
-    // global layer compares with the fleet (reading every GPU there costs seconds at 100k GPUs).
+    // The hottest GPUs of each SKU and load in each cluster, with their identity: the
+    // candidates the global layer compares with the fleet (reading every GPU there costs
+    // seconds at 100k GPUs).
     'gpu:dcgm_gpu_temp:top': {
       family: 'thermal',
-      expr: 'topk ' + e.by([$.labels.cluster, $.labels.modelName]) + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', gpu:dcgm_gpu_temp:max)',
+      expr: 'topk ' + e.by(bySKU) + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', ' + byLoad + ')',
     },
-    // The fleet-wide average temperature of each SKU (a global record on a sharded fleet).
-    'fleet_sku:dcgm_gpu_temp:avg': {
+    // The fleet-wide average temperature of each SKU by load (a global record on a sharded fleet).
+    'fleet_sku_load:dcgm_gpu_temp:avg': {
       family: 'thermal',
-      local across(r) = 'sum ' + e.by([$.labels.modelName]) + ' (' + r + ')',
-      expr: across('cluster_sku:dcgm_gpu_temp:sum') + ' / ' + across('cluster_sku:dcgm_gpu_temp:count'),
+      local across(r) = 'sum ' + e.by([$.labels.modelName, 'load']) + ' (' + r + ')',
+      expr: across('cluster_sku_load:dcgm_gpu_temp:sum') + ' / ' + across('cluster_sku_load:dcgm_gpu_temp:count'),
     },
     // Which host each exporter target serves, for alerts on the target (up has no host label).
     [exporterHost]: {
@@ -387,21 +400,27 @@ local t = import 'lib/test.libsonnet';
       local above = th.gpuTemperatureAboveFleetPeersCelsius,
       family: 'thermal',
       severity: 'warning',
-      expr: 'gpu:dcgm_gpu_temp:top - ' + e.on([l.modelName]) + ' group_left () fleet_sku:dcgm_gpu_temp:avg > ' + e.num(above),
+      // Without the load label: a GPU whose load changes stays one alert.
+      expr: 'max ' + e.by($.identity.gpu) + ' (gpu:dcgm_gpu_temp:top - ' + e.on([l.modelName, 'load']) + ' group_left () fleet_sku_load:dcgm_gpu_temp:avg) > ' + e.num(above),
       'for': '30m',
       identity: $.identity.gpu,
       summary: 'A GPU runs far hotter than the GPUs of its model across the fleet.',
-      description: gpuText + ' runs {{ $value | printf "%.0f" }} °C above the fleet-wide average of {{ $labels.' + l.modelName + ' }} GPUs (threshold ' + e.num(above) + ' °C): check its fans, airflow and thermal interface before it throttles.',
+      description: gpuText + ' runs {{ $value | printf "%.0f" }} °C above the fleet-wide average of {{ $labels.' + l.modelName + ' }} GPUs at its load (busy or idle; threshold ' + e.num(above) + ' °C): check its fans, airflow and thermal interface before it throttles.',
       tests:
-        // Four idle GPUs (no pod: an unpriced SKU stays quiet) of a SKU no other scenario uses:
-        // the fleet average spans every scenario.
-        local case(name, fires, sku, temps, value=null) =
-          t.case(name, fires, [t.series('DCGM_FI_DEV_GPU_TEMP', temps[i], entities=[i]) for i in std.range(0, 3)], gpus=4, models=[sku, sku, sku, sku], pod=false, health=false, value=value, firing=if fires then [0] else null);
-        local peer = th.gpuTemperatureCelsius - 30, hot = peer + 2 * above;
+        // Four GPUs without pods (an unpriced SKU stays quiet) of a SKU no other scenario uses
+        // (the fleet average spans every scenario); the busy ones report GPU_UTIL.
+        local case(name, fires, sku, temps, busy=[], value=null) =
+          t.case(name, fires, [t.series('DCGM_FI_DEV_GPU_TEMP', temps[i], entities=[i]) for i in std.range(0, 3)]
+                              + [t.series('DCGM_FI_DEV_GPU_UTIL', e.num(utilization(0.9)) + 'x60', entities=[i]) for i in busy], gpus=4, models=[sku, sku, sku, sku], pod=false, health=false, value=value, firing=if fires then [0] else null);
+        local peer = th.gpuTemperatureCelsius - 30, hot = peer + 2 * above, cooled = peer - 2.5 * above;
         [
-          case('one GPU far hotter than its peers', true, 'NVIDIA A10G', [t.steps([[peer, 20], [hot, 40]])] + [peer + 'x60' for i in [1, 2, 3]], value=hot - (hot + 3 * peer) / 4),
-          case('every GPU of the SKU as warm', false, 'NVIDIA A30', [hot + 'x60' for i in [0, 1, 2, 3]]),
+          case('one GPU far hotter than its busy peers', true, 'NVIDIA A10G', [t.steps([[peer, 20], [hot, 40]])] + [peer + 'x60' for i in [1, 2, 3]], busy=[0, 1, 2, 3], value=hot - (hot + 3 * peer) / 4),
+          case('one idle GPU far hotter than its idle peers', true, 'NVIDIA L4', [t.steps([[peer, 20], [hot, 40]])] + [peer + 'x60' for i in [1, 2, 3]], value=hot - (hot + 3 * peer) / 4),
+          case('every GPU of the SKU as warm', false, 'NVIDIA A30', [hot + 'x60' for i in [0, 1, 2, 3]], busy=[0, 1, 2, 3]),
           case('hotter for less than ' + self['for'], false, 'NVIDIA T4', [t.steps([[peer, 40], [hot, 20]])] + [peer + 'x60' for i in [1, 2, 3]]),
+          // Half the SKU goes idle and cools: the average of all its GPUs falls below the busy
+          // ones by more than the threshold, the average of the busy ones does not move.
+          case('half the GPUs of the SKU go idle and cool', false, 'NVIDIA L40S', [peer + 'x60', peer + 'x60', t.steps([[peer, 20], [cooled, 40]]), t.steps([[peer, 20], [cooled, 40]])], busy=[0, 1]),
         ],
     },
 

@@ -195,11 +195,11 @@ local rb = import 'lib/runbook.libsonnet';
     ),
     GPUTemperatureHigh+: { runbook: thermal('GPUTemperatureHigh', 'core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius) },
     GPUHotterThanFleetPeers+: { runbook: hardware(
-      'The GPU has run over ' + e.num($.thresholds.gpuTemperatureAboveFleetPeersCelsius) + ' °C above the fleet-wide average of its SKU for ' + $.alerts.GPUHotterThanFleetPeers['for'] + ' (the ' + e.num($.thresholds.fleetPeersCandidates) + ' hottest GPUs of each SKU in each cluster are compared: once this one is fixed, the next hot one shows).',
+      'The GPU has run over ' + e.num($.thresholds.gpuTemperatureAboveFleetPeersCelsius) + ' °C above the fleet-wide average of the GPUs of its SKU at its load for ' + $.alerts.GPUHotterThanFleetPeers['for'] + ' (busy: GPU_UTIL at least ' + e.percent($.thresholds.fleetPeersBusyUtilizationRatio) + ' %, else idle; the ' + e.num($.thresholds.fleetPeersCandidates) + ' hottest GPUs of each SKU and load in each cluster are compared: once this one is fixed, the next hot one shows).',
       'None yet: the GPU is below its throttle point. Left alone, a cooling fault reaches it and the jobs on the GPU slow down.',
       [
         q('Core temperature on every GPU of the node', 'DCGM_FI_DEV_GPU_TEMP' + node),
-        q("The SKU's fleet-wide average", 'fleet_sku:dcgm_gpu_temp:avg'),
+        q("The SKU's fleet-wide average, busy and idle", 'fleet_sku_load:dcgm_gpu_temp:avg'),
         q('Power draw (load) of the GPU', 'DCGM_FI_DEV_POWER_USAGE' + gpu),
       ],
       [

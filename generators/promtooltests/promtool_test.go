@@ -237,8 +237,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a SKU's fleet temperature summed, not averaged", file: "rules/recording.yaml", testFile: AlertsFile,
-			old:         "sum by (modelName) (cluster_sku:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName) (cluster_sku:dcgm_gpu_temp:count)",
-			new:         "sum by (modelName) (cluster_sku:dcgm_gpu_temp:sum)",
+			old:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
+			new:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)",
+			wantFailure: "alertname: GPUHotterThanFleetPeers",
+		},
+		{
+			name: "busy GPUs compared with all GPUs of their SKU", file: "rules/recording.yaml", testFile: AlertsFile,
+			old:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
+			new:         "(sum by (modelName) (cluster_sku_load:dcgm_gpu_temp:sum) / sum by (modelName) (cluster_sku_load:dcgm_gpu_temp:count)) * on (modelName) group_right () group by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
 			wantFailure: "alertname: GPUHotterThanFleetPeers",
 		},
 		{

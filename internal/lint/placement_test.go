@@ -23,7 +23,7 @@ func TestShardedOutputIsPlacedCleanly(t *testing.T) {
 		}
 	}
 	// The global alert, alone in a shard file: the catalog's placement says its record is global.
-	moved := map[string]string{"rules/shard/mine.yaml": rules("      - alert: GPUHotterThanFleetPeers\n        expr: gpu:dcgm_gpu_temp:max - on (modelName) group_left () fleet_sku:dcgm_gpu_temp:avg > 15\n")}
+	moved := map[string]string{"rules/shard/mine.yaml": rules("      - alert: GPUHotterThanFleetPeers\n        expr: gpu:dcgm_gpu_temp:max - on (modelName) group_left () fleet_sku_load:dcgm_gpu_temp:avg > 15\n")}
 	if got := runCheck(t, p, placementShardReadsGlobal{}, moved); len(got) != 1 || got[0].Pos.Col < 1 {
 		t.Errorf("want one problem on the global record read in a shard, got %+v", got)
 	}

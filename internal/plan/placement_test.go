@@ -28,7 +28,7 @@ func TestShardedPlacement(t *testing.T) {
 	}
 	for _, r := range p.Recorded {
 		want := Shard
-		if r.Level == "fleet" || r.Level == "fleet_sku" {
+		if r.Level == "fleet" || strings.HasPrefix(r.Level, "fleet_") {
 			want = Global
 		}
 		if got := p.Layers[r.Name]; got != want {
@@ -112,7 +112,7 @@ func TestUnplaceableRulesFail(t *testing.T) {
 	m := sharded(t)
 	m.Records["fleet-power"] = model.Record{Record: "fleet:raw_power:sum", Family: "power", Expr: "sum(DCGM_FI_DEV_POWER_USAGE)"}
 	a := m.Alerts["GPUTemperatureHigh"]
-	a.Expr = "DCGM_FI_DEV_GPU_TEMP - on (modelName) group_left () fleet_sku:dcgm_gpu_temp:avg > 15"
+	a.Expr = "DCGM_FI_DEV_GPU_TEMP - on (modelName) group_left () fleet_sku_load:dcgm_gpu_temp:avg > 15"
 	m.Alerts["GPUTemperatureHigh"] = a
 	_, err := Build(m)
 	if err == nil {
@@ -121,7 +121,7 @@ func TestUnplaceableRulesFail(t *testing.T) {
 	for _, want := range []string{
 		"2 rules cannot be placed",
 		"recording rule fleet:raw_power:sum: sum drops cluster (it combines shards), so it must run in the global layer, but it reads the raw series DCGM_FI_DEV_POWER_USAGE there",
-		"alert GPUTemperatureHigh: reads the global record fleet_sku:dcgm_gpu_temp:avg, so it must run in the global layer, but it reads the raw series DCGM_FI_DEV_GPU_TEMP there",
+		"alert GPUTemperatureHigh: reads the global record fleet_sku_load:dcgm_gpu_temp:avg, so it must run in the global layer, but it reads the raw series DCGM_FI_DEV_GPU_TEMP there",
 		"record them per shard (a rule that keeps cluster)",
 	} {
 		if !strings.Contains(err.Error(), want) {

@@ -2,10 +2,11 @@ package synth
 
 import "github.com/gpuobs/gpuobs/internal/model"
 
-// unitScale makes synthetic values plausible for their unit; healthy values stay well below
-// every default alert threshold (temperatures top out at 70 °C).
+// unitScale and unitOffset make synthetic values plausible for their unit; healthy values stay
+// well below every default alert threshold (temperatures from 44 to 68 °C: GPUs of one SKU at the
+// same load differ by less than the peer-comparison threshold).
 var unitScale = map[string]float64{
-	"celsius":          10,
+	"celsius":          4,
 	"ratio":            0.125,
 	"percent":          12.5,
 	"watts":            50,
@@ -16,6 +17,8 @@ var unitScale = map[string]float64{
 	"bytes":            1 << 30,
 	"bool":             0,
 }
+
+var unitOffset = map[string]float64{"celsius": 40}
 
 // step is a small number from 1 to 7 that differs between GPUs, fields and MIG instances.
 func step(f model.Field, g GPU, e Entity) int {
@@ -43,7 +46,7 @@ func GaugeValue(f model.Field, g GPU, e Entity) float64 {
 	if !ok {
 		scale = 1
 	}
-	return scale * float64(step(f, g, e)) * e.Part
+	return (unitOffset[f.Unit] + scale*float64(step(f, g, e))) * e.Part
 }
 
 // CounterIncrease is how much a counter field grows per minute on one entity of a GPU.
