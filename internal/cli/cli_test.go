@@ -394,7 +394,7 @@ func TestGenerateSaysWhatChanged(t *testing.T) {
 		}
 		return stdout
 	}
-	if out := gen(); !strings.Contains(out, ": 0 changed, 77 new, 0 removed") {
+	if out := gen(); !strings.Contains(out, ": 0 changed, 78 new, 0 removed") {
 		t.Errorf("first run: %s", out)
 	}
 	if out := gen(); !strings.Contains(out, "were already up to date: nothing changed") {
