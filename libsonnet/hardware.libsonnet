@@ -78,25 +78,28 @@ local t = import 'lib/test.libsonnet';
     // average by load: shard records a sharded fleet's global layer combines, instead of
     // reading every GPU's series. A busy GPU is compared with busy peers and an idle one with
     // idle peers, so a node gone idle and cool does not make the busy GPUs of its SKU read hot.
-    local byLoad =
+    // byLoad(agg) applies agg (a function of an expression) to the busy GPUs' temperatures and
+    // to the idle ones', and labels
+    // each result with its load (after aggregating: relabeling every GPU's series costs more).
+    local byLoad(agg) =
       local busy = '(max ' + e.by($.identity.gpuJoin) + ' (DCGM_FI_DEV_GPU_UTIL) >= ' + e.num(utilization($.thresholds.fleetPeersBusyUtilizationRatio)) + ')';
-      local as(load, op) = 'label_replace(gpu:dcgm_gpu_temp:max ' + op + ' ' + e.on($.identity.gpuJoin) + ' ' + busy + ', "load", "' + load + '", "", "")';
+      local as(load, op) = 'label_replace(' + agg('gpu:dcgm_gpu_temp:max ' + op + ' ' + e.on($.identity.gpuJoin) + ' ' + busy) + ', "load", "' + load + '", "", "")';
       as('busy', 'and') + ' or ' + as('idle', 'unless'),
-    local bySKU = [$.labels.cluster, $.labels.modelName, 'load'],
+    local bySKU = e.by([$.labels.cluster, $.labels.modelName]),
     'cluster_sku_load:dcgm_gpu_temp:sum': {
       family: 'thermal',
-      expr: 'sum ' + e.by(bySKU) + ' (' + byLoad + ')',
+      expr: byLoad(function(temps) 'sum ' + bySKU + ' (' + temps + ')'),
     },
     'cluster_sku_load:dcgm_gpu_temp:count': {
       family: 'thermal',
-      expr: 'count ' + e.by(bySKU) + ' (' + byLoad + ')',
+      expr: byLoad(function(temps) 'count ' + bySKU + ' (' + temps + ')'),
     },
     // The hottest GPUs of each SKU and load in each cluster, with their identity: the
     // candidates the global layer compares with the fleet (reading every GPU there costs
     // seconds at 100k GPUs).
     'gpu:dcgm_gpu_temp:top': {
       family: 'thermal',
-      expr: 'topk ' + e.by(bySKU) + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', ' + byLoad + ')',
+      expr: byLoad(function(temps) 'topk ' + bySKU + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', ' + temps + ')'),
     },
     // The fleet-wide average temperature of each SKU by load (a global record on a sharded fleet).
     'fleet_sku_load:dcgm_gpu_temp:avg': {
@@ -536,24 +539,26 @@ local t = import 'lib/test.libsonnet';
     // The exporter's default counter set (the GPU Operator's default) instead of the generated
     // counter file: GPUs report the default fields but none of the counter file's own, so
     // every alert that needs one of those can never fire. One ticket per cluster; the runbook
-    // lists the alerts it leaves blind.
+    // lists the alerts it leaves blind. The exporter applies its counter file to every GPU of
+    // its node, so the first GPU of each node (index 0) tells, at an eighth of the series.
     [if $.exporter.counterFileFields != [] then 'DCGMExporterStockCounterSet']: hw {
       local h = $.exporter.healthField,
       local fields = $.exporter.counterFileFields,
       family: 'exporter',
       severity: 'warning',
-      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.uuid + ') (' + h + '))'
-            + ' unless on (' + l.cluster + ') (' + std.join(' or ', ['group by (' + l.cluster + ') (' + f + ')' for f in fields]) + ')',
+      local first = '{' + l.gpu + '="0"}',
+      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.host + ') (' + h + first + '))'
+            + ' unless on (' + l.cluster + ') (' + std.join(' or ', ['group by (' + l.cluster + ') (' + f + first + ')' for f in fields]) + ')',
       // An exporter rollout replaces its pods within minutes; a counter file is missing for good.
       'for': '30m',
       identity: [l.cluster],
       summary: "GPUs report only the exporter's default fields: the alerts that need the counter file cannot fire.",
-      description: '{{ $value | printf "%.0f" }} GPUs of cluster {{ $labels.' + l.cluster + ' }} have reported ' + h + ' for ' + self['for'] + ' but none reports any field the counter file adds (' + std.join(', ', fields) + '): dcgm-exporter runs with its default counter set, so the alerts that need those fields (the runbook lists them) cannot fire. Deploy the generated counter file.',
+      description: '{{ $value | printf "%.0f" }} nodes of cluster {{ $labels.' + l.cluster + ' }} have reported ' + h + ' for ' + self['for'] + ' but none reports any field the counter file adds (' + std.join(', ', fields) + '): dcgm-exporter runs with its default counter set, so the alerts that need those fields (the runbook lists them) cannot fire. Deploy the generated counter file.',
       tests: [
         t.case('the exporter runs its default counter set', true, [], counterFile=false, target={}, value=1),
-        t.case('two GPUs, default counter set', true, [], gpus=2, counterFile=false, target={}, value=2),
+        t.case('two GPUs, default counter set: one node', true, [], gpus=2, counterFile=false, target={}, value=1),
         t.case('the counter file is deployed', false, []),
-        t.case("one GPU of two sends the counter file's fields", false, [t.series(fields[0], '0x60', entities=[1])], gpus=2, counterFile=false),
+        t.case("the first GPU of two sends the counter file's fields", false, [t.series(fields[0], '0x60', entities=[0])], gpus=2, counterFile=false),
         t.case("the counter file's fields arrive late", false, [t.series(fields[0], '_x40 0x20')], counterFile=false),
       ],
     },

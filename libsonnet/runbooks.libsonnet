@@ -272,7 +272,7 @@ local rb = import 'lib/runbook.libsonnet';
 
     [if $.exporter.counterFileFields != [] then 'DCGMExporterStockCounterSet']+: { runbook: {
       local fields = $.exporter.counterFileFields,
-      meaning: "The GPUs of the cluster report the exporter's default fields (" + $.exporter.healthField + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
+      meaning: "The GPUs of the cluster (judged on the first GPU of each node: the exporter applies one counter file to all of a node's GPUs) report the exporter's default fields (" + $.exporter.healthField + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
       impact: "Every alert that needs a field outside the default set can never fire in the cluster (listed below with the fields each needs); nothing else says so, and the dashboards' panels on those fields stay empty.",
       queries: [
         q("The counter file's fields the cluster reports", 'count by (__name__) ({__name__=~"' + std.join('|', fields) + '", ' + l.cluster + '="$' + l.cluster + '"})'),

@@ -362,9 +362,9 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInferenceThroughputDrop,",
 		},
 		{
-			name: "the default counter set tickets per GPU, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,
-			old:         "count by (cluster) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
-			new:         "count by (cluster, UUID) (group by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP))",
+			name: "the default counter set tickets per node, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,
+			old:         `count by (cluster) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
+			new:         `count by (cluster, Hostname) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
 			wantFailure: "alertname: DCGMExporterStockCounterSet",
 		},
 		{
