@@ -11,7 +11,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // guide is the docs page that describes the embedded catalog's rules.

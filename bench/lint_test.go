@@ -14,7 +14,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // ruleCorpus builds a rule file of about n realistic GPU rules: copies of the rules the

@@ -6,7 +6,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 func BenchmarkPartEvaluate(b *testing.B) {

@@ -34,7 +34,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/synth"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // shard is one cluster's Prometheus, its exporter and its Thanos sidecar.

@@ -12,12 +12,12 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // adopter is the catalog of a team that renames every label and team (plantest's testdata).
-const adopter = "../internal/plan/plantest/testdata/adopter.jsonnet"
+const adopter = "../internal/testutil/plantest/testdata/adopter.jsonnet"
 
 // TestRenamedLabelsReachEveryOutput: with every label of the catalog renamed, no label name
 // that an expression, a rule's labels, an annotation template, a dashboard or runbook query,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/generators/promtooltests"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // TestNumbersAreWrittenShort: no output people read (rules, runbooks, dashboards, the catalog

@@ -15,7 +15,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
@@ -47,7 +47,7 @@ func alertLabels(p *plan.Plan, name string, values func(label string) string) ma
 }
 
 // adopter is a team's own catalog: every label and team renamed.
-const adopter = root + "/internal/plan/plantest/testdata/adopter.jsonnet"
+const adopter = root + "/internal/testutil/plantest/testdata/adopter.jsonnet"
 
 // eachCatalog runs a test on the embedded catalog with its checked-in configuration and on the
 // adopter's catalog with the configuration generated from it.

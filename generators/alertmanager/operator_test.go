@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1alpha1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // TestAlertmanagerConfigResource: the adopter's configuration as an AlertmanagerConfig decodes

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 func TestPageListsEveryFieldWithItsUsers(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {

@@ -2,6 +2,8 @@ package promtooltests
 
 import (
 	"fmt"
+	"hash/fnv"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -14,10 +16,65 @@ import (
 
 const scenarioCluster = "prod"
 
+// scenario is where one case plays: its own cluster and host (named after the alert and the
+// case) and its own block of GPU sequence numbers, from which its GPUs' UUIDs and its exporter's
+// address derive. Both follow the case's name, not its position, so that adding a case changes
+// only the lines of its own series and expectations.
+type scenario struct {
+	name string
+	seq  int
+}
+
+// gpusPerScenario is the size of a scenario's block of sequence numbers: at most this many GPUs.
+const gpusPerScenario = 32
+
+// scenarios gives every case of every alert its scenario. A case's block is chosen by a hash of
+// the alert's and the case's names; two cases whose hashes meet take the next free block, in the
+// order of alert names and cases (only they move when one of them is renamed).
+func scenarios(m *model.Model) (map[string][]scenario, error) {
+	out := map[string][]scenario{}
+	taken := map[int]bool{}
+	names := map[string]string{}
+	for _, alert := range model.SortedKeys(m.Alerts) {
+		for _, c := range m.Alerts[alert].Tests {
+			name := scenarioName(alert, c.Name)
+			if other, ok := names[name]; ok {
+				return nil, fmt.Errorf("alerts.%s.tests: the cases %q and %q both play as scenario %s: give each case of an alert a name of its own (the first 40 letters and digits tell them apart)", alert, other, c.Name, name)
+			}
+			names[name] = c.Name
+			if c.GPUs > gpusPerScenario {
+				return nil, fmt.Errorf("alerts.%s.tests: case %q has %d GPUs; a scenario has at most %d", alert, c.Name, c.GPUs, gpusPerScenario)
+			}
+			block := int(hash(name) % scenarioBlocks)
+			for taken[block] {
+				block = (block + 1) % scenarioBlocks
+			}
+			taken[block] = true
+			out[alert] = append(out[alert], scenario{name: name, seq: firstScenarioSeq + block*gpusPerScenario})
+		}
+	}
+	return out, nil
+}
+
+// Scenario sequence numbers start above the healthy GPUs' and span scenarioBlocks blocks
+// (2^16: the exporter addresses below hold them).
+const (
+	firstScenarioSeq = 1 << 10
+	scenarioBlocks   = 1 << 16
+)
+
+// hash is FNV-1a of s.
+func hash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
 // scenarioGPUs are the synthetic GPUs a scenario plays on: its own cluster, host and exporter,
 // so that cluster-wide alerts see only the scenario.
-func scenarioGPUs(alertIndex, caseIndex int, alert string, c model.AlertCase) []synth.GPU {
-	name := scenarioName(alert, caseIndex)
+func scenarioGPUs(s scenario, c model.AlertCase) []synth.GPU {
+	name := s.name
+	block := (s.seq - firstScenarioSeq) / gpusPerScenario
 	gpus := make([]synth.GPU, max(c.GPUs, 1))
 	pods := 0
 	pod := func() *synth.Pod {
@@ -31,9 +88,9 @@ func scenarioGPUs(alertIndex, caseIndex int, alert string, c model.AlertCase) []
 		g := synth.GPU{
 			Cluster:  name,
 			Host:     name,
-			Instance: fmt.Sprintf("10.1.%d.%d:9400", alertIndex, caseIndex),
+			Instance: fmt.Sprintf("10.1.%d.%d:9400", block>>8, block&0xff),
 			Index:    i,
-			Seq:      1000 + alertIndex*1000 + caseIndex*32 + i,
+			Seq:      s.seq + i,
 			Model:    synth.ModelName,
 		}
 		if i < len(c.Drivers) {
@@ -52,10 +109,19 @@ func scenarioGPUs(alertIndex, caseIndex int, alert string, c model.AlertCase) []
 	return gpus
 }
 
-// scenarioName names a scenario's cluster and host.
-func scenarioName(alert string, caseIndex int) string {
-	return fmt.Sprintf("%s-%d", strings.ToLower(alert), caseIndex)
+// scenarioName names a scenario's cluster and host: the alert's name and the case's, lower
+// case, with a dash for each run of other characters than letters and digits, the case's part
+// cut at its first 40 characters.
+func scenarioName(alert, caseName string) string {
+	slug := strings.Trim(nonAlphanumeric.ReplaceAllString(strings.ToLower(caseName), "-"), "-")
+	if len(slug) > 40 {
+		slug = strings.TrimRight(slug[:40], "-")
+	}
+	return strings.ToLower(alert) + "-" + slug
 }
+
+// nonAlphanumeric is a run of characters a scenario name does not keep.
+var nonAlphanumeric = regexp.MustCompile(`[^a-z0-9]+`)
 
 // scenarioNamespace holds the pods of every scenario.
 const scenarioNamespace = "ml-team"
@@ -86,12 +152,16 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 	group := testGroup{Name: "alerts: every scenario on its own cluster", Interval: m.Tests.Interval}
 	expected := map[string][]expectation{}
 	names := model.SortedKeys(m.Alerts)
-	for ai, name := range names {
+	all, err := scenarios(m)
+	if err != nil {
+		return testFile{}, err
+	}
+	for _, name := range names {
 		a := m.Alerts[name]
 		for ci, c := range a.Tests {
-			gpus := scenarioGPUs(ai, ci, name, c)
+			gpus := scenarioGPUs(all[name][ci], c)
 			group.InputSeries = append(group.InputSeries, scenarioSeries(m, gpus, c, steps)...)
-			cluster := scenarioName(name, ci)
+			cluster := all[name][ci].name
 			if c.Fires {
 				for _, id := range firingIdentities(m, gpus, c, cluster, a.Identity, c.Firing, c.Target) {
 					for _, l := range c.Without {

@@ -13,7 +13,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
@@ -73,14 +73,14 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		{"testdata/virtual-gpus.jsonnet", every},
 		// A team's own catalog (every label and team renamed, some sections off, an alert
 		// of its own) and a training fleet with every section off.
-		{"../../internal/plan/plantest/testdata/adopter.jsonnet", every},
-		{"../../internal/plan/plantest/testdata/training.jsonnet", every},
+		{"../../internal/testutil/plantest/testdata/adopter.jsonnet", every},
+		{"../../internal/testutil/plantest/testdata/training.jsonnet", every},
 		{"../../internal/catalog/testdata/override.jsonnet", every},
-		{"../../internal/plan/plantest/testdata/small.jsonnet", every},
+		{"../../internal/testutil/plantest/testdata/small.jsonnet", every},
 		// The same rules as the embedded catalog's, split in two layers: the alert scenarios
 		// exercise both layers' files and the shard label's templates; the recording values
 		// are the embedded catalog's, which make test checks.
-		{"../../internal/plan/plantest/testdata/sharded.jsonnet", []string{AlertsFile}},
+		{"../../internal/testutil/plantest/testdata/sharded.jsonnet", []string{AlertsFile}},
 	} {
 		t.Run(filepath.Base(c.config), func(t *testing.T) {
 			t.Parallel()

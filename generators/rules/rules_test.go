@@ -9,7 +9,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 

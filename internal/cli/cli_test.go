@@ -368,7 +368,7 @@ func TestInlineSecretsAreRefusedUnprinted(t *testing.T) {
 // generate, lint clean with infos counted, and are up to date for generate --check. (Their
 // promtool tests run in generators/promtooltests, amtool in generators/alertmanager.)
 func TestTeamCatalogsGenerateAndLintClean(t *testing.T) {
-	for _, config := range []string{"../plan/plantest/testdata/adopter.jsonnet", "../plan/plantest/testdata/training.jsonnet"} {
+	for _, config := range []string{"../testutil/plantest/testdata/adopter.jsonnet", "../testutil/plantest/testdata/training.jsonnet"} {
 		t.Run(filepath.Base(config), func(t *testing.T) {
 			dir := generate(t, "-c", config)
 			if code, stdout, stderr := run(t, "lint", "-c", config, "--fail-on", "info", filepath.Join(dir, "rules"), filepath.Join(dir, "dashboards")); code != ExitOK {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // TestShardedOutputIsPlacedCleanly: gpuobs' own sharded output, every layer's file read by its

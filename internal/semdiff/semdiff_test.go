@@ -10,7 +10,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/escape"
-	"github.com/gpuobs/gpuobs/internal/plan/plantest"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/semdiff"
 )
 
