@@ -34,8 +34,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/synth"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // limit bounds the whole run.

@@ -12,8 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // adopter is the catalog of a team that renames every label and team (plantest's testdata).

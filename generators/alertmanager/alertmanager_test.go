@@ -15,8 +15,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // root is the repository root, where the generated output is checked in.

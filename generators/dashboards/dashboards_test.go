@@ -17,9 +17,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // group is a rule group as the formats hold it: its rules kept as YAML.

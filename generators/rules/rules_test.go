@@ -9,8 +9,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 func parse(t *testing.T, p *plan.Plan) map[string]File {

@@ -12,8 +12,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // root is the repository root, where the generated output is checked in.

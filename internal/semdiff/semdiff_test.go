@@ -10,8 +10,8 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/escape"
-	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 	"github.com/gpuobs/gpuobs/internal/semdiff"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // generate writes the output of the embedded catalog with an override into a temporary
