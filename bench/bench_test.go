@@ -14,6 +14,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
 	"github.com/gpuobs/gpuobs/internal/synth"
@@ -116,7 +117,7 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 	gpus := fleet(benchGPUs(b))
 	store, fields, loadTime := fleetStore(b, p, gpus)
 	fleetSeries := store.SeriesCount()
-	ev, err := store.LoadRuleFiles(filepath.Join("..", conventions.RecordingRulesFile), filepath.Join("..", conventions.AlertRulesFile))
+	ev, err := store.LoadRuleFiles(filepath.Join("..", output.RecordingRules), filepath.Join("..", output.AlertRules))
 	if err != nil {
 		b.Fatal(err)
 	}

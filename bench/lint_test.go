@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
@@ -27,7 +27,7 @@ func ruleCorpus(b *testing.B, p *plan.Plan, n int) (path string, count int) {
 	}
 	var body []string
 	for _, f := range files {
-		if strings.HasPrefix(f.Path, conventions.RulesDir+"/") {
+		if strings.HasPrefix(f.Path, output.RulesDir+"/") {
 			text := strings.SplitN(string(f.Content), "groups:\n", 2)[1]
 			body = append(body, text)
 		}

@@ -29,10 +29,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/generators/alertmanager"
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/synth"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
@@ -257,7 +256,7 @@ func TestEndToEnd(t *testing.T) {
 	promAddr := freeAddr(t)
 	promConfig := filepath.Join(dir, "prometheus.yml")
 	writeYAML(t, promConfig, prometheusConfig(m, am, exporterServer.URL, map[string]string{m.Labels.Cluster: cluster}, nil,
-		filepath.Join(dir, conventions.RecordingRulesFile), filepath.Join(dir, conventions.AlertRulesFile)))
+		filepath.Join(dir, output.RecordingRules), filepath.Join(dir, output.AlertRules)))
 	start(t, ctx, dir, "prometheus", prometheusBin,
 		"--config.file="+promConfig, "--storage.tsdb.path="+filepath.Join(dir, "prom-data"),
 		"--web.listen-address="+promAddr)
@@ -292,7 +291,7 @@ func startAlertmanager(t *testing.T, ctx context.Context, dir string, m *model.M
 	hookServer := httptest.NewServer(hook)
 	t.Cleanup(hookServer.Close)
 	addr := freeAddr(t)
-	amConfig := withWebhooks(t, filepath.Join(dir, alertmanager.ConfigFile), hookServer.URL, m.Alertmanager.SilentReceiver)
+	amConfig := withWebhooks(t, filepath.Join(dir, output.AlertmanagerConfig), hookServer.URL, m.Alertmanager.SilentReceiver)
 	start(t, ctx, dir, "alertmanager", binary(t, "GPUOBS_ALERTMANAGER"),
 		"--config.file="+amConfig, "--storage.path="+filepath.Join(dir, "am-data"),
 		"--web.listen-address="+addr, "--cluster.listen-address=")

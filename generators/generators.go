@@ -14,8 +14,8 @@ import (
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
@@ -35,20 +35,20 @@ type Options struct {
 // All is every generator, in output order.
 func All(opts Options) []Generator {
 	return []Generator{
-		{Name: "rules", Dir: conventions.RulesDir, Generate: rules.Generate},
-		{Name: "promtool tests", Dir: promtooltests.Dir, Generate: promtooltests.Generate},
-		{Name: "runbooks", Dir: runbooks.Dir, Generate: runbooks.Generate},
-		{Name: "alertmanager", Dir: alertmanager.Dir, Generate: alertmanager.Generate},
-		{Name: "dashboards", Dir: dashboards.Dir, Generate: dashboards.Generate},
-		{Name: "dashboard ConfigMaps", Dir: dashboards.SidecarDir, Generate: dashboards.Sidecar},
-		{Name: "catalog reference", Dir: catalogdoc.Dir, Generate: catalogdoc.Generate},
-		{Name: "exporter configuration", Dir: exporter.Dir, Generate: exporter.Generate},
-		{Name: "rule formats", Dir: conventions.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
+		{Name: "rules", Dir: output.RulesDir, Generate: rules.Generate},
+		{Name: "promtool tests", Dir: output.TestsDir, Generate: promtooltests.Generate},
+		{Name: "runbooks", Dir: output.RunbooksDir, Generate: runbooks.Generate},
+		{Name: "alertmanager", Dir: output.AlertmanagerDir, Generate: alertmanager.Generate},
+		{Name: "dashboards", Dir: output.DashboardsDir, Generate: dashboards.Generate},
+		{Name: "dashboard ConfigMaps", Dir: output.SidecarDir, Generate: dashboards.Sidecar},
+		{Name: "catalog reference", Dir: output.DocsDir, Generate: catalogdoc.Generate},
+		{Name: "exporter configuration", Dir: output.ExporterDir, Generate: exporter.Generate},
+		{Name: "rule formats", Dir: output.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
 			return ruleformats.Generate(p, opts.RulesFormats)
 		}},
 		// Prometheus Operator users get the Alertmanager side as a resource too.
-		{Name: "AlertmanagerConfig", Dir: alertmanager.Dir, Generate: func(p *plan.Plan) ([]emit.File, error) {
-			if !slices.Contains(opts.RulesFormats, ruleformats.Operator) {
+		{Name: "AlertmanagerConfig", Dir: output.AlertmanagerDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
+			if !slices.Contains(opts.RulesFormats, output.OperatorFormat) {
 				return nil, nil
 			}
 			return alertmanager.Operator(p)

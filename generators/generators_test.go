@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/generators/promtooltests"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -21,7 +21,7 @@ func TestNumbersAreWrittenShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if strings.HasPrefix(f.Path, promtooltests.Dir) {
+		if strings.HasPrefix(f.Path, output.TestsDir) {
 			continue
 		}
 		if m := long.Find(f.Content); m != nil {
@@ -70,7 +70,7 @@ func TestTextFollowsOverrides(t *testing.T) {
 		}
 	}
 	for path, text := range content {
-		if strings.HasPrefix(path, promtooltests.Dir) {
+		if strings.HasPrefix(path, output.TestsDir) {
 			continue
 		}
 		for _, stale := range []string{"15 minutes", "30 minutes", "share of the last 15m"} {

@@ -11,17 +11,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
-)
-
-// Output paths, relative to the output directory.
-const (
-	Dir = "alertmanager"
-	// ConfigFile is a complete configuration that amtool check-config accepts.
-	ConfigFile = Dir + "/alertmanager.yml"
-	// FragmentFile holds the route subtree, receivers and inhibit rules to merge into an
-	// existing configuration.
-	FragmentFile = Dir + "/gpuobs-fragment.yml"
 )
 
 // defaultGroup is the groupBy entry for families without their own.
@@ -70,16 +61,16 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	sub.Matchers = []string{fmt.Sprintf("family=~%q", strings.Join(families(m), "|"))}
 	fragment := config{Route: &sub, Receivers: full.Receivers, InhibitRules: rulesOut}
 	files := []emit.File{
-		emit.YAML(ConfigFile, emit.MustYAML(full)),
-		emit.YAML(FragmentFile, emit.MustYAML(fragment)),
+		emit.YAML(output.AlertmanagerConfig, emit.MustYAML(full)),
+		emit.YAML(output.AlertmanagerFragment, emit.MustYAML(fragment)),
 	}
 	if _, err := amconfig.Load(files[0].Content); err != nil {
-		return nil, fmt.Errorf("%s does not load in Alertmanager: %w", ConfigFile, err)
+		return nil, fmt.Errorf("%s does not load in Alertmanager: %w", output.AlertmanagerConfig, err)
 	}
 	// Merged under a root route, as users merge it.
 	merged := config{Route: &route{Receiver: m.Alertmanager.SilentReceiver, Routes: []*route{&sub}}, Receivers: full.Receivers, InhibitRules: rulesOut}
 	if _, err := amconfig.Load(emit.MustYAML(merged)); err != nil {
-		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", FragmentFile, err)
+		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", output.AlertmanagerFragment, err)
 	}
 	return files, nil
 }
@@ -93,7 +84,7 @@ func Operator(p *plan.Plan) ([]emit.File, error) {
 	}
 	f, err := operatorConfig(p.Model, full)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", OperatorFile, err)
+		return nil, fmt.Errorf("%s: %w", output.AlertmanagerOperator, err)
 	}
 	return []emit.File{f}, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
@@ -52,7 +53,7 @@ const adopter = root + "/internal/testutil/plantest/testdata/adopter.jsonnet"
 // eachCatalog runs a test on the embedded catalog with its checked-in configuration and on the
 // adopter's catalog with the configuration generated from it.
 func eachCatalog(t *testing.T, test func(t *testing.T, p *plan.Plan, c *amconfig.Config)) {
-	t.Run("embedded", func(t *testing.T) { test(t, plantest.Plan(t, ""), loadConfig(t, ConfigFile)) })
+	t.Run("embedded", func(t *testing.T) { test(t, plantest.Plan(t, ""), loadConfig(t, output.AlertmanagerConfig)) })
 	t.Run("adopter", func(t *testing.T) {
 		p := plantest.Plan(t, adopter)
 		files, err := Generate(p)
@@ -233,7 +234,7 @@ func TestEqualLabelsMustSurviveTheExpressions(t *testing.T) {
 func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
 	p := plantest.Plan(t, "")
 	m := p.Model
-	data, err := os.ReadFile(filepath.Join(root, FragmentFile))
+	data, err := os.ReadFile(filepath.Join(root, output.AlertmanagerFragment))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestSmallCatalog(t *testing.T) {
 func TestWorkloadTicketsGroupByNamespace(t *testing.T) {
 	p := plantest.Plan(t, "")
 	m := p.Model
-	c := loadConfig(t, ConfigFile)
+	c := loadConfig(t, output.AlertmanagerConfig)
 	for _, name := range []string{"GPUAllocatedIdle", "GPUTrainingStraggler", "GPUMemoryExhaustionRisk"} {
 		keys := map[string]bool{}
 		for _, host := range []string{"node-a", "node-b"} {
@@ -303,7 +304,7 @@ func TestWorkloadTicketsGroupByNamespace(t *testing.T) {
 // once its node is cordoned; the page of the failure itself never does.
 func TestCordonSilencesTheRMAFollowUp(t *testing.T) {
 	p := plantest.Plan(t, "")
-	c := loadConfig(t, ConfigFile)
+	c := loadConfig(t, output.AlertmanagerConfig)
 	cordon := alertLabels(p, p.Model.Alertmanager.Inhibit.NodeUnschedulable, same)
 	for alert, want := range map[string]bool{"GPURowRemapFailureUnrepaired": true, "GPURowRemapFailure": false} {
 		muted, err := c.Inhibited([]map[string]string{cordon}, alertLabels(p, alert, same))

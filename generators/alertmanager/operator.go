@@ -13,11 +13,8 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 )
-
-// OperatorFile is the routing tree, receivers and inhibit rules as a Prometheus Operator
-// AlertmanagerConfig (--rules-format operator).
-const OperatorFile = Dir + "/alertmanagerconfig.yaml"
 
 // operatorSecrets is where the Prometheus Operator mounts the secrets an Alertmanager resource
 // lists (spec.secrets): <operatorSecrets><secret>/<key>. A secret file there is the key of that
@@ -55,7 +52,7 @@ func operatorConfig(m *model.Model, c config) (emit.File, error) {
 		return emit.File{}, err
 	}
 	op := m.Deploy.Operator
-	return emit.YAML(OperatorFile, emit.MustYAML(map[string]any{
+	return emit.YAML(output.AlertmanagerOperator, emit.MustYAML(map[string]any{
 		"apiVersion": "monitoring.coreos.com/v1alpha1",
 		"kind":       "AlertmanagerConfig",
 		"metadata":   map[string]any{"name": op.Name, "namespace": op.Namespace, "labels": op.Labels},

@@ -9,15 +9,9 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
-
-// Dir is the directory the page lives in; only files with the gpuobs header there are
-// gpuobs' (the check pages next to it are hand-written).
-const Dir = "docs"
-
-// File is the generated page.
-const File = Dir + "/catalog.md"
 
 // Generate renders docs/catalog.md.
 func Generate(p *plan.Plan) ([]emit.File, error) {
@@ -65,7 +59,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		mt := m.Metrics[name]
 		line("| `%s` | %s | %s | %s |", name, mt.Type, strings.Join(mt.Labels, ", "), strings.Join(users[name], ", "))
 	}
-	return []emit.File{emit.Markdown(File, []byte(b.String()))}, nil
+	return []emit.File{emit.Markdown(output.CatalogDoc, []byte(b.String()))}, nil
 }
 
 func yes(b bool) string {

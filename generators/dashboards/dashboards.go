@@ -21,14 +21,9 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
-
-// Dir is the output directory, relative to the output root.
-const Dir = "dashboards"
-
-// Path is the file of a dashboard level.
-func Path(level string) string { return Dir + "/" + strings.ToLower(level) + ".json" }
 
 // Tag marks every gpuobs dashboard; each also carries its level (L1..L5) as a tag, which
 // gpuobs lint's budgets use, and its install's UID prefix, which the links between the levels
@@ -46,13 +41,11 @@ func tags(m *model.Model, level string) []string {
 // panelHeight is the height of every panel, in grid units.
 const panelHeight = 8
 
-// SidecarDir holds the dashboards as ConfigMaps for Grafana's sidecar
-// (deploy.grafana.sidecar), apart from dashboards/, which file provisioning reads.
-const SidecarDir = "grafana"
-
 // Generate renders one JSON file per dashboard level.
 func Generate(p *plan.Plan) ([]emit.File, error) {
-	return render(p.Model, func(level string, body []byte) emit.File { return emit.File{Path: Path(level), Content: body} })
+	return render(p.Model, func(level string, body []byte) emit.File {
+		return emit.File{Path: output.Dashboard(level), Content: body}
+	})
 }
 
 // Sidecar renders each dashboard as a ConfigMap that Grafana's sidecar loads (label
@@ -64,7 +57,7 @@ func Sidecar(p *plan.Plan) ([]emit.File, error) {
 	}
 	return render(p.Model, func(level string, body []byte) emit.File {
 		name := strings.ToLower(level)
-		return emit.YAML(SidecarDir+"/"+name+".yaml", emit.MustYAML(map[string]any{
+		return emit.YAML(output.SidecarDashboard(level), emit.MustYAML(map[string]any{
 			"apiVersion": "v1",
 			"kind":       "ConfigMap",
 			"metadata":   map[string]any{"name": g.UIDPrefix + "-" + name, "namespace": g.Sidecar.Namespace, "labels": g.Sidecar.Labels},

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
@@ -31,7 +32,7 @@ func checkedIn(t *testing.T, m *model.Model) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, level := range model.SortedKeys(m.Dashboards) {
-		data, err := os.ReadFile(filepath.Join(root, Path(level)))
+		data, err := os.ReadFile(filepath.Join(root, output.Dashboard(level)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +348,7 @@ func TestSecondInstall(t *testing.T) {
 		if err := yaml.Unmarshal(sidecar[i].Content, &cm); err != nil {
 			t.Fatal(err)
 		}
-		key := strings.TrimPrefix(f.Path, Dir+"/")
+		key := strings.TrimPrefix(f.Path, output.DashboardsDir+"/")
 		if cm.Data[key] != string(f.Content) || cm.Metadata.Namespace != "grafana" || cm.Metadata.Labels["grafana_dashboard"] != "1" || !strings.HasPrefix(cm.Metadata.Name, "gpu-prod-") {
 			t.Errorf("%s: ConfigMap %s/%s labels %v does not hold %s as it is", sidecar[i].Path, cm.Metadata.Namespace, cm.Metadata.Name, cm.Metadata.Labels, key)
 		}

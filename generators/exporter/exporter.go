@@ -13,21 +13,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
-// Output paths, relative to the output directory.
+// The generated ConfigMap (output.ExporterConfigMap, for the GPU Operator's
+// dcgmExporter.config.name).
 const (
-	Dir = conventions.ExporterDir
-	// CountersFile is in dcgm-exporter's own format: DCGM field, Prometheus type, help.
-	CountersFile = conventions.CountersFile
-	// ConfigMapFile holds the counters for the GPU Operator (dcgmExporter.config.name).
-	ConfigMapFile = Dir + "/configmap.yaml"
-	// HelmValuesFile holds the counters for the dcgm-exporter Helm chart.
-	HelmValuesFile = Dir + "/helm-values.yaml"
 	// ConfigMapName is the name of the generated ConfigMap, and CSVKey its key.
 	ConfigMapName = "gpuobs-dcgm-counters"
 	CSVKey        = "dcgm-metrics.csv"
@@ -66,11 +60,11 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		"customMetrics": csv,
 		"arguments":     []string{"-f", "/etc/dcgm-exporter/" + CSVKey},
 	}
-	files := []emit.File{{Path: CountersFile, Content: []byte("# " + emit.Header + "\n" + csv)}}
+	files := []emit.File{{Path: output.Counters, Content: []byte("# " + emit.Header + "\n" + csv)}}
 	for _, doc := range []struct {
 		path string
 		body any
-	}{{ConfigMapFile, configMap}, {HelmValuesFile, helm}} {
+	}{{output.ExporterConfigMap, configMap}, {output.ExporterHelmValues, helm}} {
 		files = append(files, emit.YAML(doc.path, emit.MustYAML(doc.body)))
 	}
 	return files, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -74,11 +75,11 @@ func alertTestLines(t *testing.T, config string) []string {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if f.Path == AlertsFile {
+		if f.Path == output.AlertTests {
 			return strings.Split(string(f.Content), "\n")
 		}
 	}
-	t.Fatalf("no %s generated", AlertsFile)
+	t.Fatalf("no %s generated", output.AlertTests)
 	return nil
 }
 

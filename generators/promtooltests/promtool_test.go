@@ -13,6 +13,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -62,7 +63,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 // test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	t.Parallel()
-	every := []string{AlertsFile, RecordingFile, RecordsFile}
+	every := []string{output.AlertTests, output.RecordingTests, output.RecordsTests}
 	for _, c := range []struct {
 		config string
 		files  []string
@@ -80,7 +81,7 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		// The same rules as the embedded catalog's, split in two layers: the alert scenarios
 		// exercise both layers' files and the shard label's templates; the recording values
 		// are the embedded catalog's, which make test checks.
-		{"../../internal/testutil/plantest/testdata/sharded.jsonnet", []string{AlertsFile}},
+		{"../../internal/testutil/plantest/testdata/sharded.jsonnet", []string{output.AlertTests}},
 	} {
 		t.Run(filepath.Base(c.config), func(t *testing.T) {
 			t.Parallel()
@@ -104,283 +105,283 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		config                                      string // the catalog; the embedded one when empty
 	}{
 		{
-			name: "MIG instances summed", file: "rules/recording.yaml", testFile: RecordingFile,
+			name: "MIG instances summed", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			old:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE)",
 			new:         "sum by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE)",
 			wantFailure: `expr: "node:dcgm_power_usage:sum"`,
 		},
 		{
-			name: "average of averages", file: "rules/recording.yaml", testFile: RecordingFile,
+			name: "average of averages", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			old:         "expr: cluster:dcgm_gpu_util:sum / cluster:dcgm_gpu_util:count",
 			new:         "expr: avg by (cluster) (node:dcgm_gpu_util:avg)",
 			wantFailure: `expr: "cluster:dcgm_gpu_util:avg"`,
 		},
 		{
-			name: "idle bit counted as throttling", file: "rules/recording.yaml", testFile: RecordingFile,
+			name: "idle bit counted as throttling", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			old:         "floor(DCGM_FI_DEV_CLOCK_THROTTLE_REASONS / 4) % 2",
 			new:         "floor(DCGM_FI_DEV_CLOCK_THROTTLE_REASONS / 1) % 2",
 			wantFailure: `expr: "gpu:dcgm_clock_throttle_power:max"`,
 		},
 		{
-			name: "XID held forever pages", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "XID held forever pages", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "unless on (cluster, Hostname, gpu, UUID, modelName, err_code)",
 			new:         "or on (cluster, Hostname, gpu, UUID, modelName, err_code)",
 			wantFailure: "alertname: GPUFellOffBus",
 		},
 		{
-			name: "unclassified XIDs include the classified ones", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "unclassified XIDs include the classified ones", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         `gpu_pod:dcgm_xid_errors:new10m{xid!~"`,
 			new:         `gpu_pod:dcgm_xid_errors:new10m{xid=~".+|`,
 			wantFailure: "alertname: GPUXidUnclassified",
 		},
 		{
-			name: "counter increments on a new series missed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "counter increments on a new series missed", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "increase(gpu:dcgm_ecc_dbe_vol_total:max[10m])",
 			new:         "max by (cluster, Hostname, gpu, UUID) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[10m]))",
 			wantFailure: "alertname: GPUEccDoubleBit",
 		},
 		{
-			name: "a node deleted by the autoscaler alerts", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a node deleted by the autoscaler alerts", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "group by (cluster, Hostname) (gpu_pod:dcgm_gpu_info:group)",
 			new:         "group by (cluster, Hostname) (present_over_time(gpu_pod:dcgm_gpu_info:group[1h]))",
 			wantFailure: "alertname: GPUSeriesMissing",
 		},
 		{
-			name: "row-remap failure pages while the flag stays set", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "row-remap failure pages while the flag stays set", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 10m)",
 			new:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 3h)",
 			wantFailure: "alertname: GPURowRemapFailure,",
 		},
 		{
-			name: "power cap at full clocks tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "power cap at full clocks tickets", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "                <\n                  0.8 * max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_MAX_SM_CLOCK)\n            )\n",
 			new:         "                <\n                  1.1 * max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_MAX_SM_CLOCK)\n            )\n",
 			wantFailure: "alertname: GPUPowerThrottling",
 		},
 		{
-			name: "HW slowdown duplicates the thermal ticket", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "HW slowdown duplicates the thermal ticket", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "                    avg_over_time(gpu:dcgm_clock_throttle_thermal:max[15m]) > 0.5\n                  or",
 			new:         "                    avg_over_time(gpu:dcgm_clock_throttle_thermal:max[15m]) > 1.5\n                  or",
 			wantFailure: "alertname: GPUHwSlowdown",
 		},
 		{
-			name: "label profile mismatch unnoticed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "label profile mismatch unnoticed", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         `DCGM_FI_DEV_GPU_TEMP{Hostname=""}`,
 			new:         `DCGM_FI_DEV_GPU_TEMP{Hostname="-"}`,
 			wantFailure: "alertname: DCGMExporterLabelMismatch",
 		},
 		{
-			name: "repeated XID unseen without the per-code count", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "repeated XID unseen without the per-code count", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         `max_over_time(DCGM_EXP_XID_ERRORS_COUNT{xid=~"[1-9][0-9]*"}[10m])`,
 			new:         `max_over_time(DCGM_EXP_XID_ERRORS_COUNT{xid="none"}[10m])`,
 			wantFailure: "alertname: GPUFellOffBus",
 		},
 		{
-			name: "GPU-hours of a partial day averaged over the samples that exist", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "GPU-hours of a partial day averaged over the samples that exist", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "sum_over_time(namespace:gpu_allocated:sum[1d]) / 60",
 			new:         "avg_over_time(namespace:gpu_allocated:sum[1d]) * 24",
 			wantFailure: `expr: "round(namespace:gpu_hours_allocated:sum1d, 0.001)"`,
 		},
 		{
-			name: "a repaired GPU stays unavailable while the gauge holds its XID", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "a repaired GPU stays unavailable while the gauge holds its XID", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         `(gpu_pod:dcgm_xid_errors:new10m{xid=~"48|62|64|95|119|120|79"})`,
 			new:         `(DCGM_FI_DEV_XID_ERRORS{err_code=~"48|62|64|95|119|120|79"})`,
 			wantFailure: `expr: "cluster:gpu_healthy:count"`,
 		},
 		{
-			name: "an unpriced SKU costs nothing, silently", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "an unpriced SKU costs nothing, silently", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "namespace:gpu_allocated:sum unless on (modelName) sku:gpu_hourly_cost:dollars",
 			new:         "namespace:gpu_allocated:sum and on (modelName) sku:gpu_hourly_cost:dollars",
 			wantFailure: `expr: "cluster:gpu_unpriced:sum"`,
 		},
 		{
-			name: "error budget as a mean of 5-minute ratios", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "error budget as a mean of 5-minute ratios", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "sum_over_time(slo:sli_bad_events:rate5m{slo=\"InferenceErrors\"}[30d])\n                  /\n                    (sum_over_time(slo:sli_events:rate5m{slo=\"InferenceErrors\"}[30d]) > 0)",
 			new:         "avg_over_time(slo:sli_error:ratio_rate5m{slo=\"InferenceErrors\"}[30d])\n                  /\n                    1",
 			wantFailure: `expr: "round(slo:error_budget:remaining{slo=\"InferenceErrors\"}, 0.001)"`,
 		},
 		{
-			name: "MIG devices counted as whole GPUs against capacity in slots", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "MIG devices counted as whole GPUs against capacity in slots", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
 			new:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)",
 			wantFailure: `expr: "round(cluster:gpu_unavailable:ratio, 0.001)"`,
 		},
 		{
-			name: "MIG devices of the mixed strategy left out of capacity", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "MIG devices of the mixed strategy left out of capacity", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         `kube_node_status_capacity{job="kube-state-metrics",resource=~"nvidia_com_gpu|nvidia_com_mig_.+"}`,
 			new:         `kube_node_status_capacity{job="kube-state-metrics",resource="nvidia_com_gpu"}`,
 			wantFailure: `expr: "round(cluster:gpu_unavailable:ratio, 0.001)"`,
 		},
 		{
-			name: "time-sliced pods each priced the whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "time-sliced pods each priced the whole GPU", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) (DCGM_FI_DEV_GPU_TEMP)",
 			new:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
 			wantFailure: `expr: "gpu_pod:gpu_allocated:share"`,
 		},
 		{
-			name: "a renamed vLLM metric goes unnoticed", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a renamed vLLM metric goes unnoticed", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "group by (cluster, namespace, pod, model_name) (vllm:kv_cache_usage_perc),",
 			new:         "group by (cluster, namespace, pod, model_name) (vllm:num_requests_running),",
 			wantFailure: "alertname: GPUInferenceMetricMissing",
 		},
 		{
-			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "stragglers among inference replicas", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         `owner_kind=~"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet",`,
 			new:         "",
 			wantFailure: "alertname: GPUTrainingStraggler",
 		},
 		{
-			name: "temperature without for", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "temperature without for", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
 			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",
 			wantFailure: "alertname: GPUTemperatureHigh",
 		},
 		{
-			name: "a SKU's fleet temperature summed, not averaged", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "a SKU's fleet temperature summed, not averaged", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
 			new:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)",
 			wantFailure: "alertname: GPUHotterThanFleetPeers",
 		},
 		{
-			name: "busy GPUs compared with all GPUs of their SKU", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "busy GPUs compared with all GPUs of their SKU", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:sum)\n          /\n            sum by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
 			new:         "(sum by (modelName) (cluster_sku_load:dcgm_gpu_temp:sum) / sum by (modelName) (cluster_sku_load:dcgm_gpu_temp:count)) * on (modelName) group_right () group by (modelName, load) (cluster_sku_load:dcgm_gpu_temp:count)",
 			wantFailure: "alertname: GPUHotterThanFleetPeers",
 		},
 		{
-			name: "exporter down without its host is not alerted", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "exporter down without its host is not alerted", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "[1h]))\n          or on (cluster, instance)\n            (up{job=\"dcgm-exporter\"} == 0)\n",
 			new:         "[1h]))\n",
 			wantFailure: "alertname: DCGMExporterDown",
 		},
 		{
-			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=""}[5m])`,
 			new:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])`,
 			wantFailure: "alertname: GPUAllocatedIdle",
 		},
 		{
-			name: "slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "ratio_rate3d{slo=\"InferenceTTFT\"} > (1 * (1 - 0.99))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTTFT\"} > (1 * (1 - 0.99))",
 			new:         "ratio_rate3d{slo=\"InferenceTTFT\"} > (1 * (1 - 0.999))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTTFT\"} > (1 * (1 - 0.999))",
 			wantFailure: "alertname: SLOInferenceTTFTSlowBurn",
 		},
 		{
-			name: "MIG instance priced as a whole GPU", file: "rules/recording.yaml", testFile: RecordsFile,
+			name: "MIG instance priced as a whole GPU", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "group_left ()\n                          mig_profile:gpu_share:ratio\n",
 			new:         "group_left ()\n                          (mig_profile:gpu_share:ratio * 0 + 1)\n",
 			wantFailure: `expr: "round(gpu_pod:gpu_allocated:share, 0.001)"`,
 		},
 		{
-			name: "a 1g MIG instance weighs like a whole GPU in a namespace average", file: "rules/recording.yaml", testFile: RecordingFile,
+			name: "a 1g MIG instance weighs like a whole GPU in a namespace average", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			old:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                gpu_pod:gpu_allocated:share\n            )\n          /\n            sum by (cluster, namespace) (\n                gpu_pod:gpu_allocated:share\n",
 			new:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                (gpu_pod:gpu_allocated:share > bool 0)\n            )\n          /\n            sum by (cluster, namespace) (\n                (gpu_pod:gpu_allocated:share > bool 0)\n",
 			wantFailure: `expr: "namespace:dcgm_sm_active:avg"`,
 		},
 		{
-			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: RecordingFile, config: "testdata/virtual-gpus.jsonnet",
+			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",
 			old:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n",
 			new:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n",
 			wantFailure: `expr: "namespace:dcgm_power_usage:sum"`,
 		},
 		{
-			name: "a time-sliced GPU's framebuffer summed with its pods' parts", file: "rules/recording.yaml", testFile: RecordingFile, config: "testdata/virtual-gpus.jsonnet",
+			name: "a time-sliced GPU's framebuffer summed with its pods' parts", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",
 			old:         "max by (cluster, Hostname, gpu, UUID, modelName, GPU_I_ID) (DCGM_FI_DEV_FB_USED)",
 			new:         "sum by (cluster, Hostname, gpu, UUID, modelName, GPU_I_ID) (DCGM_FI_DEV_FB_USED)",
 			wantFailure: `expr: "node:dcgm_fb_used:sum"`,
 		},
 		{
-			name: "healthy GPUs counted once against capacity in time-sliced replicas", file: "rules/recording.yaml", testFile: RecordsFile, config: "testdata/virtual-gpus.jsonnet",
+			name: "healthy GPUs counted once against capacity in time-sliced replicas", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/virtual-gpus.jsonnet",
 			old:         "expr: |2-\n            2\n          *\n            count by (cluster)",
 			new:         "expr: |2-\n            1\n          *\n            count by (cluster)",
 			wantFailure: `expr: "cluster:gpu_healthy:count"`,
 		},
 		{
-			name: "a CPU pod waiting for a node tickets as a GPU pod", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a CPU pod waiting for a node tickets as a GPU pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "          and on (cluster, namespace, pod)\n            (max by (cluster, namespace, pod) (kube_pod_status_unschedulable{job=\"kube-state-metrics\"}) == 1)\n",
 			new:         "          or on (cluster, namespace, pod)\n            (max by (cluster, namespace, pod) (kube_pod_status_unschedulable{job=\"kube-state-metrics\"}) == 1)\n",
 			wantFailure: "alertname: GPUPodUnschedulable",
 		},
 		{
-			name: "quota use read against what is left", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "quota use read against what is left", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "resource=\"requests.nvidia.com/gpu\",type=\"used\"}",
 			new:         "resource=\"requests.nvidia.com/gpu\",type=\"hard\"}",
 			wantFailure: "alertname: GPUNamespaceQuotaNearlyFull",
 		},
 		{
-			name: "a device plugin restart tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a device plugin restart tickets", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "              \"(.+)\"\n            )\n          )\n        for: 15m\n",
 			new:         "              \"(.+)\"\n            )\n          )\n        for: 1m\n",
 			wantFailure: "alertname: GPUDevicePluginDegraded",
 		},
 		{
-			name: "a node whose exporter reports counted as without one", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a node whose exporter reports counted as without one", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "group by (cluster, Hostname) (last_over_time(instance:dcgm_exporter_host:group[1h]))",
 			new:         "group by (cluster, Hostname) (last_over_time(instance:dcgm_exporter_host:group{Hostname=\"none\"}[1h]))",
 			wantFailure: "alertname: DCGMExporterMissingOnNode",
 		},
 		{
-			name: "an SKU without profiling support tickets", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "an SKU without profiling support tickets", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "          and on (cluster, modelName)\n            group by (cluster, modelName) (DCGM_FI_PROF_GR_ENGINE_ACTIVE)\n",
 			new:         "",
 			wantFailure: "alertname: DCGMProfilingMetricsMissing",
 		},
 		{
-			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
 			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
 			wantFailure: "alertname: GPUDriverNotValidated",
 		},
 		{
-			name: "slower requests under a demand surge read as a throughput drop", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "slower requests under a demand surge read as a throughput drop", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "          and on (cluster, namespace, model_name)\n              abs(\n",
 			new:         "          and on (cluster, namespace, model_name)\n              0 * abs(\n",
 			wantFailure: "alertname: GPUInferenceThroughputDrop",
 		},
 		{
-			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
 		},
 		{
-			name: "a double-bit error repeating within an incident pages again", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a double-bit error repeating within an incident pages again", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "            node:gpu_maintenance:flag\n        keep_firing_for: 30m\n        labels:\n          family: memory\n          severity: critical\n",
 			new:         "            node:gpu_maintenance:flag\n        labels:\n          family: memory\n          severity: critical\n",
 			wantFailure: "alertname: GPUEccDoubleBit,",
 		},
 		{
-			name: "a failed row remap pages again after a Prometheus outage", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a failed row remap pages again after a Prometheus outage", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[30m] offset 10m)",
 			new:         "last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[5m] offset 10m)",
 			wantFailure: "alertname: GPURowRemapFailure,",
 		},
 		{
-			name: "bursty demand read as a slowdown", file: "rules/recording.yaml", testFile: AlertsFile,
+			name: "bursty demand read as a slowdown", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "model:vllm_generation_tokens:rate5m / (avg_over_time(model:vllm_num_requests_running:sum[5m]) > 0)",
 			new:         "model:vllm_generation_tokens:rate5m / (model:vllm_num_requests_running:sum > 0)",
 			wantFailure: "alertname: GPUInferenceThroughputDrop,",
 		},
 		{
-			name: "the default counter set tickets per node, not per cluster", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "the default counter set tickets per node, not per cluster", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         `count by (cluster) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
 			new:         `count by (cluster, Hostname) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
 			wantFailure: "alertname: DCGMExporterStockCounterSet",
 		},
 		{
-			name: "two errors on a cohort read as a regression", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "two errors on a cohort read as a regression", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 3,",
 			new:         "cluster_driver:dcgm_ecc_dbe_events:sum1d >= 1,",
 			wantFailure: "alertname: GPUCohortDriverErrors",
 		},
 		{
-			name: "a cohort compared with the whole cluster, itself included", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "a cohort compared with the whole cluster, itself included", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "                          - on (cluster) group_right ()\n                            cluster_driver:dcgm_ecc_dbe_events:sum1d\n",
 			new:         "                          - on (cluster) group_right ()\n                            0 * cluster_driver:dcgm_ecc_dbe_events:sum1d\n",
 			wantFailure: "alertname: GPUCohortDriverErrors",
 		},
 		{
-			name: "TPOT slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: AlertsFile,
+			name: "TPOT slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "ratio_rate3d{slo=\"InferenceTPOT\"} > (1 * (1 - 0.99))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTPOT\"} > (1 * (1 - 0.99))",
 			new:         "ratio_rate3d{slo=\"InferenceTPOT\"} > (1 * (1 - 0.999))\n              and\n                slo:sli_error:ratio_rate6h{slo=\"InferenceTPOT\"} > (1 * (1 - 0.999))",
 			wantFailure: "alertname: SLOInferenceTPOTSlowBurn",
@@ -390,7 +391,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, c.config)
 			replaceIn(t, filepath.Join(dir, c.file), c.old, c.new)
-			if expr, ok := strings.CutPrefix(c.wantFailure, "expr: "); ok && c.testFile == RecordsFile {
+			if expr, ok := strings.CutPrefix(c.wantFailure, "expr: "); ok && c.testFile == output.RecordsTests {
 				keepGroupsTesting(t, filepath.Join(dir, c.testFile), expr)
 			}
 			out, err := promtool(t, dir, "test", c.testFile)

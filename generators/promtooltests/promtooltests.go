@@ -11,17 +11,10 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/synth"
-)
-
-// Output paths, relative to the output directory.
-const (
-	Dir           = "tests/promtool"
-	AlertsFile    = Dir + "/alerts.test.yaml"
-	RecordingFile = Dir + "/recording.test.yaml"
-	RecordsFile   = Dir + "/records.test.yaml"
 )
 
 // ruleFiles are the generated rule files, relative to the test files: every layer's of a
@@ -50,7 +43,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	for _, f := range []struct {
 		path string
 		body testFile
-	}{{AlertsFile, alerts}, {RecordingFile, recording}, {RecordsFile, recordTests(p)}} {
+	}{{output.AlertTests, alerts}, {output.RecordingTests, recording}, {output.RecordsTests, recordTests(p)}} {
 		file, err := emit.JSONAsYAML(f.path, f.body)
 		if err != nil {
 			return nil, err

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
@@ -20,18 +20,12 @@ import (
 // Formats gpuobs writes rules in; plain is always written.
 const (
 	Plain    = "plain"
-	Operator = "operator"
-	Mimir    = "mimir"
+	Operator = output.OperatorFormat
+	Mimir    = output.MimirFormat
 )
 
 // Names lists the formats.
 var Names = []string{Plain, Operator, Mimir}
-
-// Output paths, relative to the output directory.
-const (
-	OperatorFile = conventions.RulesDir + "/operator/prometheusrule.yaml"
-	MimirFile    = conventions.RulesDir + "/mimir/gpuobs.yaml"
-)
 
 // Check reports an unknown format name.
 func Check(formats []string) error {
@@ -84,7 +78,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 				"metadata":   map[string]any{"name": name, "namespace": op.Namespace, "labels": labels},
 				"spec":       map[string]any{"groups": groups},
 			}
-			f, err := render(layerPath(OperatorFile, layer), manifest, groups)
+			f, err := render(output.LayerFile(output.OperatorRules, string(layer)), manifest, groups)
 			if err != nil {
 				return nil, err
 			}
@@ -95,7 +89,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 			if layer != "" {
 				namespace += "-" + string(layer)
 			}
-			f, err := render(layerPath(MimirFile, layer), map[string]any{"namespace": namespace, "groups": groups}, groups)
+			f, err := render(output.LayerFile(output.MimirRules, string(layer)), map[string]any{"namespace": namespace, "groups": groups}, groups)
 			if err != nil {
 				return nil, err
 			}
@@ -104,9 +98,6 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 	}
 	return files, nil
 }
-
-// RemoteWriteFile is the shards' remote-write relabeling for a Mimir global layer.
-const RemoteWriteFile = conventions.RulesDir + "/mimir/shard-remote-write.yaml"
 
 // remoteWrite renders the write_relabel_configs of a shard's remote_write to Mimir: keep the
 // records the global layer reads and the retention tiers, nothing else (the raw series and
@@ -122,15 +113,7 @@ func remoteWrite(p *plan.Plan) emit.File {
 	}}}
 	body := "# The write_relabel_configs of each shard's remote_write to Mimir: the records the global\n" +
 		"# layer (rules/mimir/gpuobs-global.yaml) reads, and the retention tiers.\n" + string(emit.MustYAML(doc))
-	return emit.YAML(RemoteWriteFile, []byte(body))
-}
-
-// layerPath is a format's file for one layer: name-layer.yaml, or name.yaml without layers.
-func layerPath(path string, layer plan.Layer) string {
-	if layer == "" {
-		return path
-	}
-	return strings.TrimSuffix(path, ".yaml") + "-" + string(layer) + ".yaml"
+	return emit.YAML(output.MimirRemoteWrite, []byte(body))
 }
 
 // render writes doc, each rule's comments above it, and checks that its groups load in

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
@@ -54,12 +55,12 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 		}
 		groups := doc.Groups
 		switch f.Path {
-		case OperatorFile:
+		case output.OperatorRules:
 			if doc.APIVersion != "monitoring.coreos.com/v1" || doc.Kind != "PrometheusRule" || doc.Metadata["name"] != m.Deploy.Operator.Name {
 				t.Errorf("manifest header: %s %s %v", doc.APIVersion, doc.Kind, doc.Metadata)
 			}
 			groups = doc.Spec.Groups
-		case MimirFile:
+		case output.MimirRules:
 			if doc.Namespace != m.Deploy.Mimir.Namespace {
 				t.Errorf("mimir namespace %q, want %q", doc.Namespace, m.Deploy.Mimir.Namespace)
 			}
@@ -148,8 +149,8 @@ func TestShardedFormats(t *testing.T) {
 			Regex string `yaml:"regex"`
 		} `yaml:"write_relabel_configs"`
 	}
-	if err := yaml.Unmarshal(byPath[RemoteWriteFile], &rw); err != nil || len(rw.Relabel) != 1 {
-		t.Fatalf("%s: %v %+v", RemoteWriteFile, err, rw)
+	if err := yaml.Unmarshal(byPath[output.MimirRemoteWrite], &rw); err != nil || len(rw.Relabel) != 1 {
+		t.Fatalf("%s: %v %+v", output.MimirRemoteWrite, err, rw)
 	}
 	keep := regexp.MustCompile("^(?:" + rw.Relabel[0].Regex + ")$")
 	for _, name := range p.GlobalInputs() {

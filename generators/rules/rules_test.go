@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
@@ -37,7 +38,7 @@ func TestEveryAlertIsRoutableAndDocumented(t *testing.T) {
 	p := plantest.Plan(t, "")
 	m := p.Model
 	alerts := 0
-	for _, g := range parse(t, p)[conventions.AlertRulesFile].Groups {
+	for _, g := range parse(t, p)[output.AlertRules].Groups {
 		for _, r := range g.Rules {
 			alerts++
 			if err := conventions.CheckAlertName(r.Alert); err != nil {
@@ -71,7 +72,7 @@ func TestEveryAlertIsRoutableAndDocumented(t *testing.T) {
 
 func TestRecordingRulesFollowTheNamingConvention(t *testing.T) {
 	levels := map[string]bool{}
-	for _, g := range parse(t, plantest.Plan(t, ""))[conventions.RecordingRulesFile].Groups {
+	for _, g := range parse(t, plantest.Plan(t, ""))[output.RecordingRules].Groups {
 		if !strings.HasPrefix(g.Name, "gpuobs-") || g.Interval == "" {
 			t.Errorf("group %q: want a gpuobs-<family>-recording name and an interval", g.Name)
 		}

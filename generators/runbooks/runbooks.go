@@ -7,24 +7,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
-
-// Dir is the output directory, relative to the output root.
-const Dir = "runbooks"
-
-// Path is the runbook page of an alert.
-func Path(alert string) string { return Dir + "/" + alert + ".md" }
 
 // Generate renders every alert's runbook page.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	var files []emit.File
 	blind := p.BlindOnDefaultSet()
 	for _, name := range model.SortedKeys(p.Alerts) {
-		files = append(files, emit.Markdown(Path(name), page(p, name, blind)))
+		files = append(files, emit.Markdown(output.Runbook(name), page(p, name, blind)))
 	}
 	return files, nil
 }
@@ -60,7 +54,7 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	line("| Labels | %s |", code(append(slices.Clone(a.Identity), model.SortedKeys(p.Alerts[name].Labels)...)))
 	stock := m.Exporter.StockCounterSetAlert
 	if fields := blind[name]; len(fields) > 0 {
-		deploy := "deploy " + conventions.CountersFile
+		deploy := "deploy " + output.Counters
 		if stock != "" {
 			deploy += " (" + stock + " tickets a cluster without it)"
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
@@ -75,19 +76,19 @@ func TestEveryAlertIsComplete(t *testing.T) {
 		if want := m.Runbooks.BaseURL + a.Alert + ".md"; a.Annotations["runbook_url"] != want {
 			t.Errorf("%s: runbook_url %q, want %q", a.Alert, a.Annotations["runbook_url"], want)
 		}
-		page, err := os.ReadFile(filepath.Join(root, Path(a.Alert)))
+		page, err := os.ReadFile(filepath.Join(root, output.Runbook(a.Alert)))
 		if err != nil {
 			t.Errorf("%s: no runbook page: %v", a.Alert, err)
 			continue
 		}
-		pages[Path(a.Alert)] = true
+		pages[output.Runbook(a.Alert)] = true
 		for _, heading := range []string{"# " + a.Alert + "\n", "## What it means", "## First look", "## Mitigation", "## Escalation"} {
 			if !strings.Contains(string(page), heading) {
 				t.Errorf("%s: runbook page lacks %q", a.Alert, strings.TrimSpace(heading))
 			}
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	files, _ := filepath.Glob(filepath.Join(root, output.RunbooksDir, "*.md"))
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
 		if !pages[filepath.ToSlash(rel)] {
@@ -104,7 +105,7 @@ var (
 // TestFirstLookQueriesParse checks that every query on every page is PromQL once the alert's
 // label values are filled in.
 func TestFirstLookQueriesParse(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	files, _ := filepath.Glob(filepath.Join(root, output.RunbooksDir, "*.md"))
 	if len(files) == 0 {
 		t.Fatal("no runbook pages")
 	}
@@ -137,7 +138,7 @@ var (
 // TestEveryCheckOfAFlowchartIsReachable reads the diagnosis flowchart of every checked-in
 // runbook and walks it from the start: every node is reached.
 func TestEveryCheckOfAFlowchartIsReachable(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(root, Dir, "*.md"))
+	files, _ := filepath.Glob(filepath.Join(root, output.RunbooksDir, "*.md"))
 	charts := 0
 	for _, f := range files {
 		page, err := os.ReadFile(f)

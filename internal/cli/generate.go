@@ -12,13 +12,13 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
-	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
 
@@ -86,7 +86,7 @@ func (o *generateOptions) run() error {
 	for _, alert := range model.SortedKeys(missing) {
 		if len(missing[alert]) > 0 {
 			fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the exporter does not collect (default counter set and exporter.extraCounters): it can never fire; deploy %s or add the fields to exporter.extraCounters\n",
-				alert, strings.Join(missing[alert], ", "), exporter.CountersFile)
+				alert, strings.Join(missing[alert], ", "), output.Counters)
 		}
 	}
 	if o.check {
@@ -96,8 +96,8 @@ func (o *generateOptions) run() error {
 		}
 		if !drift.Empty() {
 			fmt.Fprint(o.Stdout, drift.String())
-			if _, err := os.Lstat(filepath.Join(o.output, emit.JournalFile)); err == nil {
-				return failed(fmt.Errorf("%s is not up to date: a generate run was killed while it replaced files (its journal %s is left); run '%s' to complete it", o.output, emit.JournalFile, o.regenerateCommand()))
+			if _, err := os.Lstat(filepath.Join(o.output, output.Journal)); err == nil {
+				return failed(fmt.Errorf("%s is not up to date: a generate run was killed while it replaced files (its journal %s is left); run '%s' to complete it", o.output, output.Journal, o.regenerateCommand()))
 			}
 			return failed(fmt.Errorf("%s is not up to date with the catalog: run '%s'", o.output, o.regenerateCommand()))
 		}
@@ -142,7 +142,7 @@ func (o *generateOptions) run() error {
 // Alertmanager configuration gpuobs generated in dir before: a change such as making an alert
 // critical derives new ones, and each silences alerts. Nothing when there was none before.
 func newInhibitRules(dir string, p *plan.Plan) []string {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, alertmanager.ConfigFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
 	if err != nil {
 		return nil
 	}

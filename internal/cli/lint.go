@@ -12,12 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/generators/dashboards"
 	"github.com/gpuobs/gpuobs/generators/exporter"
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/gitcmd"
 	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
 // ExitFindings is the exit code when lint finds problems at or above --fail-on.
@@ -120,7 +119,7 @@ func (o *lintOptions) run(paths []string) error {
 			return failed(err)
 		}
 		for _, g := range generated {
-			if strings.HasPrefix(g.Path, conventions.RulesDir+"/") || strings.HasPrefix(g.Path, dashboards.Dir+"/") {
+			if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
 				files = append(files, lint.ReadFile(g.Path, g.Content))
 			}
 		}

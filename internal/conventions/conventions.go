@@ -92,18 +92,3 @@ func CheckRecordName(name string) error {
 	}
 	return nil
 }
-
-// Where the rule files are, relative to the output directory: the rules generator writes them,
-// and other outputs (promtool tests, rule formats) refer to them.
-const (
-	RulesDir           = "rules"
-	RecordingRulesFile = RulesDir + "/recording.yaml"
-	AlertRulesFile     = RulesDir + "/alerts.yaml"
-)
-
-// Where the exporter's counter file is, relative to the output directory: the exporter
-// generator writes it, and runbooks and warnings name it.
-const (
-	ExporterDir  = "exporter"
-	CountersFile = ExporterDir + "/dcgm-counters.csv"
-)

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/output"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -202,7 +203,7 @@ func Write(dir string, files []File, managed []string) error {
 		from, _ := filepath.Rel(dir, temps[i])
 		j.Renames = append(j.Renames, journalRename{From: filepath.ToSlash(from), To: f.Path})
 	}
-	journalPath := filepath.Join(dir, JournalFile)
+	journalPath := filepath.Join(dir, output.Journal)
 	if err := writeJournal(dir, j); err != nil {
 		cleanup()
 		return fmt.Errorf("writing the journal: %w", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
@@ -474,7 +475,7 @@ func TestKilledRunIsRecovered(t *testing.T) {
 			for _, sub := range []string{".", "rules"} {
 				entries, _ := os.ReadDir(filepath.Join(dir, sub))
 				for _, e := range entries {
-					if isTemp(e.Name()) || e.Name() == JournalFile {
+					if isTemp(e.Name()) || e.Name() == output.Journal {
 						t.Errorf("%s left in %s", e.Name(), sub)
 					}
 				}
@@ -492,7 +493,7 @@ func TestHostileJournalIsRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(c.journal), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, output.Journal), []byte(c.journal), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := Recover(dir, []string{"rules"}); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -508,7 +509,7 @@ func TestHostileJournalIsRefused(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("groups: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(`{"remove":["rules/mine.yaml"]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, output.Journal), []byte(`{"remove":["rules/mine.yaml"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Recover(dir, []string{"rules"}); err != nil {

@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
-// JournalFile is where Write records, before its first rename, the renames and removals it is
-// about to make, and removes once they are made: a run killed outright (SIGKILL, a lost node)
-// between the two leaves it, and Recover completes what it lists.
-const JournalFile = ".gpuobs-journal.json"
+// The journal (output.Journal) is where Write records, before its first rename, the renames and
+// removals it is about to make, and removes once they are made: a run killed outright (SIGKILL,
+// a lost node) between the two leaves it, and Recover completes what it lists.
 
 // journal is what a Write is about to change, paths relative to its directory.
 type journal struct {
@@ -31,7 +32,7 @@ func writeJournal(dir string, j journal) error {
 	if err != nil {
 		return err
 	}
-	return WriteFile(filepath.Join(dir, JournalFile), data)
+	return WriteFile(filepath.Join(dir, output.Journal), data)
 }
 
 // Recovered is what Recover found an interrupted run to have left, and did with it.
@@ -57,7 +58,7 @@ func Recover(dir string, managed []string) (Recovered, error) {
 		return r, fmt.Errorf("locking %s: %w", dir, err)
 	}
 	defer unlock()
-	path := filepath.Join(dir, JournalFile)
+	path := filepath.Join(dir, output.Journal)
 	if info, err := os.Lstat(path); err == nil {
 		if !info.Mode().IsRegular() {
 			return r, fmt.Errorf("%s is not a regular file: gpuobs reads its journal only from a file it wrote", path)
@@ -112,7 +113,7 @@ func checkJournal(dir string, j journal, managed []string) error {
 	var files []File
 	for _, mv := range j.Renames {
 		if filepath.Dir(mv.From) != filepath.Dir(mv.To) || !tempName.MatchString(filepath.Base(mv.From)) {
-			return fmt.Errorf("%s: renames %q, which is not a temporary file of gpuobs beside %q; remove the journal and generate again", filepath.Join(dir, JournalFile), mv.From, mv.To)
+			return fmt.Errorf("%s: renames %q, which is not a temporary file of gpuobs beside %q; remove the journal and generate again", filepath.Join(dir, output.Journal), mv.From, mv.To)
 		}
 		files = append(files, File{Path: mv.From}, File{Path: mv.To})
 	}

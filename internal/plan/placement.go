@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
@@ -33,16 +33,15 @@ type RuleFile struct {
 func (p *Plan) RuleFiles() []RuleFile {
 	if !p.Model.Topology.Sharded() {
 		return []RuleFile{
-			{Path: conventions.RecordingRulesFile, Groups: p.RecordingGroups},
-			{Path: conventions.AlertRulesFile, Groups: p.AlertGroups},
+			{Path: output.RecordingRules, Groups: p.RecordingGroups},
+			{Path: output.AlertRules, Groups: p.AlertGroups},
 		}
 	}
 	var out []RuleFile
 	for _, layer := range []Layer{Shard, Global} {
-		dir := conventions.RulesDir + "/" + string(layer)
 		out = append(out,
-			RuleFile{Path: dir + "/recording.yaml", Layer: layer, Groups: p.groupsIn(p.RecordingGroups, layer)},
-			RuleFile{Path: dir + "/alerts.yaml", Layer: layer, Groups: p.groupsIn(p.AlertGroups, layer)})
+			RuleFile{Path: output.LayerRules(output.RecordingRules, string(layer)), Layer: layer, Groups: p.groupsIn(p.RecordingGroups, layer)},
+			RuleFile{Path: output.LayerRules(output.AlertRules, string(layer)), Layer: layer, Groups: p.groupsIn(p.AlertGroups, layer)})
 	}
 	return out
 }

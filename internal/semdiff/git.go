@@ -14,10 +14,11 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/gitcmd"
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
 // comparedDirs are the directories of an output that Load reads; FromGit extracts only them.
-var comparedDirs = append([]string{"rules", "alertmanager", "exporter"}, hashedDirs...)
+var comparedDirs = append([]string{output.RulesDir, output.AlertmanagerDir, output.ExporterDir}, output.HashedDirs...)
 
 // FromGit writes the output directory dir as it is at a git ref into a new temporary
 // directory, with git archive; remove is to be called when done. Only regular files under the

@@ -21,23 +21,12 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
-	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
 )
-
-// Where the compared files are in an output directory. Rule files in other formats
-// (rules/operator, rules/mimir) hold the same rules and are not read twice.
-const (
-	alertmanagerFile = "alertmanager/alertmanager.yml"
-	dashboardsDir    = "dashboards"
-	countersFile     = "exporter/dcgm-counters.csv"
-)
-
-// otherRuleFormats are the directories under rules/ that repeat the plain rule files.
-var otherRuleFormats = []string{"operator", "mimir"}
 
 // Output is what one generated output directory means.
 type Output struct {
@@ -103,7 +92,7 @@ func Load(dir string) (*Output, error) {
 		return nil, err
 	}
 	if len(ruleFiles) == 0 {
-		errs = append(errs, fmt.Errorf("%s: no rule files under %s/", dir, conventions.RulesDir))
+		errs = append(errs, fmt.Errorf("%s: no rule files under %s/", dir, output.RulesDir))
 	}
 	for _, rel := range ruleFiles {
 		errs = append(errs, out.readRules(dir, rel)...)
@@ -115,14 +104,11 @@ func Load(dir string) (*Output, error) {
 	return out, errors.Join(errs...)
 }
 
-// hashedDirs hold the generated files compared by their bytes.
-var hashedDirs = []string{"dashboards", "grafana", "runbooks", "tests", "docs"}
-
 // hashFiles notes the content hash of every generated file (one with gpuobs' header) under
-// hashedDirs.
+// output.HashedDirs.
 func (o *Output) hashFiles(dir string) []error {
 	var errs []error
-	for _, d := range hashedDirs {
+	for _, d := range output.HashedDirs {
 		err := filepath.WalkDir(filepath.Join(dir, d), func(p string, e fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
@@ -153,7 +139,7 @@ func (o *Output) hashFiles(dir string) []error {
 // read them (as gpuobs' promtool tests load them).
 func RuleFiles(dir string) ([]string, error) {
 	var out []string
-	root := filepath.Join(dir, conventions.RulesDir)
+	root := filepath.Join(dir, output.RulesDir)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) && p == root {
 			return fs.SkipAll
@@ -161,7 +147,7 @@ func RuleFiles(dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p != root && slices.Contains(otherRuleFormats, d.Name()) {
+		if d.IsDir() && p != root && slices.Contains(output.RepeatedRuleFormats, d.Name()) {
 			return fs.SkipDir
 		}
 		if d.Type().IsRegular() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
@@ -259,7 +245,7 @@ func canonical(expr string) (string, []string, error) {
 }
 
 func (o *Output) readDashboards(dir string) []error {
-	paths, err := filepath.Glob(filepath.Join(dir, dashboardsDir, "*.json"))
+	paths, err := filepath.Glob(filepath.Join(dir, output.DashboardsDir, "*.json"))
 	if err != nil {
 		return []error{err}
 	}
@@ -270,7 +256,7 @@ func (o *Output) readDashboards(dir string) []error {
 			errs = append(errs, err)
 			continue
 		}
-		rel := dashboardsDir + "/" + filepath.Base(p)
+		rel := output.DashboardsDir + "/" + filepath.Base(p)
 		f := lint.ReadDashboard(rel, data)
 		if f.Err != nil {
 			errs = append(errs, fmt.Errorf("%s:%d:%d: %s", rel, f.Err.Pos.Line, f.Err.Pos.Col, f.Err.Message))
@@ -296,7 +282,7 @@ func (o *Output) readDashboards(dir string) []error {
 
 // readCounters reads the counter file: one "field, type, help" line per field.
 func (o *Output) readCounters(dir string) []error {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, countersFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.Counters))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -312,7 +298,7 @@ func (o *Output) readCounters(dir string) []error {
 		}
 		parts := strings.SplitN(line, ",", 3)
 		if len(parts) < 2 {
-			errs = append(errs, fmt.Errorf("%s:%d: not a counter line (field, type, help)", countersFile, n))
+			errs = append(errs, fmt.Errorf("%s:%d: not a counter line (field, type, help)", output.Counters, n))
 			continue
 		}
 		o.Counters[strings.TrimSpace(parts[0])] = strings.TrimSpace(parts[1])
@@ -322,7 +308,7 @@ func (o *Output) readCounters(dir string) []error {
 
 // route computes each alert's receivers and silencers with Alertmanager's packages.
 func (o *Output) route(dir string) []error {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, alertmanagerFile))
+	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -331,7 +317,7 @@ func (o *Output) route(dir string) []error {
 	}
 	conf, err := amconfig.Load(data)
 	if err != nil {
-		return []error{fmt.Errorf("%s: %w", alertmanagerFile, err)}
+		return []error{fmt.Errorf("%s: %w", output.AlertmanagerConfig, err)}
 	}
 	o.routed = true
 	keys := slices.Sorted(maps.Keys(o.Alerts))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
 // Formats are the output formats of Write.
@@ -115,7 +116,7 @@ func writeText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "routing changed for %d alerts\n", r.RoutingChanges())
 	for _, side := range r.Unrouted {
-		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", escape.Line(side), alertmanagerFile)
+		fmt.Fprintf(&b, "%s has no %s: receivers and silencers unknown there\n", escape.Line(side), output.AlertmanagerConfig)
 	}
 	for _, c := range r.Alerts {
 		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], escape.Line(c.Name), tierOf(c))
@@ -207,7 +208,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	for _, side := range r.Unrouted {
-		fmt.Fprintf(&b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), alertmanagerFile)
+		fmt.Fprintf(&b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), output.AlertmanagerConfig)
 	}
 	if len(r.Alerts) > 0 {
 		fmt.Fprintf(&b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
