@@ -23,7 +23,7 @@ const shardCount, shardGPUsDefault = 8, 12_500
 // querier serves them). Each reports ms per evaluation (sequential, as the single layout's
 // sequential figure) and the series it records and reads.
 func BenchmarkShardedEvaluation(b *testing.B) {
-	m, err := catalog.Load(catalog.Options{ConfigPath: filepath.Join("..", "internal", "plan", "plantest", "testdata", "sharded.jsonnet")})
+	m, err := catalog.Load(catalog.Options{ConfigPath: filepath.Join("..", "internal", "testutil", "plantest", "testdata", "sharded.jsonnet")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestSmallCatalog(t *testing.T) {
 // ruleSelectors), and, with Mimir as the global engine, the shards' remote-write relabeling
 // that keeps exactly the records the global layer reads and the retention tiers.
 func TestShardedFormats(t *testing.T) {
-	p := plantest.Plan(t, filepath.Join("..", "..", "internal", "plan", "plantest", "testdata", "sharded.jsonnet"))
+	p := plantest.Plan(t, filepath.Join("..", "..", "internal", "testutil", "plantest", "testdata", "sharded.jsonnet"))
 	p.Model.Topology.GlobalEngine = model.EngineMimir
 	files, err := Generate(p, []string{Plain, Operator, Mimir})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // TestShardedOutputIsPlacedCleanly: gpuobs' own sharded output, every layer's file read by its
 // path, raises no placement problem; moving its global alert into the shard's file does.
 func TestShardedOutputIsPlacedCleanly(t *testing.T) {
-	p := plantest.Plan(t, filepath.Join("..", "plan", "plantest", "testdata", "sharded.jsonnet"))
+	p := plantest.Plan(t, filepath.Join("..", "testutil", "plantest", "testdata", "sharded.jsonnet"))
 	files := map[string]string{}
 	for _, f := range p.RuleFiles() {
 		files[f.Path] = string(emit.MustYAML(map[string]any{"groups": f.Groups}))

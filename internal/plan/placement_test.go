@@ -14,7 +14,7 @@ import (
 // sharded is the embedded catalog with a sharded topology.
 func sharded(t *testing.T) *model.Model {
 	t.Helper()
-	return testcatalog.Model(t, filepath.Join("plantest", "testdata", "sharded.jsonnet"))
+	return testcatalog.Model(t, filepath.Join("..", "testutil", "plantest", "testdata", "sharded.jsonnet"))
 }
 
 // TestShardedPlacement: on the embedded catalog, the fleet records (their retention tiers
