@@ -71,7 +71,8 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 // backtest}; generators → {plan, model, emit, promql adapters}; lint → {plan, model, promql};
 // plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
 // Alertmanager's config package)}; semdiff → {lint's readers, amconfig, promql, gitcmd,
-// escape, emit's header check}; backtest → {model, the promql replay adapter, escape}. escape,
+// escape, emit's header check, source}; source → {output, gitcmd} (every reader of files a
+// user or gpuobs wrote that two commands share); backtest → {model, the promql replay adapter, escape}. escape,
 // gitcmd and output (the layout of a generated tree) are leaves that any reader or writer may
 // use: they import no package of the module.
 // No generator imports another (the registry aside), lint imports no generator, and no
@@ -96,6 +97,8 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
 			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/output":
 				t.Errorf("%s imports %s: it is a leaf every reader and writer may use", pkg, dep)
+			case pkg == "internal/source" && dep != "internal/output" && dep != "internal/gitcmd":
+				t.Errorf("the reader package imports %s: it reads by the layout (output) and git (gitcmd) only", dep)
 			}
 		}
 	}
@@ -108,5 +111,28 @@ func TestImportGraph(t *testing.T) {
 	}
 	if len(imports["internal/plan"]) == 0 || len(buildsPlan["internal/cli"]) == 0 {
 		t.Fatal("the walk found neither the plan package nor the CLI's plan.Build: the test reads nothing")
+	}
+}
+
+// TestCommandsBorrowNothing: each command's file in internal/cli imports the package of its own
+// command only (lint, diff's semdiff, backtest); what two commands read alike they read through
+// internal/source.
+func TestCommandsBorrowNothing(t *testing.T) {
+	own := map[string]string{"lint.go": "internal/lint", "diff.go": "internal/semdiff", "backtest.go": "internal/backtest"}
+	fset := token.NewFileSet()
+	for file, mine := range own {
+		f, err := parser.ParseFile(fset, filepath.Join("internal", "cli", file), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			rel, _ := strings.CutPrefix(ip, module)
+			for _, command := range own {
+				if rel == command && command != mine {
+					t.Errorf("internal/cli/%s imports %s, another command's package", file, command)
+				}
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -17,10 +18,11 @@ func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	collected, err := ReadCounters(files[0].Path, files[0].Content)
+	counters, err := source.ReadCounters(files[0].Path, files[0].Content)
 	if err != nil {
 		t.Fatal(err)
 	}
+	collected := source.Collected(counters)
 	for _, name := range model.SortedKeys(p.Alerts) {
 		for _, n := range p.Alerts[name].Fields {
 			if !collected[n] {
@@ -51,13 +53,6 @@ func TestCounterFileCollectsWhatTheRulesRead(t *testing.T) {
 		if len(fields) > 0 {
 			t.Errorf("with the generated counter file, %s still misses %v", alert, fields)
 		}
-	}
-}
-
-func TestReadCountersSkipsComments(t *testing.T) {
-	got, err := ReadCounters("c.csv", []byte("# DCGM FIELD, Prometheus metric type, help message\n\n# DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, counter, off\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n  DCGM_FI_DEV_POWER_USAGE,gauge,Power draw (in W).\n"))
-	if err != nil || len(got) != 2 || !got["DCGM_FI_DEV_GPU_TEMP"] || !got["DCGM_FI_DEV_POWER_USAGE"] {
-		t.Errorf("ReadCounters = %v, %v", got, err)
 	}
 }
 
@@ -92,22 +87,5 @@ func TestCounterFileKeepsTheLabelRowsRulesRead(t *testing.T) {
 	}
 	if strings.Contains(string(files[0].Content), ", label,") {
 		t.Error("a catalog that reads no exporter label has a label row")
-	}
-}
-
-// TestReadCountersRefusesWhatIsNotACounterFile: lines that are not "field, type, help" are
-// errors by line, and a file without a counter line is refused, not read as collecting nothing.
-func TestReadCountersRefusesWhatIsNotACounterFile(t *testing.T) {
-	for _, c := range []struct{ name, data, want string }{
-		{"an environment file", "HOME=/root\nTOKEN=abc\n", "c.csv:1: not a counter line (DCGM field, Prometheus type, help)\nc.csv:2: not a counter line"},
-		{"an unknown type", "DCGM_FI_DEV_GPU_TEMP, gaug, GPU temperature.\n", "c.csv:1: not a counter line"},
-		{"only comments", "# DCGM FIELD, Prometheus metric type, help message\n\n", "c.csv: holds no counter lines"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := ReadCounters("c.csv", []byte(c.data))
-			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "abc") {
-				t.Errorf("ReadCounters = %v, want %q", err, c.want)
-			}
-		})
 	}
 }

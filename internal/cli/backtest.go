@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/internal/backtest"
-	"github.com/gpuobs/gpuobs/internal/lint"
-	"github.com/gpuobs/gpuobs/internal/semdiff"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 type backtestOptions struct {
@@ -94,7 +93,7 @@ func (o *backtestOptions) run(ctx context.Context, args []string) error {
 	var sides []backtest.Side
 	base := o.base
 	if o.baseRef != "" {
-		tmp, remove, err := semdiff.FromGit(head, o.baseRef)
+		tmp, remove, err := source.FromGit(head, o.baseRef)
 		if err != nil {
 			return failed(err)
 		}
@@ -139,12 +138,12 @@ func rulesOf(path string) ([]string, error) {
 	if !info.IsDir() {
 		// A named rule file is held to the link rule before Prometheus' loader, whose YAML
 		// errors quote the file, reads it.
-		if _, err := lint.ReadNamed(path); err != nil {
+		if _, err := source.ReadNamed(path); err != nil {
 			return nil, err
 		}
 		return []string{path}, nil
 	}
-	rel, err := semdiff.RuleFiles(path)
+	rel, err := source.RuleFiles(path)
 	if err != nil {
 		return nil, err
 	}

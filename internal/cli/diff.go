@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/internal/semdiff"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // routingChanged marks a diff with --fail-on-routing-change that found alerts routed or
@@ -75,7 +76,7 @@ func (o *diffOptions) run(args []string) error {
 		if len(args) == 1 {
 			headDir = args[0]
 		}
-		tmp, remove, err := semdiff.FromGit(headDir, o.baseRef)
+		tmp, remove, err := source.FromGit(headDir, o.baseRef)
 		if err != nil {
 			return failed(err)
 		}

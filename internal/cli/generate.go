@@ -16,10 +16,10 @@ import (
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 type generateOptions struct {
@@ -142,7 +142,7 @@ func (o *generateOptions) run() error {
 // Alertmanager configuration gpuobs generated in dir before: a change such as making an alert
 // critical derives new ones, and each silences alerts. Nothing when there was none before.
 func newInhibitRules(dir string, p *plan.Plan) []string {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
+	data, err := source.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
 	if err != nil {
 		return nil
 	}

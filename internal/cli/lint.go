@@ -12,11 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/generators/exporter"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/gitcmd"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // ExitFindings is the exit code when lint finds problems at or above --fail-on.
@@ -97,13 +97,15 @@ func (o *lintOptions) run(paths []string) error {
 		return failed(err)
 	}
 	if o.counters != "" {
-		data, err := lint.ReadNamed(o.counters)
+		data, err := source.ReadNamed(o.counters)
 		if err != nil {
 			return failed(err)
 		}
-		if m.Exporter.Deployed, err = exporter.ReadCounters(o.counters, data); err != nil {
+		counters, err := source.ReadCounters(o.counters, data)
+		if err != nil {
 			return failed(err)
 		}
+		m.Exporter.Deployed = source.Collected(counters)
 	}
 	if err := lint.CheckSuppressions(m); err != nil {
 		return failed(err)
@@ -177,7 +179,7 @@ func (o *lintOptions) run(paths []string) error {
 // onlyNew keeps the problems --baseline does not accept, in files --changed-since names.
 func (o *lintOptions) onlyNew(in *lint.Inputs, problems []lint.Problem) ([]lint.Problem, error) {
 	if o.baseline != "" {
-		data, err := lint.ReadNamed(o.baseline)
+		data, err := source.ReadNamed(o.baseline)
 		if err != nil {
 			return nil, err
 		}

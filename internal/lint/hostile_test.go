@@ -194,22 +194,3 @@ func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
 		}
 	}
 }
-
-// TestReadNamedRefusesPipes: a baseline or counter file that is a named pipe is refused at
-// once instead of blocking the run for ever.
-func TestReadNamedRefusesPipes(t *testing.T) {
-	pipe := filepath.Join(t.TempDir(), "baseline.json")
-	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() { _, err := ReadNamed(pipe); done <- err }()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "is not a regular file (a named pipe): not read") {
-			t.Errorf("ReadNamed(pipe) = %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("reading a named pipe blocked")
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
@@ -80,68 +81,17 @@ func readPath(name, tree string) *File {
 	if err != nil {
 		return unreadable(name, err)
 	}
-	if !InTree(tree, name) {
+	if !source.InTree(tree, name) {
 		return skipped(name, "a symbolic link out of "+tree+": not read")
 	}
 	if !info.Mode().IsRegular() {
-		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", describeMode(info.Mode())))
+		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", source.DescribeMode(info.Mode())))
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return unreadable(name, err)
 	}
 	return ReadFile(filepath.ToSlash(name), data)
-}
-
-// ReadInTree reads a regular file of a tree a user gave, refusing, unread, one that is (or lies
-// behind) a symbolic link out of the tree (a checked-in file linked to /proc/self/environ must
-// not reach a log or a pull-request comment) and one that is not a regular file (a named pipe
-// would block the read for ever). The refusal quotes nothing of the file.
-func ReadInTree(dir, path string) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !InTree(dir, path) {
-		return nil, fmt.Errorf("%s is a symbolic link out of %s: not read", path, dir)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): not read", path, describeMode(info.Mode()))
-	}
-	return os.ReadFile(path)
-}
-
-// ReadNamed reads a file a user named (a baseline, a counter file) by ReadInTree's rule, its
-// tree being its own directory.
-func ReadNamed(path string) ([]byte, error) { return ReadInTree(filepath.Dir(path), path) }
-
-// InTree reports whether a file, symbolic links resolved, lies under dir, resolved as well:
-// what every reader of a tree a user gave asks before it reads a file of it.
-func InTree(dir, name string) bool {
-	resolvedDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	resolved, err := filepath.EvalSymlinks(name)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(resolvedDir, resolved)
-	return err == nil && filepath.IsLocal(rel)
-}
-
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
 }
 
 // unreadable is an input that could not be read: an error, since it was meant to be linted.

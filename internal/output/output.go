@@ -117,6 +117,9 @@ var Fixed = []string{
 	AlertTests, RecordingTests, RecordsTests, CatalogDoc,
 }
 
+// ReadDirs are the directories of an output tree its readers (diff, a git base) read.
+var ReadDirs = append([]string{RulesDir, AlertmanagerDir, ExporterDir}, HashedDirs...)
+
 // declared matches every path gpuobs may write.
 var declared = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(RulesDir) + `/((shard|global)/)?(recording|alerts)\.yaml`,

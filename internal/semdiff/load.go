@@ -5,8 +5,6 @@
 package semdiff
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,10 +12,8 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
@@ -26,6 +22,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // Output is what one generated output directory means.
@@ -87,7 +84,7 @@ func Load(dir string) (*Output, error) {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	ruleFiles, err := RuleFiles(dir)
+	ruleFiles, err := source.RuleFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +113,7 @@ func (o *Output) hashFiles(dir string) []error {
 			if err != nil || !e.Type().IsRegular() {
 				return err
 			}
-			content, err := lint.ReadInTree(dir, p)
+			content, err := source.ReadInTree(dir, p)
 			if err != nil {
 				return err
 			}
@@ -133,49 +130,8 @@ func (o *Output) hashFiles(dir string) []error {
 	return errs
 }
 
-// RuleFiles lists the rule files under an output directory's rules/ (slash-separated,
-// relative to it; rules/operator and rules/mimir left out) in evaluation order: the global
-// layer's after the shard's, and in each directory recording rules before the alerts that
-// read them (as gpuobs' promtool tests load them).
-func RuleFiles(dir string) ([]string, error) {
-	var out []string
-	root := filepath.Join(dir, output.RulesDir)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && p == root {
-			return fs.SkipAll
-		}
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != root && slices.Contains(output.RepeatedRuleFormats, d.Name()) {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return evaluationOrder(out[i]) < evaluationOrder(out[j]) })
-	return out, err
-}
-
-// evaluationOrder sorts a rule file: global layer last, recording rules first in a directory.
-func evaluationOrder(rel string) string {
-	dir, name := path.Split(rel)
-	layer := "0"
-	if strings.HasSuffix(dir, "/global/") {
-		layer = "1"
-	}
-	kind := "1"
-	if strings.HasPrefix(name, "recording") {
-		kind = "0"
-	}
-	return layer + dir + kind + name
-}
-
 func (o *Output) readRules(dir, rel string) []error {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, rel))
+	data, err := source.ReadInTree(dir, filepath.Join(dir, rel))
 	if err != nil {
 		return []error{err}
 	}
@@ -251,7 +207,7 @@ func (o *Output) readDashboards(dir string) []error {
 	}
 	var errs []error
 	for _, p := range paths {
-		data, err := lint.ReadInTree(dir, p)
+		data, err := source.ReadInTree(dir, p)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -280,35 +236,26 @@ func (o *Output) readDashboards(dir string) []error {
 	return errs
 }
 
-// readCounters reads the counter file: one "field, type, help" line per field.
+// readCounters reads the counter file by the reader every command uses.
 func (o *Output) readCounters(dir string) []error {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.Counters))
+	data, err := source.ReadInTree(dir, filepath.Join(dir, output.Counters))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return []error{err}
 	}
-	var errs []error
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.SplitN(line, ",", 3)
-		if len(parts) < 2 {
-			errs = append(errs, fmt.Errorf("%s:%d: not a counter line (field, type, help)", output.Counters, n))
-			continue
-		}
-		o.Counters[strings.TrimSpace(parts[0])] = strings.TrimSpace(parts[1])
+	counters, err := source.ReadCounters(output.Counters, data)
+	maps.Copy(o.Counters, counters)
+	if err != nil {
+		return []error{err}
 	}
-	return errs
+	return nil
 }
 
 // route computes each alert's receivers and silencers with Alertmanager's packages.
 func (o *Output) route(dir string) []error {
-	data, err := lint.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
+	data, err := source.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

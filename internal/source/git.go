@@ -1,4 +1,4 @@
-package semdiff
+package source
 
 import (
 	"archive/tar"
@@ -17,12 +17,10 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 )
 
-// comparedDirs are the directories of an output that Load reads; FromGit extracts only them.
-var comparedDirs = append([]string{output.RulesDir, output.AlertmanagerDir, output.ExporterDir}, output.HashedDirs...)
-
 // FromGit writes the output directory dir as it is at a git ref into a new temporary
 // directory, with git archive; remove is to be called when done. Only regular files under the
-// directories Load reads are written, each at a path inside the temporary directory.
+// directories its readers read (output.ReadDirs) are written, each at a path inside the
+// temporary directory.
 func FromGit(dir, ref string) (tmp string, remove func(), err error) {
 	commit, err := gitcmd.Commit(dir, ref)
 	if err != nil {
@@ -79,7 +77,7 @@ func extract(tr *tar.Reader, dir string) error {
 		}
 		name := path.Clean(h.Name)
 		top, _, _ := strings.Cut(name, "/")
-		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(name) || !slices.Contains(comparedDirs, top) {
+		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(name) || !slices.Contains(output.ReadDirs, top) {
 			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))

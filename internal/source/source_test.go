@@ -1,0 +1,53 @@
+package source
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadCountersSkipsComments: comment and empty lines are no fields; each field keeps its type.
+func TestReadCountersSkipsComments(t *testing.T) {
+	got, err := ReadCounters("c.csv", []byte("# DCGM FIELD, Prometheus metric type, help message\n\n# DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, counter, off\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\n  DCGM_FI_DEV_POWER_USAGE,gauge,Power draw (in W).\n"))
+	if err != nil || len(got) != 2 || got["DCGM_FI_DEV_GPU_TEMP"] != "gauge" || got["DCGM_FI_DEV_POWER_USAGE"] != "gauge" {
+		t.Errorf("ReadCounters = %v, %v", got, err)
+	}
+}
+
+// TestReadCountersRefusesWhatIsNotACounterFile: lines that are not "field, type, help" are
+// errors by line, and a file without a counter line is refused, not read as collecting nothing.
+func TestReadCountersRefusesWhatIsNotACounterFile(t *testing.T) {
+	for _, c := range []struct{ name, data, want string }{
+		{"an environment file", "HOME=/root\nTOKEN=abc\n", "c.csv:1: not a counter line (DCGM field, Prometheus type, help)\nc.csv:2: not a counter line"},
+		{"an unknown type", "DCGM_FI_DEV_GPU_TEMP, gaug, GPU temperature.\n", "c.csv:1: not a counter line"},
+		{"only comments", "# DCGM FIELD, Prometheus metric type, help message\n\n", "c.csv: holds no counter lines"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadCounters("c.csv", []byte(c.data))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "abc") {
+				t.Errorf("ReadCounters = %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReadNamedRefusesPipes: a baseline or counter file that is a named pipe is refused at
+// once instead of blocking the run for ever.
+func TestReadNamedRefusesPipes(t *testing.T) {
+	pipe := filepath.Join(t.TempDir(), "baseline.json")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { _, err := ReadNamed(pipe); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "is not a regular file (a named pipe): not read") {
+			t.Errorf("ReadNamed(pipe) = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a named pipe blocked")
+	}
+}
