@@ -60,45 +60,81 @@ func alertnames(names []string) string {
 //   - <family>-page-over-ticket: a page silences the tickets of its family on the same GPU;
 //   - <slo>-fast-over-slow: an SLO's page silences its tickets for the same SLO series.
 func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
-	m := p.Model
-	l, ib := m.Labels, m.Alertmanager.Inhibit
-	gpu := []string{l.Cluster, l.Host, l.UUID}
-	node := []string{l.Cluster, l.Host}
-	var out []Inhibition
-	add := func(name string, sources []string, equal []string, target func(string, model.Alert) bool) {
-		var targets []string
-		for _, t := range model.SortedKeys(m.Alerts) {
-			if !slices.Contains(sources, t) && hasAll(m.Alerts[t].Identity, equal) && target(t, m.Alerts[t]) {
-				targets = append(targets, t)
+	b := &inhibitions{p: p, m: p.Model}
+	b.named()
+	b.pageOverTicket()
+	b.fastOverSlow()
+	b.kubeStateMetricsDown() // last: it reads the rules above
+	for _, in := range b.out {
+		for _, name := range append(slices.Clone(in.Sources), in.Targets...) {
+			if err := equalSurvives(p, in, name); err != nil {
+				return nil, err
 			}
-		}
-		if len(sources) > 0 && len(targets) > 0 {
-			var present []string
-			for _, e := range equal {
-				if slices.Contains(machineLabels(m), e) {
-					present = append(present, e)
-				}
-			}
-			out = append(out, Inhibition{Name: name, Sources: sources, Targets: targets, Equal: equal, Present: present})
 		}
 	}
-	all := func(string, model.Alert) bool { return true }
+	return b.out, nil
+}
+
+// inhibitions builds the inhibit rules of a plan, in order.
+type inhibitions struct {
+	p   *plan.Plan
+	m   *model.Model
+	out []Inhibition
+}
+
+// add adds a rule from its sources to the alerts target accepts that hold every equal label,
+// when it has both.
+func (b *inhibitions) add(name string, sources []string, equal []string, target func(string, model.Alert) bool) {
+	m := b.m
+	var targets []string
+	for _, t := range model.SortedKeys(m.Alerts) {
+		if !slices.Contains(sources, t) && hasAll(m.Alerts[t].Identity, equal) && target(t, m.Alerts[t]) {
+			targets = append(targets, t)
+		}
+	}
+	if len(sources) == 0 || len(targets) == 0 {
+		return
+	}
+	var present []string
+	for _, e := range equal {
+		if slices.Contains(machineLabels(m), e) {
+			present = append(present, e)
+		}
+	}
+	b.out = append(b.out, Inhibition{Name: name, Sources: sources, Targets: targets, Equal: equal, Present: present})
+}
+
+// named adds the rules whose source the catalog names in alertmanager.inhibit.
+func (b *inhibitions) named() {
+	l, ib := b.m.Labels, b.m.Alertmanager.Inhibit
 	if ib.GPUGone != "" {
-		add("gpu-gone", []string{ib.GPUGone}, gpu, all)
+		b.add("gpu-gone", []string{ib.GPUGone}, b.gpu(), func(string, model.Alert) bool { return true })
 	}
+	node := []string{l.Cluster, l.Host}
 	if ib.ExporterDown != "" {
-		add("exporter-down", []string{ib.ExporterDown}, node, func(t string, _ model.Alert) bool { return len(p.Alerts[t].Fields) > 0 })
+		b.add("exporter-down", []string{ib.ExporterDown}, node, func(t string, _ model.Alert) bool { return len(b.p.Alerts[t].Fields) > 0 })
 	}
 	if ib.NodeUnschedulable != "" {
-		add("node-unschedulable", []string{ib.NodeUnschedulable}, node, func(_ string, a model.Alert) bool {
+		b.add("node-unschedulable", []string{ib.NodeUnschedulable}, node, func(_ string, a model.Alert) bool {
 			return slices.Contains(ib.NodeUnschedulableFamilies, a.Family)
 		})
 	}
 	if ib.LabelMismatch != "" {
-		add("label-mismatch", []string{ib.LabelMismatch}, []string{l.Cluster}, func(t string, _ model.Alert) bool {
+		b.add("label-mismatch", []string{ib.LabelMismatch}, []string{l.Cluster}, func(t string, _ model.Alert) bool {
 			return slices.Contains(ib.LabelMismatchTargets, t)
 		})
 	}
+}
+
+// gpu are the labels that name one GPU.
+func (b *inhibitions) gpu() []string {
+	l := b.m.Labels
+	return []string{l.Cluster, l.Host, l.UUID}
+}
+
+// pageOverTicket adds, per family, the rule by which its pages silence its tickets on the GPU.
+func (b *inhibitions) pageOverTicket() {
+	m, gpu := b.m, b.gpu()
 	for _, family := range families(m) {
 		var pages []string
 		for _, name := range model.SortedKeys(m.Alerts) {
@@ -106,10 +142,15 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 				pages = append(pages, name)
 			}
 		}
-		add(family+"-page-over-ticket", pages, gpu, func(_ string, a model.Alert) bool {
+		b.add(family+"-page-over-ticket", pages, gpu, func(_ string, a model.Alert) bool {
 			return a.Family == family && a.Severity == model.SeverityWarning
 		})
 	}
+}
+
+// fastOverSlow adds, per SLO, the rule by which its pages silence its tickets.
+func (b *inhibitions) fastOverSlow() {
+	m := b.m
 	for _, slo := range model.SortedKeys(m.SLOs) {
 		s := m.SLOs[slo]
 		var pages []string
@@ -119,33 +160,31 @@ func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
 				pages = append(pages, "SLO"+slo+suffix)
 			}
 		}
-		add(slo+"-fast-over-slow", pages, s.By, func(t string, a model.Alert) bool {
+		b.add(slo+"-fast-over-slow", pages, s.By, func(t string, a model.Alert) bool {
 			return a.Labels["slo"] == slo && a.Severity != model.SeverityCritical
 		})
 	}
-	if ib.KubeStateMetricsDown != "" {
-		// Derived last: the targets of the inhibitions whose sources cannot fire without
-		// kube-state-metrics, those that can (the others go blind with their source, not wrong).
-		orphaned := map[string]bool{}
-		for _, in := range out {
-			if slices.ContainsFunc(in.Sources, func(s string) bool { return needsKubeStateMetrics(p.Alerts[s]) }) {
-				for _, t := range in.Targets {
-					orphaned[t] = true
-				}
-			}
-		}
-		add("kube-state-metrics-down", []string{ib.KubeStateMetricsDown}, []string{l.Cluster}, func(t string, a model.Alert) bool {
-			return orphaned[t] && !needsKubeStateMetrics(p.Alerts[t]) && a.Severity != model.SeverityCritical
-		})
+}
+
+// kubeStateMetricsDown adds the rule by which kube-state-metrics down silences the targets of
+// the inhibitions whose sources cannot fire without it, those that can (the others go blind
+// with their source, not wrong) and do not page.
+func (b *inhibitions) kubeStateMetricsDown() {
+	source := b.m.Alertmanager.Inhibit.KubeStateMetricsDown
+	if source == "" {
+		return
 	}
-	for _, in := range out {
-		for _, name := range append(slices.Clone(in.Sources), in.Targets...) {
-			if err := equalSurvives(p, in, name); err != nil {
-				return nil, err
+	orphaned := map[string]bool{}
+	for _, in := range b.out {
+		if slices.ContainsFunc(in.Sources, func(s string) bool { return needsKubeStateMetrics(b.p.Alerts[s]) }) {
+			for _, t := range in.Targets {
+				orphaned[t] = true
 			}
 		}
 	}
-	return out, nil
+	b.add("kube-state-metrics-down", []string{source}, []string{b.m.Labels.Cluster}, func(t string, a model.Alert) bool {
+		return orphaned[t] && !needsKubeStateMetrics(b.p.Alerts[t]) && a.Severity != model.SeverityCritical
+	})
 }
 
 // needsKubeStateMetrics reports whether an alert cannot fire without kube-state-metrics'

@@ -15,7 +15,9 @@ import (
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/gitcmd"
 	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/source"
 )
 
@@ -92,20 +94,9 @@ func (o *lintOptions) run(paths []string) error {
 	if !slices.Contains(lint.Formats, o.format) {
 		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(lint.Formats, ", "))
 	}
-	m, err := o.load()
+	m, err := o.loadWithCounters()
 	if err != nil {
 		return failed(err)
-	}
-	if o.counters != "" {
-		data, err := source.ReadNamed(o.counters)
-		if err != nil {
-			return failed(err)
-		}
-		counters, err := source.ReadCounters(o.counters, data)
-		if err != nil {
-			return failed(err)
-		}
-		m.Exporter.Deployed = source.Collected(counters)
 	}
 	if err := lint.CheckSuppressions(m); err != nil {
 		return failed(err)
@@ -114,28 +105,9 @@ func (o *lintOptions) run(paths []string) error {
 	if err != nil {
 		return failed(err)
 	}
-	var files []*lint.File
-	if len(paths) == 0 {
-		generated, _, err := generators.Run(p, generators.Options{})
-		if err != nil {
-			return failed(err)
-		}
-		for _, g := range generated {
-			if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
-				files = append(files, lint.ReadFile(g.Path, g.Content))
-			}
-		}
-	} else {
-		var missing []string
-		for _, path := range paths {
-			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-				missing = append(missing, path)
-			}
-		}
-		if len(missing) > 0 {
-			return failed(fmt.Errorf("nothing to lint at %s: no such file or directory", strings.Join(missing, ", ")))
-		}
-		files = lint.ReadPaths(paths)
+	files, err := lintInputs(p, paths)
+	if err != nil {
+		return failed(err)
 	}
 	in := lint.NewInputs(p, files)
 	in.GlobalPaths = o.global
@@ -174,6 +146,53 @@ func (o *lintOptions) run(paths []string) error {
 		return findings{n}
 	}
 	return nil
+}
+
+// loadWithCounters loads the catalog with the counter file --exporter-counters names as the
+// exporter's collected set.
+func (o *lintOptions) loadWithCounters() (*model.Model, error) {
+	m, err := o.load()
+	if err != nil || o.counters == "" {
+		return m, err
+	}
+	data, err := source.ReadNamed(o.counters)
+	if err != nil {
+		return nil, err
+	}
+	counters, err := source.ReadCounters(o.counters, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Exporter.Deployed = source.Collected(counters)
+	return m, nil
+}
+
+// lintInputs reads the files lint checks: those under paths, or without paths the rules and
+// dashboards the plan generates.
+func lintInputs(p *plan.Plan, paths []string) ([]*lint.File, error) {
+	var files []*lint.File
+	if len(paths) == 0 {
+		generated, _, err := generators.Run(p, generators.Options{})
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range generated {
+			if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
+				files = append(files, lint.ReadFile(g.Path, g.Content))
+			}
+		}
+		return files, nil
+	}
+	var missing []string
+	for _, path := range paths {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, path)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("nothing to lint at %s: no such file or directory", strings.Join(missing, ", "))
+	}
+	return lint.ReadPaths(paths), nil
 }
 
 // onlyNew keeps the problems --baseline does not accept, in files --changed-since names.

@@ -114,6 +114,19 @@ func (in *Inputs) project(n *promql.Node, single map[string]bool) projection {
 		}
 		return p
 	}
+	return in.scopeOf(n, single).project(in.Model.Fleet)
+}
+
+// scope is what an expression's output labels say about where its series live: the label it
+// keeps at each level of the hierarchy ("" when none), and which levels matchers pin.
+type scope struct {
+	cluster, host, gpu, mig, pod, ns                                 string
+	namespacePinned, podPinned, gpuPinned, hostPinned, clusterPinned bool
+}
+
+// scopeOf reads an expression's scope: its output labels, less those pinned by an equality
+// matcher or a regular-expression matcher on a single-value dashboard variable.
+func (in *Inputs) scopeOf(n *promql.Node, single map[string]bool) scope {
 	out := in.outputLabels(n)
 	pinned := map[string]bool{}
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
@@ -123,7 +136,7 @@ func (in *Inputs) project(n *promql.Node, single map[string]bool) projection {
 			}
 		}
 	})
-	l, f := in.Model.Labels, in.Model.Fleet
+	l := in.Model.Labels
 	present := func(names ...string) string {
 		for _, name := range names {
 			if out.Has(name) && !pinned[name] {
@@ -132,67 +145,85 @@ func (in *Inputs) project(n *promql.Node, single map[string]bool) projection {
 		}
 		return ""
 	}
-	p := projection{series: 1}
-	mul := func(label string, by int) {
-		if label != "" {
-			p.series *= by
-			p.factor = label
-		}
+	s := scope{
+		cluster: present(l.Cluster),
+		host:    present(l.Host, l.Node, "instance"),
+		gpu:     present(l.UUID, l.PCIBusID, l.GPU, l.Device),
+		mig:     present(l.MIGInstance),
+		pod:     present(l.Pod, "pod", l.Container, "container"),
+		ns:      present(l.Namespace, "namespace"),
+
+		namespacePinned: pinned[l.Namespace] || pinned["namespace"],
+		podPinned:       pinned[l.Pod] || pinned["pod"],
+		// A GPU lives on one host of one cluster: pinning it pins them.
+		gpuPinned: pinned[l.UUID] || pinned[l.PCIBusID],
 	}
-	cluster := present(l.Cluster)
-	host := present(l.Host, l.Node, "instance")
-	gpu := present(l.UUID, l.PCIBusID, l.GPU, l.Device)
-	mig := present(l.MIGInstance)
-	pod := present(l.Pod, "pod", l.Container, "container")
-	ns := present(l.Namespace, "namespace")
-	namespacePinned := pinned[l.Namespace] || pinned["namespace"]
-	podPinned := pinned[l.Pod] || pinned["pod"]
-	// A GPU lives on one host of one cluster: pinning it pins them.
-	gpuPinned := pinned[l.UUID] || pinned[l.PCIBusID]
-	hostPinned := gpuPinned || pinned[l.Host] || pinned[l.Node] || pinned["instance"]
-	clusterPinned := hostPinned || pinned[l.Cluster]
+	s.hostPinned = s.gpuPinned || pinned[l.Host] || pinned[l.Node] || pinned["instance"]
+	s.clusterPinned = s.hostPinned || pinned[l.Cluster]
+	return s
+}
+
+// project counts the series of a scope at the fleet's size.
+func (s scope) project(f model.Fleet) projection {
+	p := projection{series: 1}
 	switch {
-	case (gpu != "" || mig != "" || pod != "") && (namespacePinned || podPinned) && host != "":
-		// The GPUs of one namespace (spread over hosts), or of one pod (one host).
-		if !clusterPinned {
-			mul(firstNonEmpty(cluster, host), f.Clusters)
-		}
-		perNamespace := max(1, f.NodesPerCluster*f.GPUsPerNode/max(1, f.NamespacesPerCluster))
-		if podPinned {
-			perNamespace = f.GPUsPerNode
-		}
-		mul(firstNonEmpty(gpu, pod, mig), perNamespace)
-		if mig != "" {
-			mul(mig, f.MIGInstancesPerGPU)
-		}
-	case gpu != "" || mig != "" || host != "" || pod != "":
-		// Host-scoped series exist per host of every cluster.
-		if !clusterPinned {
-			mul(firstNonEmpty(cluster, host, gpu, pod), f.Clusters)
-		}
-		if !hostPinned {
-			mul(firstNonEmpty(host, gpu, pod), f.NodesPerCluster)
-		}
-		switch {
-		case gpuPinned:
-			if mig != "" {
-				mul(mig, f.MIGInstancesPerGPU)
-			}
-		case gpu != "" || mig != "":
-			mul(firstNonEmpty(gpu, mig), f.GPUsPerNode)
-			if mig != "" {
-				mul(mig, f.MIGInstancesPerGPU)
-			}
-		case pod != "":
-			mul(pod, f.PodsPerNode)
-		}
-	case ns != "":
-		mul(cluster, f.Clusters)
-		mul(ns, f.NamespacesPerCluster)
-	case cluster != "":
-		mul(cluster, f.Clusters)
+	case (s.gpu != "" || s.mig != "" || s.pod != "") && (s.namespacePinned || s.podPinned) && s.host != "":
+		s.ofNamespace(&p, f)
+	case s.gpu != "" || s.mig != "" || s.host != "" || s.pod != "":
+		s.ofHosts(&p, f)
+	case s.ns != "":
+		p.mul(s.cluster, f.Clusters)
+		p.mul(s.ns, f.NamespacesPerCluster)
+	case s.cluster != "":
+		p.mul(s.cluster, f.Clusters)
 	}
 	return p
+}
+
+// mul multiplies the series by a label's fan-out, when the expression keeps the label.
+func (p *projection) mul(label string, by int) {
+	if label != "" {
+		p.series *= by
+		p.factor = label
+	}
+}
+
+// ofNamespace counts the GPUs of one namespace (spread over hosts), or of one pod (one host).
+func (s scope) ofNamespace(p *projection, f model.Fleet) {
+	if !s.clusterPinned {
+		p.mul(firstNonEmpty(s.cluster, s.host), f.Clusters)
+	}
+	perNamespace := max(1, f.NodesPerCluster*f.GPUsPerNode/max(1, f.NamespacesPerCluster))
+	if s.podPinned {
+		perNamespace = f.GPUsPerNode
+	}
+	p.mul(firstNonEmpty(s.gpu, s.pod, s.mig), perNamespace)
+	if s.mig != "" {
+		p.mul(s.mig, f.MIGInstancesPerGPU)
+	}
+}
+
+// ofHosts counts host-scoped series, which exist per host of every cluster.
+func (s scope) ofHosts(p *projection, f model.Fleet) {
+	if !s.clusterPinned {
+		p.mul(firstNonEmpty(s.cluster, s.host, s.gpu, s.pod), f.Clusters)
+	}
+	if !s.hostPinned {
+		p.mul(firstNonEmpty(s.host, s.gpu, s.pod), f.NodesPerCluster)
+	}
+	switch {
+	case s.gpuPinned:
+		if s.mig != "" {
+			p.mul(s.mig, f.MIGInstancesPerGPU)
+		}
+	case s.gpu != "" || s.mig != "":
+		p.mul(firstNonEmpty(s.gpu, s.mig), f.GPUsPerNode)
+		if s.mig != "" {
+			p.mul(s.mig, f.MIGInstancesPerGPU)
+		}
+	case s.pod != "":
+		p.mul(s.pod, f.PodsPerNode)
+	}
 }
 
 func firstNonEmpty(s ...string) string {

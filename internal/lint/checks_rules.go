@@ -96,8 +96,13 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			}
 		}
 	})
-	// A label a rule keeps beyond its level's own labels, that every rule reading it (recording
-	// or alerting) drops.
+	droppedByReaders(in, report)
+}
+
+// droppedByReaders reports a label a rule keeps beyond its level's own labels, that every rule
+// reading it (recording or alerting) drops.
+func droppedByReaders(in *Inputs, report func(Problem)) {
+	l := in.Model.Labels
 	natural := map[string][]string{
 		conventions.LevelGPU:       in.Model.Identity.GPU,
 		conventions.LevelGPUPod:    in.Model.Identity.Alert,
@@ -126,18 +131,22 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 			if _, static := r.Labels[name]; static {
 				continue
 			}
-			kept := false
-			for _, reader := range readers[r.Record] {
-				if in.outputLabels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
-					kept = true
-				}
-			}
-			if !kept {
+			if !in.keptByAReader(readers[r.Record], name) {
 				report(Problem{Severity: Info, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record),
 					Message: fmt.Sprintf("%s keeps label %s, which every rule reading it drops (%s): drop it here", r.Record, name, readers[r.Record][0].Name())})
 			}
 		}
 	})
+}
+
+// keptByAReader reports whether one of the rules reading a record keeps the label or matches on it.
+func (in *Inputs) keptByAReader(readers []*Rule, name string) bool {
+	for _, reader := range readers {
+		if in.outputLabels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // gpuobsAnnotations are the annotations every alert gpuobs generates has.

@@ -314,52 +314,60 @@ func ReadDashboard(path string, data []byte) *File {
 		f.Err = &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
 		return f
 	}
-	d := &Dashboard{SingleValue: map[string]bool{}}
-	if list := mapValue(mapValue(root, "templating"), "list"); list != nil {
-		for _, v := range list.Content {
-			name := mapValue(v, "name")
-			multi, all := mapValue(v, "multi"), mapValue(v, "includeAll")
-			if name != nil && (multi == nil || multi.Value != "true") && (all == nil || all.Value != "true") {
-				d.SingleValue[name.Value] = true
-			}
-		}
-	}
+	d := &Dashboard{SingleValue: singleValueVariables(root)}
 	if tags := mapValue(root, "tags"); tags != nil {
 		for _, t := range tags.Content {
 			d.Tags = append(d.Tags, t.Value)
 		}
 	}
-	var panels func(list *yaml.Node)
-	panels = func(list *yaml.Node) {
-		if list == nil || list.Kind != yaml.SequenceNode {
-			return
-		}
-		for _, p := range list.Content {
-			title, unit := "", ""
-			if t := mapValue(p, "title"); t != nil {
-				title = t.Value
-			}
-			if u := mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"); u != nil {
-				unit = u.Value
-			}
-			if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
-				for _, t := range targets.Content {
-					if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
-						d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newDashboardExpr(e.Value, e, f.Lines)})
-					}
-				}
-			}
-			panels(mapValue(p, "panels"))
-		}
-	}
-	panels(mapValue(root, "panels"))
+	d.readPanels(mapValue(root, "panels"), f.Lines)
 	if rows := mapValue(root, "rows"); rows != nil {
 		for _, row := range rows.Content {
-			panels(mapValue(row, "panels"))
+			d.readPanels(mapValue(row, "panels"), f.Lines)
 		}
 	}
 	f.Dashboard = d
 	return f
+}
+
+// singleValueVariables are the dashboard's variables that hold one value (neither multi-value
+// nor with an All option).
+func singleValueVariables(root *yaml.Node) map[string]bool {
+	out := map[string]bool{}
+	if list := mapValue(mapValue(root, "templating"), "list"); list != nil {
+		for _, v := range list.Content {
+			name := mapValue(v, "name")
+			multi, all := mapValue(v, "multi"), mapValue(v, "includeAll")
+			if name != nil && (multi == nil || multi.Value != "true") && (all == nil || all.Value != "true") {
+				out[name.Value] = true
+			}
+		}
+	}
+	return out
+}
+
+// readPanels adds the queries of a list of panels, and of the panels nested in them (rows).
+func (d *Dashboard) readPanels(list *yaml.Node, lines []string) {
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, p := range list.Content {
+		title, unit := "", ""
+		if t := mapValue(p, "title"); t != nil {
+			title = t.Value
+		}
+		if u := mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"); u != nil {
+			unit = u.Value
+		}
+		if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
+			for _, t := range targets.Content {
+				if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
+					d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newDashboardExpr(e.Value, e, lines)})
+				}
+			}
+		}
+		d.readPanels(mapValue(p, "panels"), lines)
+	}
 }
 
 // mapValue is the value of a key in a mapping (aliases resolved, merge keys followed).

@@ -126,69 +126,80 @@ func TemplateLabels(text string) ([]string, error) {
 	if _, err := t.Parse(alertTemplateDefs+text, "{{", "}}", trees); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					walk(c)
-				}
-			}
-		case *parse.CommandNode:
-			for i, a := range n.Args {
-				if id, ok := a.(*parse.IdentifierNode); ok && id.Ident == "index" && i+2 < len(n.Args) {
-					if v, ok := n.Args[i+1].(*parse.VariableNode); ok && len(v.Ident) == 1 && v.Ident[0] == "$labels" {
-						if s, ok := n.Args[i+2].(*parse.StringNode); ok {
-							add(s.Text)
-						}
-					}
-				}
-				walk(a)
-			}
-		case *parse.VariableNode:
-			if len(n.Ident) >= 2 && n.Ident[0] == "$labels" {
-				add(n.Ident[1])
-			}
-		case *parse.FieldNode:
-			if len(n.Ident) >= 2 && n.Ident[0] == "Labels" {
-				add(n.Ident[1])
-			}
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		}
-	}
+	r := labelReads{seen: map[string]bool{}}
 	for _, tree := range trees {
-		walk(tree.Root)
+		r.walk(tree.Root)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(r.names)
+	return r.names, nil
+}
+
+// labelReads collects the label names a template's nodes read from $labels or .Labels.
+type labelReads struct {
+	seen  map[string]bool
+	names []string
+}
+
+func (r *labelReads) add(name string) {
+	if !r.seen[name] {
+		r.seen[name] = true
+		r.names = append(r.names, name)
+	}
+}
+
+func (r *labelReads) walk(n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n != nil {
+			for _, c := range n.Nodes {
+				r.walk(c)
+			}
+		}
+	case *parse.ActionNode:
+		r.walk(n.Pipe)
+	case *parse.PipeNode:
+		if n != nil {
+			for _, c := range n.Cmds {
+				r.walk(c)
+			}
+		}
+	case *parse.CommandNode:
+		r.command(n)
+	case *parse.VariableNode:
+		if len(n.Ident) >= 2 && n.Ident[0] == "$labels" {
+			r.add(n.Ident[1])
+		}
+	case *parse.FieldNode:
+		if len(n.Ident) >= 2 && n.Ident[0] == "Labels" {
+			r.add(n.Ident[1])
+		}
+	case *parse.IfNode:
+		r.branches(n.Pipe, n.List, n.ElseList)
+	case *parse.RangeNode:
+		r.branches(n.Pipe, n.List, n.ElseList)
+	case *parse.WithNode:
+		r.branches(n.Pipe, n.List, n.ElseList)
+	}
+}
+
+func (r *labelReads) branches(pipe *parse.PipeNode, list, elseList *parse.ListNode) {
+	r.walk(pipe)
+	r.walk(list)
+	r.walk(elseList)
+}
+
+// command reads a command's arguments, and index $labels "name".
+func (r *labelReads) command(n *parse.CommandNode) {
+	for i, a := range n.Args {
+		if id, ok := a.(*parse.IdentifierNode); ok && id.Ident == "index" && i+2 < len(n.Args) {
+			if v, ok := n.Args[i+1].(*parse.VariableNode); ok && len(v.Ident) == 1 && v.Ident[0] == "$labels" {
+				if s, ok := n.Args[i+2].(*parse.StringNode); ok {
+					r.add(s.Text)
+				}
+			}
+		}
+		r.walk(a)
+	}
 }
 
 // FormatDuration writes d as Prometheus writes durations (5m, 1h30m).
