@@ -57,3 +57,30 @@ func FuzzParse(f *testing.F) {
 		})
 	})
 }
+
+// TestEachExpressionIsParsedOnce: the canonical form, the pretty form, the metric names and the
+// tree of one expression come from one parse (the same tree serves them), and a parse error is
+// kept as well.
+func TestEachExpressionIsParsedOnce(t *testing.T) {
+	const expr = `sum by (cluster) (rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{job="dcgm-exporter"}[5m])) > 0`
+	if _, err := Canonical(expr); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := parsed.get(expr)
+	if _, err := Pretty(expr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(expr); err != nil {
+		t.Fatal(err)
+	}
+	again, err := parseExpr(expr)
+	if err != nil || first.expr == nil || again != first.expr {
+		t.Error("the expression was parsed again")
+	}
+	if _, err := Parse("sum(("); err == nil {
+		t.Fatal("a broken expression parsed")
+	}
+	if r, ok := parsed.get("sum(("); !ok || r.err == nil {
+		t.Error("the parse error was not kept")
+	}
+}
