@@ -3,8 +3,9 @@ package synth
 import "github.com/gpuobs/gpuobs/internal/model"
 
 // unitScale and unitOffset make synthetic values plausible for their unit; healthy values stay
-// well below every default alert threshold (temperatures from 44 to 68 °C: GPUs of one SKU at the
-// same load differ by less than the peer-comparison threshold).
+// well below every default alert threshold (temperatures from 44 to 68 °C, a span within which
+// no GPU of the healthy fleet sits the peer-comparison threshold above its peers' average; the
+// span is not itself below that threshold, so a test fleet with other GPUs must check it).
 var unitScale = map[string]float64{
 	"celsius":          4,
 	"ratio":            0.125,
