@@ -70,11 +70,13 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 // TestImportGraph holds the layering: cli → {plan, generators, lint, emit, semdiff,
 // backtest}; generators → {plan, model, emit, promql adapters}; lint → {plan, model, promql};
 // plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
-// Alertmanager's config package)}; semdiff → {lint's readers, amconfig, promql, gitcmd,
-// escape, emit's header check, source}; source → {output, gitcmd} (every reader of files a
-// user or gpuobs wrote that two commands share); backtest → {model, the promql replay adapter, escape}. escape,
-// gitcmd and output (the layout of a generated tree) are leaves that any reader or writer may
-// use: they import no package of the module.
+// Alertmanager's config package)}; semdiff → {source, amconfig, model, promql, escape,
+// output}; source → {output, gitcmd, promql} (every reader of files a user or gpuobs wrote,
+// with positions: rule files, dashboards, counter files, an output tree, a git base);
+// backtest → {model, the promql replay adapter, escape}. lint and semdiff read through source
+// and import neither each other nor any other command's package. escape, gitcmd and output
+// (the layout of a generated tree and its header) are leaves that any reader or writer may use:
+// they import no package of the module.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
 func TestImportGraph(t *testing.T) {
@@ -97,8 +99,10 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
 			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/output":
 				t.Errorf("%s imports %s: it is a leaf every reader and writer may use", pkg, dep)
-			case pkg == "internal/source" && dep != "internal/output" && dep != "internal/gitcmd":
-				t.Errorf("the reader package imports %s: it reads by the layout (output) and git (gitcmd) only", dep)
+			case pkg == "internal/source" && dep != "internal/output" && dep != "internal/gitcmd" && dep != "internal/promql":
+				t.Errorf("the reader package imports %s: it reads by the layout (output), git (gitcmd) and the PromQL parser (promql) only", dep)
+			case (pkg == "internal/lint" || pkg == "internal/semdiff") && (dep == "internal/lint" || dep == "internal/semdiff" || dep == "internal/backtest" || dep == "internal/cli"):
+				t.Errorf("%s imports %s: commands share readers through internal/source, not each other's packages", pkg, dep)
 			}
 		}
 	}

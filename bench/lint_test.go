@@ -14,6 +14,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkLint(b *testing.B) {
 		b.Run(fmt.Sprintf("gpuobs/rules=%d", n), func(b *testing.B) {
 			problems := 0
 			for b.Loop() {
-				files := lint.ReadPaths([]string{path})
+				files := source.ReadPaths([]string{path})
 				problems = len(lint.Run(lint.NewInputs(p, files), lint.Checks()))
 			}
 			b.ReportMetric(float64(count), "rules")

@@ -111,7 +111,7 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 	d := m.Dashboards[level]
 	b := dashboard.NewDashboardBuilder(d.Title).
 		Uid(d.UID).
-		Description(emit.Header+" "+d.Description).
+		Description(output.Header+" "+d.Description).
 		Tags(tags(m, level)).
 		Refresh("1m").
 		Time("now-6h", "now").

@@ -54,7 +54,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		"customMetrics": csv,
 		"arguments":     []string{"-f", "/etc/dcgm-exporter/" + CSVKey},
 	}
-	files := []emit.File{{Path: output.Counters, Content: []byte("# " + emit.Header + "\n" + csv)}}
+	files := []emit.File{{Path: output.Counters, Content: []byte("# " + output.Header + "\n" + csv)}}
 	for _, doc := range []struct {
 		path string
 		body any

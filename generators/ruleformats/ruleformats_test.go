@@ -37,7 +37,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 		t.Fatalf("%d files, want the manifest and the namespace file", len(files))
 	}
 	for _, f := range files {
-		if !emit.HasHeader(f.Path, f.Content) {
+		if !output.HasHeader(f.Path, f.Content) {
 			t.Errorf("%s lacks the header", f.Path)
 		}
 		var doc struct {

@@ -10,7 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/catalog"
-	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -114,7 +113,7 @@ func TestFirstLookQueriesParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(string(page), "<!-- "+emit.Header) {
+		if !strings.HasPrefix(string(page), "<!-- "+output.Header) {
 			t.Errorf("%s lacks the generated-file header", f)
 		}
 		blocks := promqlBlock.FindAllStringSubmatch(string(page), -1)

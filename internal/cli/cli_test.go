@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
@@ -41,7 +41,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		if b[name] != content {
 			t.Errorf("%s differs between two runs", name)
 		}
-		if !emit.HasHeader(name, []byte(content)) {
+		if !output.HasHeader(name, []byte(content)) {
 			t.Errorf("%s lacks the generated-file header", name)
 		}
 	}

@@ -169,8 +169,8 @@ func (o *lintOptions) loadWithCounters() (*model.Model, error) {
 
 // lintInputs reads the files lint checks: those under paths, or without paths the rules and
 // dashboards the plan generates.
-func lintInputs(p *plan.Plan, paths []string) ([]*lint.File, error) {
-	var files []*lint.File
+func lintInputs(p *plan.Plan, paths []string) ([]*source.File, error) {
+	var files []*source.File
 	if len(paths) == 0 {
 		generated, _, err := generators.Run(p, generators.Options{})
 		if err != nil {
@@ -178,7 +178,7 @@ func lintInputs(p *plan.Plan, paths []string) ([]*lint.File, error) {
 		}
 		for _, g := range generated {
 			if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
-				files = append(files, lint.ReadFile(g.Path, g.Content))
+				files = append(files, source.ReadFile(g.Path, g.Content))
 			}
 		}
 		return files, nil
@@ -192,7 +192,7 @@ func lintInputs(p *plan.Plan, paths []string) ([]*lint.File, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("nothing to lint at %s: no such file or directory", strings.Join(missing, ", "))
 	}
-	return lint.ReadPaths(paths), nil
+	return source.ReadPaths(paths), nil
 }
 
 // onlyNew keeps the problems --baseline does not accept, in files --changed-since names.

@@ -7,12 +7,13 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // layerOf is the layer a file's rules run in on a sharded fleet: global under a directory
 // named global or a path given as global (--global), shard under a directory named shard,
 // none otherwise (a single Prometheus, or not said).
-func (in *Inputs) layerOf(f *File) plan.Layer {
+func (in *Inputs) layerOf(f *source.File) plan.Layer {
 	clean := filepath.ToSlash(filepath.Clean(f.Path))
 	for _, g := range in.GlobalPaths {
 		g = filepath.ToSlash(filepath.Clean(g))
@@ -66,7 +67,7 @@ func (placementGlobalRaw) Doc() string {
 	return "rules of the global layer (a directory named global, or --global) that read raw series instead of the shards' records"
 }
 func (placementGlobalRaw) Run(in *Inputs, report func(Problem)) {
-	in.ruleSelectors(func(f *File, e *Expr, n *promql.Node) {
+	in.ruleSelectors(func(f *source.File, e *source.Expr, n *promql.Node) {
 		if in.layerOf(f) == plan.Global && n.Name != "" && in.raw(n.Name) && !plan.Builtin(n.Name) {
 			report(at(f, e, n, Warning, "the global layer reads the raw series %s: it pulls every shard's series through the querier on each evaluation, and a shard that does not answer leaves a partial result; record it per shard (by the shard's external label) and read the record", n.Name))
 		}
@@ -80,7 +81,7 @@ func (placementShardReadsGlobal) Doc() string {
 	return "rules of a shard (a directory named shard) that read a record only the global layer produces"
 }
 func (placementShardReadsGlobal) Run(in *Inputs, report func(Problem)) {
-	in.ruleSelectors(func(f *File, e *Expr, n *promql.Node) {
+	in.ruleSelectors(func(f *source.File, e *source.Expr, n *promql.Node) {
 		if in.layerOf(f) == plan.Shard && n.Name != "" && in.recordedGlobally(n.Name) {
 			report(at(f, e, n, Error, "%s is recorded by the global layer, which a shard never sees: this rule evaluates to nothing; run it in the global layer", n.Name))
 		}
@@ -88,8 +89,8 @@ func (placementShardReadsGlobal) Run(in *Inputs, report func(Problem)) {
 }
 
 // ruleSelectors calls fn for every metric selector of every rule expression.
-func (in *Inputs) ruleSelectors(fn func(f *File, e *Expr, n *promql.Node)) {
-	in.Exprs(func(f *File, r *Rule, _ *Query, e *Expr) {
+func (in *Inputs) ruleSelectors(fn func(f *source.File, e *source.Expr, n *promql.Node)) {
+	in.Exprs(func(f *source.File, r *source.Rule, _ *source.Query, e *source.Expr) {
 		if r == nil {
 			return
 		}

@@ -8,10 +8,11 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // at is a problem spanning a node of an expression.
-func at(f *File, e *Expr, n *promql.Node, sev Severity, format string, args ...any) Problem {
+func at(f *source.File, e *source.Expr, n *promql.Node, sev Severity, format string, args ...any) Problem {
 	start, end := e.PosAt(n.Start), e.PosAt(n.End)
 	width := 1
 	if end.Line == start.Line && end.Col > start.Col {
@@ -25,7 +26,7 @@ type promqlSyntax struct{}
 func (promqlSyntax) Name() string { return "promql/syntax" }
 func (promqlSyntax) Doc() string  { return "expressions that Prometheus cannot parse" }
 func (promqlSyntax) Run(in *Inputs, report func(Problem)) {
-	check := func(f *File, e *Expr, what string) {
+	check := func(f *source.File, e *source.Expr, what string) {
 		if e.Err != nil {
 			report(Problem{Severity: Error, Path: f.Path, Pos: e.PosAt(e.Err.Offset), Width: 1, Message: what + ": " + e.Err.Msg})
 		}
@@ -58,7 +59,7 @@ func (promqlCounter) Doc() string {
 	return "counters read without rate()/increase(), and gauges inside them, by the catalog's real semantics"
 }
 func (promqlCounter) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, r *Rule, _ *Query, e *Expr) {
+	in.Exprs(func(f *source.File, r *source.Rule, _ *source.Query, e *source.Expr) {
 		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
 			recordsCounter := r != nil && r.Record != "" && keepsCounter(up)
 			if n.Kind == promql.Selector && !recordsCounter {
@@ -81,7 +82,7 @@ func keepsCounter(up []*promql.Node) bool {
 
 // checkCounter reports a counter read without rate() or increase(), and a rate() of what is
 // not a counter.
-func checkCounter(in *Inputs, f *File, e *Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
+func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
 	kind, declared, note := in.kindOf(n.Name)
 	if kind == "" {
 		return
@@ -149,7 +150,7 @@ func (promqlUnknownMetric) Doc() string {
 }
 func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 	fields := model.SortedKeys(in.Model.Fields)
-	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
 		if n.Name == "" || in.known(n.Name) {
 			return
 		}
@@ -190,7 +191,7 @@ func (promqlMIGDoubleCount) Doc() string {
 }
 func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 	l := in.Model.Labels
-	in.Selectors(func(f *File, e *Expr, n *promql.Node, up []*promql.Node) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node) {
 		if in.Model.Fields[n.Name].Entity != model.EntityMIGRepeated {
 			return
 		}
@@ -243,7 +244,7 @@ func (exporterNotCollected) Doc() string {
 }
 func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
 	fields := model.SortedKeys(in.Model.Fields)
-	in.Selectors(func(f *File, e *Expr, n *promql.Node, _ []*promql.Node) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
 		_, field := in.Model.Fields[n.Name]
 		switch {
 		case field && !in.Model.Collected(n.Name):
@@ -261,7 +262,7 @@ func (unitsMismatch) Doc() string {
 	return "adding, subtracting or comparing values of different units (MiB and bytes, MHz and Hz, % and ratios)"
 }
 func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+	in.Exprs(func(f *source.File, _ *source.Rule, _ *source.Query, e *source.Expr) {
 		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
 			if n.Kind != promql.Binary || n.Name != "+" && n.Name != "-" && n.Name != "or" && !comparison(n.Name) {
 				return
@@ -347,7 +348,7 @@ func (namingUnit) Doc() string {
 	return "recording rules whose name claims a unit (_bytes, _seconds, _ratio, ...) and panels whose Grafana unit differ from the unit of what they compute"
 }
 func (namingUnit) Run(in *Inputs, report func(Problem)) {
-	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
 		claimed, what := "", ""
 		switch {
 		case r != nil && r.Record != "":

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 type cardinalityBudget struct{}
@@ -21,7 +22,7 @@ func (cardinalityBudget) Doc() string {
 func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 	b, fl := in.Model.Lint.Budgets, in.Model.Fleet
 	gpus := fl.Clusters * fl.NodesPerCluster * fl.GPUsPerNode
-	check := func(f *File, e *Expr, n *promql.Node, where, lvl string) {
+	check := func(f *source.File, e *source.Expr, n *promql.Node, where, lvl string) {
 		budget, ok := b[lvl]
 		if !ok {
 			budget, ok = b["other"]
@@ -38,7 +39,7 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 				where, p.series, gpus, in.FleetSource, lvl, budget, p.factor))
 		}
 	}
-	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
 		if !in.gpuRelated(e.Node) {
 			return
 		}
@@ -74,7 +75,7 @@ func (cardinalityLabel) Doc() string {
 func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	l := in.Model.Labels
 	perGPU := []string{l.Pod, l.UUID, l.PCIBusID}
-	in.Exprs(func(f *File, r *Rule, q *Query, e *Expr) {
+	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
 		out := in.outputLabels(e.Node)
 		if r != nil {
 			for _, name := range out.Sorted() {
@@ -111,8 +112,8 @@ func droppedByReaders(in *Inputs, report func(Problem)) {
 		conventions.LevelCluster:   {l.Cluster},
 		conventions.LevelFleet:     {},
 	}
-	readers := map[string][]*Rule{}
-	in.Rules(func(r *Rule) {
+	readers := map[string][]*source.Rule{}
+	in.Rules(func(r *source.Rule) {
 		if r.Expr.Node == nil {
 			return
 		}
@@ -122,7 +123,7 @@ func droppedByReaders(in *Inputs, report func(Problem)) {
 			}
 		})
 	})
-	in.Rules(func(r *Rule) {
+	in.Rules(func(r *source.Rule) {
 		own, ok := natural[level(r.Record)]
 		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil || !in.gpuRelated(r.Expr.Node) {
 			return
@@ -140,7 +141,7 @@ func droppedByReaders(in *Inputs, report func(Problem)) {
 }
 
 // keptByAReader reports whether one of the rules reading a record keeps the label or matches on it.
-func (in *Inputs) keptByAReader(readers []*Rule, name string) bool {
+func (in *Inputs) keptByAReader(readers []*source.Rule, name string) bool {
 	for _, reader := range readers {
 		if in.outputLabels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
 			return true
@@ -154,7 +155,7 @@ var gpuobsAnnotations = []string{"summary", "description", "runbook_url"}
 
 // severities are the severity values a file's alerts may have: gpuobs' tiers in its output,
 // the catalog's lint.policy.severities elsewhere (none: not checked).
-func (in *Inputs) severities(f *File) []string {
+func (in *Inputs) severities(f *source.File) []string {
 	if f.Generated {
 		out := make([]string, len(model.Severities))
 		for i, s := range model.Severities {
@@ -172,7 +173,7 @@ func (alertsSeverity) Doc() string {
 	return "alerts without a severity label, or with one outside the allowed values (gpuobs' tiers in its output, lint.policy.severities elsewhere)"
 }
 func (alertsSeverity) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
+	in.Rules(func(r *source.Rule) {
 		allowed := in.severities(r.File)
 		if r.Alert == "" || len(allowed) == 0 {
 			return
@@ -194,7 +195,7 @@ func (alertsAnnotations) Doc() string {
 	return "alerts without the required annotations (summary, description, runbook_url in gpuobs' output; lint.policy.annotations elsewhere)"
 }
 func (alertsAnnotations) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
+	in.Rules(func(r *source.Rule) {
 		required := in.Model.Lint.Policy.Annotations
 		if r.File.Generated {
 			required = gpuobsAnnotations
@@ -226,7 +227,7 @@ func (alertsFor) Doc() string {
 	return "alerts on a gauge threshold without for: one scrape fires them"
 }
 func (alertsFor) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
+	in.Rules(func(r *source.Rule) {
 		if d, err := promql.ParseDuration(r.For); r.Alert == "" || r.Expr.Node == nil || (err == nil && d > 0) {
 			return
 		}
@@ -258,7 +259,7 @@ func (alertsTemplateLabels) Doc() string {
 	return "annotation or label templates that use a label the expression aggregates away"
 }
 func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
-	in.Rules(func(r *Rule) {
+	in.Rules(func(r *source.Rule) {
 		if r.Alert == "" || r.Expr.Node == nil {
 			return
 		}
@@ -282,7 +283,7 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 
 // checkName checks a rule name: with gpuobs' own rule in its output, against the catalog's
 // lint.policy pattern (when set) elsewhere.
-func checkName(r *Rule, name string, own func(string) error, pattern *regexp.Regexp, report func(Problem)) {
+func checkName(r *source.Rule, name string, own func(string) error, pattern *regexp.Regexp, report func(Problem)) {
 	if name == "" {
 		return
 	}
@@ -314,7 +315,7 @@ func (namingRecord) Doc() string {
 }
 func (namingRecord) Run(in *Inputs, report func(Problem)) {
 	pattern := policyPattern(in.Model.Lint.Policy.RecordNames)
-	in.Rules(func(r *Rule) { checkName(r, r.Record, conventions.CheckRecordName, pattern, report) })
+	in.Rules(func(r *source.Rule) { checkName(r, r.Record, conventions.CheckRecordName, pattern, report) })
 }
 
 type namingAlert struct{}
@@ -325,7 +326,7 @@ func (namingAlert) Doc() string {
 }
 func (namingAlert) Run(in *Inputs, report func(Problem)) {
 	pattern := policyPattern(in.Model.Lint.Policy.AlertNames)
-	in.Rules(func(r *Rule) { checkName(r, r.Alert, conventions.CheckAlertName, pattern, report) })
+	in.Rules(func(r *source.Rule) { checkName(r, r.Alert, conventions.CheckAlertName, pattern, report) })
 }
 
 // matchesOn reports whether an expression matches series on a label (on (...) of a binary

@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -21,7 +22,7 @@ func rules(items string) string {
 }
 
 // generated is a rule file as gpuobs writes it, with its header: gpuobs' conventions apply.
-func generated(items string) string { return "# " + emit.Header + "\n" + rules(items) }
+func generated(items string) string { return "# " + output.Header + "\n" + rules(items) }
 
 // dashboard is a minimal dashboard with one panel per query, tagged with a level.
 func dashboard(level string, queries ...string) string {
@@ -128,9 +129,9 @@ func cases() []checkCase {
 
 func runCheck(t *testing.T, p *plan.Plan, c Check, files map[string]string) []Problem {
 	t.Helper()
-	var in []*File
+	var in []*source.File
 	for _, path := range model.SortedKeys(files) {
-		in = append(in, ReadFile(path, []byte(files[path])))
+		in = append(in, source.ReadFile(path, []byte(files[path])))
 	}
 	return Run(NewInputs(p, in), []Check{c})
 }
@@ -225,9 +226,9 @@ func TestChecksSurviveBrokenInput(t *testing.T) {
 			runCheck(t, p, c, brokenInputs)
 		})
 	}
-	var files []*File
+	var files []*source.File
 	for _, p := range model.SortedKeys(brokenInputs) {
-		files = append(files, ReadFile(p, []byte(brokenInputs[p])))
+		files = append(files, source.ReadFile(p, []byte(brokenInputs[p])))
 	}
 	problems := Run(NewInputs(p, files), Checks())
 	read := 0

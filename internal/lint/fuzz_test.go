@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // fuzzChecks reads data as path would be read and runs every check on it: nothing may panic,
@@ -16,8 +17,8 @@ func fuzzChecks(t *testing.T, p *plan.Plan, path string, data []byte) {
 	// The fuzzer does not report an input that hangs: fail on one that takes seconds.
 	timer := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("reading and checking took over 5 s: %q", data)) })
 	defer timer.Stop()
-	f := ReadFile(path, data)
-	for _, p := range Run(NewInputs(p, []*File{f}), Checks()) {
+	f := source.ReadFile(path, data)
+	for _, p := range Run(NewInputs(p, []*source.File{f}), Checks()) {
 		if p.Pos.Line < 1 || p.Pos.Col < 1 || p.Pos.Line > len(f.Lines)+1 {
 			t.Fatalf("problem outside the file: %+v (%d lines)", p, len(f.Lines))
 		}

@@ -2,13 +2,14 @@ package lint
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // TestReadPathsSkipsWhatIsNotARegularFile: a named pipe, a directory named like a rule file
@@ -32,9 +33,9 @@ func TestReadPathsSkipsWhatIsNotARegularFile(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "loop.yaml"), filepath.Join(dir, "loop.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan []*File)
-	go func() { done <- ReadPaths([]string{dir, filepath.Join(dir, "pipe.yaml")}) }()
-	var files []*File
+	done := make(chan []*source.File)
+	go func() { done <- source.ReadPaths([]string{dir, filepath.Join(dir, "pipe.yaml")}) }()
+	var files []*source.File
 	select {
 	case files = <-done:
 	case <-time.After(10 * time.Second):
@@ -44,7 +45,7 @@ func TestReadPathsSkipsWhatIsNotARegularFile(t *testing.T) {
 	for _, f := range files {
 		msg := "read"
 		if f.Err != nil {
-			msg = f.Err.Severity.String() + ": " + f.Err.Message
+			msg = readProblem(f).Severity.String() + ": " + f.Err.Message
 		}
 		got[filepath.Base(f.Path)] = msg
 	}
@@ -60,47 +61,18 @@ func TestReadPathsSkipsWhatIsNotARegularFile(t *testing.T) {
 	}
 }
 
-// TestAliasesAndMergeKeys: a rule given as an alias is read, and a merge key supplies the
-// fields it merges (the rule's own keys win).
-func TestAliasesAndMergeKeys(t *testing.T) {
-	src := `groups:
-  - name: g
-    rules:
-      - &rule
-        record: node:x:sum
-        expr: sum by (cluster) (up)
-      - *rule
-      - <<: *rule
-        record: node:y:sum
-`
-	f := ReadRules("r.yaml", []byte(src))
-	if f.Err != nil || len(f.Rules) != 3 {
-		t.Fatalf("read %d rules (%v), want 3", len(f.Rules), f.Err)
-	}
-	for i, want := range []string{"node:x:sum", "node:x:sum", "node:y:sum"} {
-		r := f.Rules[i]
-		if r.Record != want || r.Expr.Node == nil || r.Expr.Text != "sum by (cluster) (up)" {
-			t.Errorf("rule %d: %s %q (%v), want %s with the anchor's expr", i, r.Record, r.Expr.Text, r.Expr.Err, want)
-		}
-	}
-	loop := "a: &a\n  <<: *a\n"
-	if f := ReadRules("loop.yaml", []byte(loop)); len(f.Rules) != 0 {
-		t.Errorf("a self-merging document yields %d rules", len(f.Rules))
-	}
-}
-
 // TestLongLinesShowAWindow: a problem on a minified dashboard shows the part of the line
 // around it, not the whole line.
 func TestLongLinesShowAWindow(t *testing.T) {
 	padding := strings.Repeat(`{"title": "x", "type": "text"}, `, 2000)
 	src := `{"tags": ["L1"], "panels": [` + padding + `{"title": "T", "targets": [{"expr": "DCGM_FI_DEV_XID_ERRORS[5m]"}]}]}`
-	f := ReadDashboard("d.json", []byte(src))
-	problems := Run(NewInputs(loadPlan(t), []*File{f}), Checks())
+	f := source.ReadDashboard("d.json", []byte(src))
+	problems := Run(NewInputs(loadPlan(t), []*source.File{f}), Checks())
 	if len(problems) == 0 {
 		t.Fatal("no problem found")
 	}
 	var out bytes.Buffer
-	if err := Write(&out, "text", problems, []*File{f}); err != nil {
+	if err := Write(&out, "text", problems, []*source.File{f}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -113,47 +85,19 @@ func TestLongLinesShowAWindow(t *testing.T) {
 	}
 }
 
-// TestBadBytesAreReportedOnTheirLine: bytes that are not UTF-8 point at their own line.
-func TestBadBytesAreReportedOnTheirLine(t *testing.T) {
-	src := "groups:\n  - name: g\n    rules:\n      - record: a\xff\n        expr: up\n"
-	f := ReadRules("r.yaml", []byte(src))
-	if f.Err == nil || f.Err.Pos != (Pos{4, 18}) {
-		t.Fatalf("error %+v, want one at 4:18", f.Err)
-	}
-}
-
-// TestMergeKeysCannotMultiply: merge keys that each merge the previous mapping twice (a
-// billion laughs) are read in bounded time.
-func TestMergeKeysCannotMultiply(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("a0: &a0 {x: 1, y: 2}\n")
-	for i := 1; i <= 40; i++ {
-		fmt.Fprintf(&b, "a%d: &a%d\n  <<: [*a%d, *a%d]\n  k%d: v\n", i, i, i-1, i-1, i)
-	}
-	b.WriteString("groups:\n  - name: g\n    rules:\n      - <<: *a40\n        record: a:b:c\n        expr: up\n")
-	start := time.Now()
-	f := ReadRules("laughs.yaml", []byte(b.String()))
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("took %s", took)
-	}
-	if len(f.Rules) != 1 {
-		t.Errorf("%d rules, want 1", len(f.Rules))
-	}
-}
-
 // TestNamesStayOnTheirLine: an alert name holding a newline and a GitHub workflow command
 // cannot start a line of its own in the text report (a CI log runs such a line), and in the
 // github format each problem is exactly one annotation.
 func TestNamesStayOnTheirLine(t *testing.T) {
 	src := rules("      - alert: \"GPUHot\\n::error file=x.yaml,line=1::planted\"\n        expr: DCGM_FI_DEV_GPU_TEMP > 90\n")
-	f := ReadRules("r.yaml", []byte(src))
-	problems := Run(NewInputs(loadPlan(t), []*File{f}), Checks())
+	f := source.ReadRules("r.yaml", []byte(src))
+	problems := Run(NewInputs(loadPlan(t), []*source.File{f}), Checks())
 	if len(problems) == 0 {
 		t.Fatal("no problem found")
 	}
 	for _, format := range []string{"text", "github"} {
 		var out bytes.Buffer
-		if err := Write(&out, format, problems, []*File{f}); err != nil {
+		if err := Write(&out, format, problems, []*source.File{f}); err != nil {
 			t.Fatal(err)
 		}
 		commands := 0
@@ -183,7 +127,7 @@ func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, paths := range [][]string{{dir}, {filepath.Join(dir, "linked.yaml")}} {
-		files := ReadPaths(paths)
+		files := source.ReadPaths(paths)
 		problems := Run(NewInputs(loadPlan(t), files), Checks())
 		var out bytes.Buffer
 		if err := Write(&out, "text", problems, files); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // Severity of a problem.
@@ -54,7 +55,7 @@ type Problem struct {
 	Check    string
 	Severity Severity
 	Path     string
-	Pos      Pos
+	Pos      source.Pos
 	// Width is how many characters from Pos the problem spans on its line (for the caret).
 	Width   int
 	Message string
@@ -85,11 +86,11 @@ func Checks() []Check {
 // Inputs is everything a check sees: the catalog and the files.
 type Inputs struct {
 	Model *model.Model
-	Files []*File
+	Files []*source.File
 	// recorded maps recorded metric names to the rules recording them: the inputs' when they
 	// record the name, else the rules the catalog generates (known even when only dashboards
 	// are linted). Several rules may record one name with different static labels.
-	recorded map[string][]*Rule
+	recorded map[string][]*source.Rule
 	// labels resolves the labels of expressions over the catalog and the recorded rules.
 	labels *plan.Labels
 	// gpuMemo remembers which recorded metrics derive from GPU metrics.
@@ -103,11 +104,13 @@ type Inputs struct {
 	GlobalPaths []string
 	// layers places the catalog's rules when it is sharded.
 	layers map[string]plan.Layer
+	// scanned are the gpuobs-lint comments of the files read so far.
+	scanned map[*source.File]*fileComments
 }
 
 // NewInputs prepares files for checking against a catalog's plan.
-func NewInputs(p *plan.Plan, files []*File) *Inputs {
-	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*Rule{}, gpuMemo: map[string]bool{}, FleetSource: "the catalog's fleet", layers: p.Layers}
+func NewInputs(p *plan.Plan, files []*source.File) *Inputs {
+	in := &Inputs{Model: p.Model, Files: files, recorded: map[string][]*source.Rule{}, gpuMemo: map[string]bool{}, FleetSource: "the catalog's fleet", layers: p.Layers}
 	for _, f := range files {
 		for _, r := range f.Rules {
 			if r.Record != "" {
@@ -121,7 +124,7 @@ func NewInputs(p *plan.Plan, files []*File) *Inputs {
 	}
 	for _, r := range p.Recorded {
 		if !fromInputs[r.Name] {
-			in.recorded[r.Name] = append(in.recorded[r.Name], &Rule{Record: r.Name, Labels: r.Labels, Expr: &Expr{Text: r.Expr, Node: r.Parsed, pos: Pos{1, 1}}})
+			in.recorded[r.Name] = append(in.recorded[r.Name], &source.Rule{Record: r.Name, Labels: r.Labels, Expr: source.ParsedExpr(r.Expr, r.Parsed)})
 		}
 	}
 	sources := map[string][]plan.Source{}
@@ -135,7 +138,7 @@ func NewInputs(p *plan.Plan, files []*File) *Inputs {
 }
 
 // Rules calls fn for every rule of every file.
-func (in *Inputs) Rules(fn func(*Rule)) {
+func (in *Inputs) Rules(fn func(*source.Rule)) {
 	for _, f := range in.Files {
 		for _, r := range f.Rules {
 			fn(r)
@@ -144,7 +147,7 @@ func (in *Inputs) Rules(fn func(*Rule)) {
 }
 
 // Exprs calls fn for every parsed expression: rule expressions and dashboard queries.
-func (in *Inputs) Exprs(fn func(f *File, r *Rule, q *Query, e *Expr)) {
+func (in *Inputs) Exprs(fn func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr)) {
 	for _, f := range in.Files {
 		for _, r := range f.Rules {
 			if r.Expr.Node != nil {
@@ -163,8 +166,8 @@ func (in *Inputs) Exprs(fn func(f *File, r *Rule, q *Query, e *Expr)) {
 
 // Selectors calls fn for every metric selector in every parsed expression, with its ancestors
 // (outermost first).
-func (in *Inputs) Selectors(fn func(f *File, e *Expr, n *promql.Node, up []*promql.Node)) {
-	in.Exprs(func(f *File, _ *Rule, _ *Query, e *Expr) {
+func (in *Inputs) Selectors(fn func(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node)) {
+	in.Exprs(func(f *source.File, _ *source.Rule, _ *source.Query, e *source.Expr) {
 		promql.Walk(e.Node, func(n *promql.Node, up []*promql.Node) {
 			if n.Kind == promql.Selector {
 				fn(f, e, n, up)
@@ -179,15 +182,15 @@ func Run(in *Inputs, checks []Check) []Problem {
 	var out []Problem
 	for _, f := range in.Files {
 		if f.Err != nil {
-			out = append(out, *f.Err)
+			out = append(out, readProblem(f))
 		}
 	}
-	byPath := map[string]*File{}
+	byPath := map[string]*source.File{}
 	for _, f := range in.Files {
 		byPath[f.Path] = f
 	}
 	for _, f := range in.Files {
-		for _, p := range f.unknownSuppressions() {
+		for _, p := range in.unknownSuppressions(f) {
 			if !in.suppressed(f, p) {
 				out = append(out, p)
 			}
@@ -280,7 +283,7 @@ func (in *Inputs) ignored(pattern, file string) bool {
 // suppressed applies the catalog's disable and ignore lists, a file-wide
 // "# gpuobs-lint disable-file <check>" comment, and a "# gpuobs-lint disable <check>" comment
 // inside the rule or on the comment lines just above it.
-func (in *Inputs) suppressed(f *File, p Problem) bool {
+func (in *Inputs) suppressed(f *source.File, p Problem) bool {
 	m := in.Model
 	for _, d := range m.Lint.Disable {
 		if matchesCheck(d, p.Check) {
@@ -295,8 +298,8 @@ func (in *Inputs) suppressed(f *File, p Problem) bool {
 	if f == nil {
 		return false
 	}
-	f.scanComments()
-	for _, name := range f.fileDisabled {
+	c := in.comments(f)
+	for _, name := range c.fileDisabled {
 		if matchesCheck(name, p.Check) {
 			return true
 		}
@@ -312,7 +315,7 @@ func (in *Inputs) suppressed(f *File, p Problem) bool {
 		from--
 	}
 	for line := from; line < r.End; line++ {
-		for _, name := range f.disabled[line] {
+		for _, name := range c.disabled[line] {
 			if matchesCheck(name, p.Check) {
 				return true
 			}
@@ -322,13 +325,13 @@ func (in *Inputs) suppressed(f *File, p Problem) bool {
 }
 
 // unknownSuppressions are the file's gpuobs-lint comments that name no check.
-func (f *File) unknownSuppressions() []Problem {
-	f.scanComments()
+func (in *Inputs) unknownSuppressions(f *source.File) []Problem {
+	named := in.comments(f).named
 	var out []Problem
-	for _, line := range slices.Sorted(maps.Keys(f.named)) {
-		for _, name := range f.named[line] {
+	for _, line := range slices.Sorted(maps.Keys(named)) {
+		for _, name := range named[line] {
 			if !ValidCheckName(name) {
-				out = append(out, Problem{Check: SuppressionCheck, Severity: Error, Path: f.Path, Pos: Pos{line + 1, 1},
+				out = append(out, Problem{Check: SuppressionCheck, Severity: Error, Path: f.Path, Pos: source.Pos{Line: line + 1, Col: 1},
 					Message: fmt.Sprintf("gpuobs-lint comment names %q, which is not a check or an area of checks: it suppresses nothing", name)})
 			}
 		}
@@ -336,12 +339,20 @@ func (f *File) unknownSuppressions() []Problem {
 	return out
 }
 
-// scanComments finds the file's gpuobs-lint comments once.
-func (f *File) scanComments() {
-	if f.disabled != nil {
-		return
+// fileComments are the gpuobs-lint comments of a file: disabled maps 0-based line numbers to
+// the checks a disable comment there names, fileDisabled are the checks disable-file comments
+// name, and named the checks every gpuobs-lint comment names, by 0-based line.
+type fileComments struct {
+	disabled, named map[int][]string
+	fileDisabled    []string
+}
+
+// comments finds a file's gpuobs-lint comments, once per file.
+func (in *Inputs) comments(f *source.File) *fileComments {
+	if c, ok := in.scanned[f]; ok {
+		return c
 	}
-	f.disabled, f.named = map[int][]string{}, map[int][]string{}
+	c := &fileComments{disabled: map[int][]string{}, named: map[int][]string{}}
 	for i, line := range f.Lines {
 		if !strings.Contains(line, "gpuobs-lint") {
 			continue
@@ -351,11 +362,26 @@ func (f *File) scanComments() {
 			continue
 		}
 		names := strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-		f.named[i] = names
+		c.named[i] = names
 		if m[1] == "disable-file" {
-			f.fileDisabled = append(f.fileDisabled, names...)
+			c.fileDisabled = append(c.fileDisabled, names...)
 		} else {
-			f.disabled[i] = append(f.disabled[i], names...)
+			c.disabled[i] = append(c.disabled[i], names...)
 		}
 	}
+	if in.scanned == nil {
+		in.scanned = map[*source.File]*fileComments{}
+	}
+	in.scanned[f] = c
+	return c
+}
+
+// readProblem is the problem a file that was not read is: an error, or a warning when it was
+// skipped as not a file lint reads.
+func readProblem(f *source.File) Problem {
+	severity := Error
+	if f.Err.Skipped {
+		severity = Warning
+	}
+	return Problem{Check: ReadCheck, Severity: severity, Path: f.Path, Pos: f.Err.Pos, Message: f.Err.Message}
 }

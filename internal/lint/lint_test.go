@@ -13,15 +13,16 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // readTestdata reads the fixtures directly in testdata (not those of testdata/foreign).
-func readTestdata(t *testing.T) []*File {
+func readTestdata(t *testing.T) []*source.File {
 	t.Helper()
-	files := ReadPaths([]string{"testdata/l1.json", "testdata/operator.yaml", "testdata/rules.yaml"})
+	files := source.ReadPaths([]string{"testdata/l1.json", "testdata/operator.yaml", "testdata/rules.yaml"})
 	for _, f := range files {
-		if f.Err != nil && f.Err.Check == ReadCheck && strings.HasPrefix(f.Err.Message, "cannot read") {
+		if f.Err != nil && strings.HasPrefix(f.Err.Message, "cannot read") {
 			t.Fatalf("%s: %s", f.Path, f.Err.Message)
 		}
 	}
@@ -43,12 +44,12 @@ func TestTextSnapshot(t *testing.T) {
 
 func TestReadsOperatorManifestsAndDashboards(t *testing.T) {
 	files := readTestdata(t)
-	byPath := map[string]*File{}
+	byPath := map[string]*source.File{}
 	for _, f := range files {
 		byPath[f.Path] = f
 	}
 	op := byPath["testdata/operator.yaml"]
-	if op == nil || len(op.Rules) != 1 || op.Rules[0].Alert != "GPUMemoryFull" || op.Rules[0].NamePos != (Pos{13, 18}) {
+	if op == nil || len(op.Rules) != 1 || op.Rules[0].Alert != "GPUMemoryFull" || op.Rules[0].NamePos != (source.Pos{Line: 13, Col: 18}) {
 		t.Fatalf("PrometheusRule not read: %+v", op)
 	}
 	d := byPath["testdata/l1.json"]
@@ -60,35 +61,6 @@ func TestReadsOperatorManifestsAndDashboards(t *testing.T) {
 		pos := q.Expr.PosAt(0)
 		if line := d.Lines[pos.Line-1]; !strings.HasPrefix(line[pos.Col-1:], q.Expr.Text) {
 			t.Errorf("panel %s: %q is not at %+v in %q", q.Panel, q.Expr.Text, pos, line)
-		}
-	}
-}
-
-func TestPositionsInEveryScalarStyle(t *testing.T) {
-	src := rules(`      - record: a:b:c
-        expr: sum(x)
-      - record: a:b:d
-        expr: "sum(x)"
-      - record: a:b:e
-        expr: |
-          sum(
-            x
-          )
-      - record: a:b:f
-        expr: |2-
-            sum(x)
-          > 0
-`)
-	f := ReadRules("p.yaml", []byte(src))
-	if len(f.Rules) != 4 {
-		t.Fatalf("%d rules", len(f.Rules))
-	}
-	for _, r := range f.Rules {
-		for _, token := range []string{"sum", "x"} {
-			pos := r.Expr.PosAt(strings.Index(r.Expr.Text, token))
-			if line := f.Lines[pos.Line-1]; pos.Col < 1 || !strings.HasPrefix(line[pos.Col-1:], token) {
-				t.Errorf("%s: %q reported at %+v, line is %q", r.Record, token, pos, line)
-			}
 		}
 	}
 }
@@ -123,7 +95,7 @@ func TestSuppression(t *testing.T) {
 	}
 }
 
-func problemsForFormats(t *testing.T) ([]Problem, []*File) {
+func problemsForFormats(t *testing.T) ([]Problem, []*source.File) {
 	p := loadPlan(t)
 	files := readTestdata(t)
 	problems := Run(NewInputs(p, files), Checks())
@@ -267,7 +239,7 @@ func TestUnknownFormat(t *testing.T) {
 func TestGrafanaVariables(t *testing.T) {
 	p := loadPlan(t)
 	q := `sum by (Hostname, $group) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER{cluster="$cluster", Hostname=~"${node:regex}"}[$__rate_interval])) + DCGM_FI_DEV_GPU_TEMP`
-	f := ReadDashboard("d.json", []byte(dashboard("L3", q)))
+	f := source.ReadDashboard("d.json", []byte(dashboard("L3", q)))
 	e := f.Dashboard.Queries[0].Expr
 	if e.Node == nil {
 		t.Fatalf("query with Grafana variables does not parse: %v", e.Err)
@@ -279,7 +251,7 @@ func TestGrafanaVariables(t *testing.T) {
 		t.Errorf("offset after substitutions maps to column %d, want %d", got.Col, want.Col+off)
 	}
 	// $cluster pins the cluster: the query projects to one cluster's nodes, not the fleet's.
-	in := NewInputs(p, []*File{f})
+	in := NewInputs(p, []*source.File{f})
 	if got := in.project(e.Node, f.Dashboard.SingleValue); got.series != p.Model.Fleet.NodesPerCluster {
 		t.Errorf("projected %d series, want %d (one cluster's nodes)", got.series, p.Model.Fleet.NodesPerCluster)
 	}
@@ -298,7 +270,7 @@ func TestReadsRulesFilesAndConfigMapDashboards(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files := ReadPaths([]string{dir})
+	files := source.ReadPaths([]string{dir})
 	var rules, queries []string
 	for _, f := range files {
 		for _, r := range f.Rules {
@@ -325,7 +297,7 @@ func TestReadsRulesFilesAndConfigMapDashboards(t *testing.T) {
 func TestSuppressionsCannotRot(t *testing.T) {
 	p := loadPlan(t)
 	misspelt := generated("      # gpuobs-lint disable naming/recrod\n      - record: gpu_power\n        expr: sum(up)\n")
-	got := Run(NewInputs(p, []*File{ReadFile("r.yaml", []byte(misspelt))}), []Check{namingRecord{}})
+	got := Run(NewInputs(p, []*source.File{source.ReadFile("r.yaml", []byte(misspelt))}), []Check{namingRecord{}})
 	checks := map[string]bool{}
 	for _, pr := range got {
 		checks[pr.Check] = true
@@ -343,7 +315,7 @@ func TestSuppressionsCannotRot(t *testing.T) {
 	catalogDir := t.TempDir()
 	bad := generated("      - record: gpu_power\n        expr: sum(up)\n")
 	for _, typed := range []string{filepath.Join(catalogDir, "legacy", "r.yaml"), filepath.Join(catalogDir, "legacy", ".", "r.yaml")} {
-		in := NewInputs(p, []*File{ReadFile(filepath.ToSlash(typed), []byte(bad))})
+		in := NewInputs(p, []*source.File{source.ReadFile(filepath.ToSlash(typed), []byte(bad))})
 		in.BaseDir = catalogDir
 		if got := Run(in, []Check{namingRecord{}}); len(got) != 0 {
 			t.Errorf("%s not ignored by legacy/*.yaml relative to the catalog: %+v", typed, got)
@@ -356,7 +328,7 @@ func TestSuppressionsCannotRot(t *testing.T) {
 // interval variable, another GPU exporter, a target label, a panel pinned to one GPU, a
 // ConfigMap of dashboards) raise nothing.
 func TestNoNoiseOnAnotherTeamsRepository(t *testing.T) {
-	files := ReadPaths([]string{filepath.Join("testdata", "foreign")})
+	files := source.ReadPaths([]string{filepath.Join("testdata", "foreign")})
 	var queries int
 	for _, f := range files {
 		if f.Dashboard != nil {

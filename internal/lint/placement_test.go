@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -32,8 +33,8 @@ func TestShardedOutputIsPlacedCleanly(t *testing.T) {
 // TestGlobalPathsFlag: files named with --global are the global layer's wherever they lie.
 func TestGlobalPathsFlag(t *testing.T) {
 	p := loadPlan(t)
-	f := ReadFile("thanos-ruler/fleet.yaml", []byte(rules("      - record: fleet:power:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n")))
-	in := NewInputs(p, []*File{f})
+	f := source.ReadFile("thanos-ruler/fleet.yaml", []byte(rules("      - record: fleet:power:sum\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n")))
+	in := NewInputs(p, []*source.File{f})
 	if got := Run(in, []Check{placementGlobalRaw{}}); len(got) != 0 {
 		t.Fatalf("unplaced file reported: %+v", got)
 	}

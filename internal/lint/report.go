@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/escape"
+	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // Formats are the output formats Write produces.
 var Formats = []string{"text", "json", "github", "sarif", "checkstyle"}
 
 // Write renders problems in a format. files gives the source lines for text output.
-func Write(w io.Writer, format string, problems []Problem, files []*File) error {
+func Write(w io.Writer, format string, problems []Problem, files []*source.File) error {
 	switch format {
 	case "text":
 		return writeText(w, problems, files)
@@ -54,7 +55,7 @@ func sourceWindow(line string, col int) (string, int) {
 }
 
 // writeText prints each problem with its source line and a caret under the offending part.
-func writeText(w io.Writer, problems []Problem, files []*File) error {
+func writeText(w io.Writer, problems []Problem, files []*source.File) error {
 	lines := map[string][]string{}
 	for _, f := range files {
 		lines[f.Path] = f.Lines
@@ -261,7 +262,7 @@ func writeCheckstyle(w io.Writer, problems []Problem) error {
 
 // Summary says what lint read (files, rule groups, rules, dashboards, queries) and what it
 // skipped and why, ending "; no problems" when there were none.
-func Summary(files []*File, problems int) string {
+func Summary(files []*source.File, problems int) string {
 	var groups, rules, dashboards, queries int
 	var empty []string
 	for _, f := range files {

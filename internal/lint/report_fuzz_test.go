@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
@@ -19,11 +20,11 @@ func FuzzReports(f *testing.F) {
 	for _, seed := range [][3]string{{"rules/a.yaml", "x is not collected", "expr: x"}, {"a\n::error::x", "m\r\n::warning::y", "  ::error::z"}, {"a,b:c", "100%0A", "##[error]q"}, {"<x>&", "]]>", "\u202e"}} {
 		f.Add(seed[0], seed[1], seed[2])
 	}
-	f.Fuzz(func(t *testing.T, path, message, source string) {
+	f.Fuzz(func(t *testing.T, path, message, line string) {
 		problems := func(path, message string) []Problem {
-			return []Problem{{Check: "promql/syntax", Severity: Error, Path: path, Pos: Pos{Line: 1, Col: 1}, Width: 3, Message: message}, {Check: "exporter/not-collected", Severity: Warning, Path: path, Pos: Pos{Line: 2, Col: 1}, Message: message}}
+			return []Problem{{Check: "promql/syntax", Severity: Error, Path: path, Pos: source.Pos{Line: 1, Col: 1}, Width: 3, Message: message}, {Check: "exporter/not-collected", Severity: Warning, Path: path, Pos: source.Pos{Line: 2, Col: 1}, Message: message}}
 		}
-		files := func(path string) []*File { return []*File{{Path: path, Lines: []string{source, source}}} }
+		files := func(path string) []*source.File { return []*source.File{{Path: path, Lines: []string{line, line}}} }
 		var plain, got bytes.Buffer
 		if err := Write(&plain, "text", problems("p", "m"), files("p")); err != nil {
 			t.Fatal(err)

@@ -17,8 +17,6 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
-	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
@@ -117,7 +115,7 @@ func (o *Output) hashFiles(dir string) []error {
 			if err != nil {
 				return err
 			}
-			if rel, _ := filepath.Rel(dir, p); emit.HasHeader(p, content) {
+			if rel, _ := filepath.Rel(dir, p); output.HasHeader(p, content) {
 				sum := sha256.Sum256(content)
 				o.Files[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
 			}
@@ -135,7 +133,7 @@ func (o *Output) readRules(dir, rel string) []error {
 	if err != nil {
 		return []error{err}
 	}
-	f := lint.ReadRules(rel, data)
+	f := source.ReadRules(rel, data)
 	if f.Err != nil {
 		return []error{fmt.Errorf("%s:%d:%d: %s", rel, f.Err.Pos.Line, f.Err.Pos.Col, f.Err.Message)}
 	}
@@ -213,7 +211,7 @@ func (o *Output) readDashboards(dir string) []error {
 			continue
 		}
 		rel := output.DashboardsDir + "/" + filepath.Base(p)
-		f := lint.ReadDashboard(rel, data)
+		f := source.ReadDashboard(rel, data)
 		if f.Err != nil {
 			errs = append(errs, fmt.Errorf("%s:%d:%d: %s", rel, f.Err.Pos.Line, f.Err.Pos.Col, f.Err.Message))
 			continue

@@ -1,8 +1,10 @@
 // Package source reads what gpuobs or a user wrote, by the rules every reader shares: a file of
 // a tree a user gave (never through a link out of it, never a pipe), a counter file, the rule
-// files of a generated tree in evaluation order, and a generated tree as it is at a git ref.
-// The commands (lint, diff, backtest, generate) read through it and borrow nothing from each
-// other.
+// files of a generated tree in evaluation order, a generated tree as it is at a git ref, and
+// rule files and Grafana dashboards in every shape with the position of every value (plain
+// groups, PrometheusRule manifests, ConfigMaps holding dashboards, bare or wrapped dashboard
+// JSON). The commands (lint, diff, backtest, generate) read through it and borrow nothing from
+// each other.
 package source
 
 import (

@@ -1,4 +1,4 @@
-package lint
+package source
 
 import (
 	"bytes"
@@ -21,8 +21,8 @@ type File struct {
 	Rules []*Rule
 	// Dashboard is set for a Grafana dashboard.
 	Dashboard *Dashboard
-	// Err is a problem reading the file; nothing else in it was read.
-	Err *Problem
+	// Err is why the file was not read; nothing else in it was read.
+	Err *ReadError
 	// Generated marks gpuobs' own output (its header): gpuobs' conventions apply to it.
 	Generated bool
 	// Groups counts the rule groups read.
@@ -30,12 +30,14 @@ type File struct {
 	// Embedded are the Grafana dashboards of ConfigMaps in a YAML file (the sidecar pattern),
 	// each a File of its own at the same path, positions in the YAML file.
 	Embedded []*File
-	// disabled maps 0-based line numbers to the checks a disable comment there names;
-	// fileDisabled are the checks disable-file comments name.
-	disabled     map[int][]string
-	fileDisabled []string
-	// named are the checks every gpuobs-lint comment names, by 0-based line.
-	named map[int][]string
+}
+
+// ReadError is why a file was not read: Skipped when it is not a file the readers take (a
+// pipe, a link out of its tree), otherwise it could not be read or parsed.
+type ReadError struct {
+	Pos     Pos
+	Message string
+	Skipped bool
 }
 
 // Pos is a 1-based line and column.
@@ -73,6 +75,11 @@ func (e *Expr) PosAt(offset int) Pos {
 		return Pos{Line: e.pos.Line, Col: e.pos.Col + e.quote + col}
 	}
 	return Pos{Line: e.pos.Line + line, Col: 1 + col}
+}
+
+// ParsedExpr is an expression parsed elsewhere (a rule of the catalog's plan), placed at 1:1.
+func ParsedExpr(text string, node *promql.Node) *Expr {
+	return &Expr{Text: text, Node: node, pos: Pos{1, 1}}
 }
 
 func newExpr(text string, n *yaml.Node, lines []string) *Expr {
@@ -192,7 +199,7 @@ func ReadRules(path string, data []byte) *File {
 			break
 		}
 		if err != nil {
-			f.Err = readProblem(path, data, err)
+			f.Err = readError(data, err)
 			return f
 		}
 		root := &doc
@@ -300,7 +307,7 @@ func ReadDashboard(path string, data []byte) *File {
 	f := &File{Path: path, Lines: splitLines(data)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		f.Err = readProblem(path, data, err)
+		f.Err = readError(data, err)
 		return f
 	}
 	root := &doc
@@ -311,7 +318,7 @@ func ReadDashboard(path string, data []byte) *File {
 		root = inner
 	}
 	if root == nil || root.Kind != yaml.MappingNode {
-		f.Err = &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
+		f.Err = &ReadError{Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
 		return f
 	}
 	d := &Dashboard{SingleValue: singleValueVariables(root)}
@@ -454,9 +461,9 @@ func splitLines(data []byte) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-// readProblem turns a YAML error ("yaml: line 3: ...") into a problem at that line; an error
+// readError turns a YAML error ("yaml: line 3: ...") into an error at that line; an error
 // without a line about bytes that are not UTF-8 points at the first such byte.
-func readProblem(path string, data []byte, err error) *Problem {
+func readError(data []byte, err error) *ReadError {
 	msg := err.Error()
 	pos := Pos{1, 1}
 	var line int
@@ -465,7 +472,7 @@ func readProblem(path string, data []byte, err error) *Problem {
 	} else if !utf8.Valid(data) {
 		pos = firstInvalidUTF8(data)
 	}
-	return &Problem{Check: ReadCheck, Severity: Error, Path: path, Pos: pos, Message: "cannot read the file: " + msg}
+	return &ReadError{Pos: pos, Message: "cannot read the file: " + msg}
 }
 
 // firstInvalidUTF8 is the position of the first byte that is not valid UTF-8.

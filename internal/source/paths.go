@@ -1,4 +1,4 @@
-package lint
+package source
 
 import (
 	"errors"
@@ -9,8 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/source"
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
 // ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
@@ -22,7 +21,7 @@ func ReadFile(path string, data []byte) *File {
 	} else {
 		f = ReadRules(path, data)
 	}
-	f.Generated = emit.HasHeader(path, data)
+	f.Generated = output.HasHeader(path, data)
 	return f
 }
 
@@ -81,11 +80,11 @@ func readPath(name, tree string) *File {
 	if err != nil {
 		return unreadable(name, err)
 	}
-	if !source.InTree(tree, name) {
+	if !InTree(tree, name) {
 		return skipped(name, "a symbolic link out of "+tree+": not read")
 	}
 	if !info.Mode().IsRegular() {
-		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", source.DescribeMode(info.Mode())))
+		return skipped(name, fmt.Sprintf("not a regular file (%s): skipped", DescribeMode(info.Mode())))
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -94,17 +93,17 @@ func readPath(name, tree string) *File {
 	return ReadFile(filepath.ToSlash(name), data)
 }
 
-// unreadable is an input that could not be read: an error, since it was meant to be linted.
+// unreadable is an input that could not be read.
 func unreadable(name string, err error) *File {
 	msg := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		msg = pe.Err.Error()
 	}
-	return &File{Path: filepath.ToSlash(name), Err: &Problem{Check: ReadCheck, Severity: Error, Path: filepath.ToSlash(name), Pos: Pos{1, 1}, Message: "cannot read the file: " + msg}}
+	return &File{Path: filepath.ToSlash(name), Err: &ReadError{Pos: Pos{1, 1}, Message: "cannot read the file: " + msg}}
 }
 
-// skipped is an input that is not a file lint reads: a warning.
+// skipped is an input that is not a file the readers take.
 func skipped(name, msg string) *File {
-	return &File{Path: filepath.ToSlash(name), Err: &Problem{Check: ReadCheck, Severity: Warning, Path: filepath.ToSlash(name), Pos: Pos{1, 1}, Message: msg}}
+	return &File{Path: filepath.ToSlash(name), Err: &ReadError{Pos: Pos{1, 1}, Message: msg, Skipped: true}}
 }
