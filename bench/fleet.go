@@ -141,7 +141,7 @@ func fieldValues(m *model.Model, name string, f model.Field, g synth.GPU, e synt
 	case f.Kind == model.KindFlag || f.Kind == model.KindLastEvent || f.Family == "xid":
 		return func(int) float64 { return 0 }
 	default:
-		v := synth.GaugeValue(f, g, e)
+		v := synth.GaugeValue(m, f, g, e)
 		return func(i int) float64 { return v * (1 + 0.02*float64((i+g.Seq)%5)) }
 	}
 }

@@ -51,30 +51,6 @@ local names = import 'lib/names.libsonnet';
   local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
   local nodeVar = v('node', 'Node', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.host + ')'),
 
-  // How a catalog unit shows in Grafana: the unit, and the factor that converts the value
-  // into it (Grafana has no MHz or mJ). Counters are shown as rates.
-  grafanaUnits:: {
-    celsius: { unit: 'celsius', scale: 1 },
-    watts: { unit: 'watt', scale: 1 },
-    MHz: { unit: 'hertz', scale: 1e6 },
-    Hz: { unit: 'hertz', scale: 1 },
-    MiB: { unit: 'mbytes', scale: 1 },
-    bytes: { unit: 'bytes', scale: 1 },
-    percent: { unit: 'percent', scale: 1 },
-    ratio: { unit: 'percentunit', scale: 1 },
-    bytes_per_second: { unit: 'Bps', scale: 1 },
-    MiB_per_second: { unit: 'MiBs', scale: 1 },
-    bool: { unit: 'bool', scale: 1 },
-    xid: { unit: 'none', scale: 1 },
-    bitmask: { unit: 'none', scale: 1 },
-    // Counters, per second of their rate:
-    millijoules: { unit: 'watt', scale: 0.001 },
-    joules: { unit: 'watt', scale: 1 },
-    kilobytes: { unit: 'Bps', scale: 1024 },
-    microseconds: { unit: 'percentunit', scale: 1e-6 },
-    count: { unit: 'cpm', scale: 60 },
-  },
-
   // The alert threshold a field's L5 panel shows, in the panel's unit.
   local fieldThresholds = {
     DCGM_FI_DEV_GPU_TEMP: th.gpuTemperatureCelsius,
@@ -85,15 +61,19 @@ local names = import 'lib/names.libsonnet';
     DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute,
     DCGM_FI_PROF_GR_ENGINE_ACTIVE: th.idleActivity,
   },
-  // A field's value in its Grafana unit, and that unit.
-  local shown(name, expr) = local u = $.grafanaUnits[$.fields[name].unit]; if u.scale == 1 then expr else expr + ' * ' + u.scale,
-  local unitOf(name) = $.grafanaUnits[$.fields[name].unit].unit,
+  // A field's value in its Grafana unit, and that unit: a counter's per-second rate. (A unit
+  // missing from units, or a counter's unit without a rate, is reported by validation.)
+  local display(f) =
+    local u = std.get($.units, f.unit, { grafana: 'none', scale: 1 });
+    if f.kind == 'counter' && std.objectHas(u, 'rate') then u.rate else u,
+  local shown(name, expr) = local u = display($.fields[name]); if u.scale == 1 then expr else expr + ' * ' + u.scale,
+  local unitOf(name) = display($.fields[name]).grafana,
   local collected(name) = $.fields[name].default || std.member($.exporter.extraCounters, name),
   // Per MIG instance where the field is; whole GPUs otherwise.
   local perInstance(f) = f.entity == 'mig-native',
   local fieldPanel(name) =
     local f = $.fields[name];
-    local u = $.grafanaUnits[f.unit];
+    local u = display(f);
     local sel = name + '{' + gpu + '}';
     local value = if f.kind == 'counter' then 'rate(' + sel + '[$__rate_interval])' else sel;
     local scaled = shown(name, value);
@@ -102,7 +82,7 @@ local names = import 'lib/names.libsonnet';
     panel(std.rstripChars(f.help, '.'),
           'timeseries',
           [q(expr, if perInstance(f) then 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}' else 'GPU {{' + l.gpu + '}}')],
-          unit=u.unit,
+          unit=u.grafana,
           description=name + (if f.kind == 'counter' then ', as a rate' else '') + '.',
           thresholds=if std.objectHas(fieldThresholds, name) then alertAt(fieldThresholds[name]) else [],
           width=6),

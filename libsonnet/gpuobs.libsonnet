@@ -3,7 +3,8 @@
 // Use it from your own gpuobs.jsonnet and override mixin-style:
 //   local gpuobs = import 'gpuobs.libsonnet';
 //   gpuobs { thresholds+: { gpuTemperatureCelsius: 90 } }
-(import 'fields.libsonnet')
+(import 'units.libsonnet')
++ (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
 + (import 'hardware.libsonnet')
 + (import 'workloads.libsonnet')

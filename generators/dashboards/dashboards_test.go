@@ -358,3 +358,33 @@ func TestSecondInstall(t *testing.T) {
 		t.Errorf("default catalog: %d ConfigMaps (%v)", len(none), err)
 	}
 }
+
+// TestFieldPanelsShowTheirUnit: every field's L5 panel shows the field in the Grafana unit its
+// catalog unit names, converted by that unit's scale only when the scale is not 1: a gauge as
+// it is, a counter as its rate (a gauge count of events is not a rate per minute). On the
+// embedded catalog, the adopter's (labels renamed) and the 4.9 profile (other units).
+func TestFieldPanelsShowTheirUnit(t *testing.T) {
+	for _, config := range []string{"", "../../internal/testutil/plantest/testdata/adopter.jsonnet", "../promtooltests/testdata/exporter-4.9.jsonnet"} {
+		m := testcatalog.Model(t, config)
+		seen := 0
+		for _, row := range m.Dashboards["L5"].Rows {
+			for _, p := range row.Panels {
+				name, _, _ := strings.Cut(p.Description, ",")
+				name = strings.TrimSuffix(name, ".")
+				f, ok := m.Fields[name]
+				if !ok || len(p.Queries) != 1 {
+					continue
+				}
+				seen++
+				shown := m.Units[f.Unit].Of(f)
+				scaled := strings.Contains(p.Queries[0].Expr, " * "+strconv.FormatFloat(shown.Scale, 'f', -1, 64))
+				if p.Unit != shown.Grafana || scaled != (shown.Scale != 1) {
+					t.Errorf("%s: panel %q for %s (%s %s) shows unit %s, %s; want unit %s at scale %g", config, p.Title, name, f.Kind, f.Unit, p.Unit, p.Queries[0].Expr, shown.Grafana, shown.Scale)
+				}
+			}
+		}
+		if seen < 10 {
+			t.Errorf("%s: only %d field panels found on L5", config, seen)
+		}
+	}
+}

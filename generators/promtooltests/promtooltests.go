@@ -92,7 +92,7 @@ func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReaso
 	for _, name := range model.SortedKeys(names) {
 		f := m.Fields[name]
 		for _, e := range g.SeriesOf(m, name) {
-			values := constant(synth.GaugeValue(f, g, e), steps)
+			values := constant(synth.GaugeValue(m, f, g, e), steps)
 			if f.Kind == model.KindCounter {
 				inc := synth.CounterIncrease(f, g, e)
 				values = constant(inc*10, steps)

@@ -244,7 +244,7 @@ func signalSamples(m *model.Model, fleet []synth.GPU, r plan.Recorded, steps int
 		case s.Rollup == model.RollupRate:
 			return synth.CounterIncrease(f, g, e) / 60
 		default:
-			return synth.GaugeValue(f, g, e)
+			return synth.GaugeValue(m, f, g, e)
 		}
 	}
 	if r.Level == conventions.LevelNamespace {

@@ -363,6 +363,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"identity":         func(r json.RawMessage) { d.strict("identity", r, &m.Identity) },
 		"teams":            func(r json.RawMessage) { d.strict("teams", r, &m.Teams) },
 		"enabled":          func(r json.RawMessage) { d.strict("enabled", r, &m.Enabled) },
+		"units":            func(r json.RawMessage) { m.Units = entries[model.Unit](d, "units", r) },
 		"fields":           func(r json.RawMessage) { m.Fields = entries[model.Field](d, "fields", r) },
 		"thresholds":       func(r json.RawMessage) { m.Thresholds = entries[float64](d, "thresholds", r) },
 		"windows":          func(r json.RawMessage) { d.strict("windows", r, &m.Windows) },

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ func validate(m *model.Model) Problems {
 	}
 	v.sections(m)
 	v.labels(m)
+	v.units(m)
 	v.fields(m)
 	v.throttleReasons(m)
 	for name, d := range m.Windows {
@@ -187,9 +189,45 @@ func (v *validator) fields(m *model.Model) {
 		if f.Family == "" {
 			v.add(p+".family", "is empty")
 		}
+		if u, ok := m.Units[f.Unit]; !ok {
+			v.add(p+".unit", "is %q, which is not in units: add it there (its Grafana unit, scale and name suffix) or use one of %s", f.Unit, strings.Join(model.SortedKeys(m.Units), ", "))
+		} else if u.Rate == nil && f.Kind == model.KindCounter {
+			v.add(p+".unit", "is %q, which has no rate (units.%s.rate): dashboards show a counter as its per-second rate; say in what Grafana unit and scale", f.Unit, f.Unit)
+		}
 		if f.ByNamespace && f.Rollup == model.RollupNone {
 			v.add(p+".byNamespace", "needs a rollup to roll up by namespace")
 		}
+	}
+}
+
+// units checks that every unit shows in Grafana at a positive scale, that its suffix is a name
+// suffix, and that no Grafana unit id claims two units (lint could not tell which a panel shows).
+func (v *validator) units(m *model.Model) {
+	for _, name := range model.SortedKeys(m.Units) {
+		u, p := m.Units[name], "units."+name
+		v.display(p, name, u.Display)
+		if u.Rate != nil {
+			v.display(p+".rate", name+" per second", *u.Rate)
+		}
+		if u.Suffix != "" && !strings.HasPrefix(u.Suffix, "_") {
+			v.add(p+".suffix", "is %q; a metric-name suffix starts with _ (_celsius)", u.Suffix)
+		}
+	}
+	claims := m.GrafanaClaims()
+	for _, id := range model.SortedKeys(claims) {
+		if names := claims[id]; len(names) > 1 {
+			v.add("units", "Grafana unit %q shows %s as they are: lint could not tell which a panel claims; keep it on one and give the others a scale or drop it from their grafanaAliases", id, strings.Join(names, " and "))
+		}
+	}
+}
+
+// display checks that a unit's display names a Grafana unit and a positive scale.
+func (v *validator) display(p, what string, d model.Display) {
+	if d.Grafana == "" {
+		v.add(p+".grafana", "is empty: name the Grafana unit id a value in %s is shown in", what)
+	}
+	if !(d.Scale > 0) || math.IsInf(d.Scale, 0) {
+		v.add(p+".scale", "is %g; want a positive factor into the Grafana unit (1 when Grafana has the unit)", d.Scale)
 	}
 }
 

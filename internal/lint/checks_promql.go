@@ -295,25 +295,10 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
-// nameUnits are the units a name's suffix claims, by Prometheus' naming conventions, in the
-// catalog's unit names.
-var nameUnits = []struct{ suffix, unit string }{
-	{"_bytes_per_second", "bytes_per_second"}, {"_bytes", "bytes"}, {"_seconds", "seconds"},
-	{"_ratio", "ratio"}, {"_percent", "percent"}, {"_celsius", "celsius"},
-	{"_watts", "watts"}, {"_joules", "joules"}, {"_hertz", "Hz"},
-}
-
-// grafanaUnits are Grafana's unit ids in the catalog's unit names.
-var grafanaUnits = map[string]string{
-	"bytes": "bytes", "decbytes": "bytes", "mbytes": "MiB", "decmbytes": "MiB", "percent": "percent",
-	"percentunit": "ratio", "celsius": "celsius", "watt": "watts", "rotmhz": "MHz", "rothz": "Hz", "hertz": "Hz",
-	"Bps": "bytes_per_second", "binBps": "bytes_per_second", "MiBs": "MiB_per_second", "joule": "joules",
-}
-
 // claimedUnit is the unit a recording rule's name claims, or "": the suffix of its metric part
 // (of level:metric:operation, or of the whole name), per second after a rate operation; ratio
 // for a ratio operation.
-func claimedUnit(record string) string {
+func claimedUnit(m *model.Model, record string) string {
 	metric, op := record, ""
 	if parts := strings.Split(record, ":"); len(parts) == 3 {
 		metric, op = parts[1], parts[2]
@@ -321,16 +306,11 @@ func claimedUnit(record string) string {
 	if op == "ratio" {
 		return "ratio"
 	}
-	metric = strings.TrimSuffix(metric, "_total")
-	for _, u := range nameUnits {
-		if strings.HasSuffix(metric, u.suffix) {
-			if strings.HasPrefix(op, "rate") || strings.HasPrefix(op, "irate") {
-				return u.unit + "_per_second"
-			}
-			return u.unit
-		}
+	u := m.UnitOfName(strings.TrimSuffix(metric, "_total"))
+	if u != "" && (strings.HasPrefix(op, "rate") || strings.HasPrefix(op, "irate")) {
+		return u + "_per_second"
 	}
-	return ""
+	return u
 }
 
 // normalUnit writes a rate's unit (bytes/s) as the catalog does (bytes_per_second).
@@ -352,9 +332,9 @@ func (namingUnit) Run(in *Inputs, report func(Problem)) {
 		claimed, what := "", ""
 		switch {
 		case r != nil && r.Record != "":
-			claimed, what = claimedUnit(r.Record), r.Record
+			claimed, what = claimedUnit(in.Model, r.Record), r.Record
 		case q != nil:
-			claimed, what = grafanaUnits[q.Unit], fmt.Sprintf("panel %q (unit %s)", q.Panel, q.Unit)
+			claimed, what = in.Model.UnitOfGrafana(q.Unit), fmt.Sprintf("panel %q (unit %s)", q.Panel, q.Unit)
 		}
 		if has := normalUnit(in.unitOf(e.Node)); claimed != "" && has != "" && has != claimed {
 			report(at(f, e, e.Node, Warning, "%s claims %s but holds %s: convert it or name it for what it holds", what, claimed, has))

@@ -241,3 +241,31 @@ func TestChecksSurviveBrokenInput(t *testing.T) {
 		t.Errorf("want the 3 unreadable files (bad YAML, bad JSON, not a dashboard) reported, got %d", read)
 	}
 }
+
+// TestUnitsComeFromTheCatalog: the units a name's suffix and a panel's Grafana unit claim are
+// the catalog's (units), not a table of lint's own: a team that names MiB records _mebibytes
+// and no longer claims bytes by _bytes is held to that. On the adopter's catalog (labels
+// renamed).
+func TestUnitsComeFromTheCatalog(t *testing.T) {
+	p := plantest.Plan(t, "../testutil/plantest/testdata/adopter.jsonnet")
+	files := map[string]string{
+		"r.yaml": rules("      - record: node:dcgm_fb_used_bytes:sum\n        expr: sum by (k8s_cluster, node) (DCGM_FI_DEV_FB_USED)\n" +
+			"      - record: node:dcgm_power_mebibytes:sum\n        expr: sum by (k8s_cluster, node) (DCGM_FI_DEV_POWER_USAGE)\n"),
+	}
+	fired := func() []string {
+		var out []string
+		for _, pr := range runCheck(t, p, namingUnit{}, files) {
+			out = append(out, pr.Message)
+		}
+		return out
+	}
+	if got := fired(); len(got) != 1 || !strings.Contains(got[0], "node:dcgm_fb_used_bytes:sum claims bytes but holds MiB") {
+		t.Fatalf("with the embedded units: %q, want the _bytes record only", got)
+	}
+	mib, bytes := p.Model.Units["MiB"], p.Model.Units["bytes"]
+	mib.Suffix, bytes.Suffix = "_mebibytes", ""
+	p.Model.Units["MiB"], p.Model.Units["bytes"] = mib, bytes
+	if got := fired(); len(got) != 1 || !strings.Contains(got[0], "node:dcgm_power_mebibytes:sum claims MiB but holds watts") {
+		t.Errorf("with the team's units: %q, want the _mebibytes record only", got)
+	}
+}

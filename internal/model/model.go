@@ -17,7 +17,9 @@ type Model struct {
 	Teams map[string]string `json:"teams"`
 	// Enabled switches catalog sections on and off, by name; catalog.Load removes what a
 	// section switched off holds.
-	Enabled         map[string]bool           `json:"enabled"`
+	Enabled map[string]bool `json:"enabled"`
+	// Units are the units of measure fields are in, by name (Field.Unit).
+	Units           map[string]Unit           `json:"units"`
 	Fields          map[string]Field          `json:"fields"`
 	Thresholds      map[string]float64        `json:"thresholds"`
 	Windows         map[string]string         `json:"windows"`

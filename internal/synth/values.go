@@ -2,24 +2,25 @@ package synth
 
 import "github.com/gpuobs/gpuobs/internal/model"
 
-// unitScale and unitOffset make synthetic values plausible for their unit; healthy values stay
-// well below every default alert threshold (temperatures from 44 to 68 °C, a span within which
-// no GPU of the healthy fleet sits the peer-comparison threshold above its peers' average; the
-// span is not itself below that threshold, so a test fleet with other GPUs must check it).
-var unitScale = map[string]float64{
-	"celsius":          4,
-	"ratio":            0.125,
-	"percent":          12.5,
-	"watts":            50,
-	"MiB":              1024,
-	"bytes_per_second": 1 << 30,
-	"MHz":              210,
-	"Hz":               210e6,
-	"bytes":            1 << 30,
-	"bool":             0,
+// plausibleStep and plausibleOffset make synthetic values plausible for their unit, in the
+// Grafana unit the catalog shows it in (a field in MHz is shown in hertz, scale 1e6: its step is
+// 210e6 Hz, 210 MHz); healthy values stay well below every default alert threshold
+// (temperatures from 44 to 68 °C, a span within which no GPU of the healthy fleet sits the
+// peer-comparison threshold above its peers' average; the span is not itself below that
+// threshold, so a test fleet with other GPUs must check it).
+var plausibleStep = map[string]float64{
+	"celsius":     4,
+	"percentunit": 0.125,
+	"percent":     12.5,
+	"watt":        50,
+	"mbytes":      1024,
+	"Bps":         1 << 30,
+	"hertz":       210e6,
+	"bytes":       1 << 30,
+	"bool":        0,
 }
 
-var unitOffset = map[string]float64{"celsius": 40}
+var plausibleOffset = map[string]float64{"celsius": 40}
 
 // step is a small number from 1 to 7 that differs between GPUs, fields and MIG instances.
 func step(f model.Field, g GPU, e Entity) int {
@@ -33,7 +34,7 @@ func step(f model.Field, g GPU, e Entity) int {
 // GaugeValue is a healthy value of a gauge field on one entity of a GPU. Device-level fields
 // repeated per MIG instance carry the same value on every instance, as dcgm-exporter reports;
 // a pod's series of a per-process field under virtual GPUs holds its part of the value.
-func GaugeValue(f model.Field, g GPU, e Entity) float64 {
+func GaugeValue(m *model.Model, f model.Field, g GPU, e Entity) float64 {
 	// Memory a workload uses is in use only where a pod holds the GPU or instance: one no pod
 	// holds uses none (memory held there is a leaked context, which alerts).
 	held := len(g.Pods()) > 0
@@ -43,11 +44,12 @@ func GaugeValue(f model.Field, g GPU, e Entity) float64 {
 	if f.ByNamespace && f.Family == "memory" && !held {
 		return 0
 	}
-	scale, ok := unitScale[f.Unit]
+	shown := m.Units[f.Unit].Display
+	size, ok := plausibleStep[shown.Grafana]
 	if !ok {
-		scale = 1
+		size = shown.Scale
 	}
-	return (unitOffset[f.Unit] + scale*float64(step(f, g, e))) * e.Part
+	return (plausibleOffset[shown.Grafana] + size*float64(step(f, g, e))) / shown.Scale * e.Part
 }
 
 // CounterIncrease is how much a counter field grows per minute on one entity of a GPU.
