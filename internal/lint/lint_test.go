@@ -15,6 +15,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/source"
 	"github.com/gpuobs/gpuobs/internal/testutil"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // readTestdata reads the fixtures directly in testdata (not those of testdata/foreign).
@@ -246,7 +247,7 @@ func TestGrafanaVariables(t *testing.T) {
 	}
 	// Positions after a replaced variable still point into the original text.
 	off := strings.Index(e.Text, "DCGM_FI_DEV_GPU_TEMP")
-	parsed, _ := promql.SubstituteGrafanaVariables(e.Text)
+	parsed, _ := promql.SubstituteGrafanaVariables(e.Text, nil)
 	if got, want := e.PosAt(strings.Index(parsed, "DCGM_FI_DEV_GPU_TEMP")), e.PosAt(0); got.Col-want.Col != off {
 		t.Errorf("offset after substitutions maps to column %d, want %d", got.Col, want.Col+off)
 	}
@@ -357,5 +358,39 @@ func TestBaselineErrorsSayWhere(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go struct") {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
+	}
+}
+
+// TestOtherDataSourcesAndKnobs: a dashboard in the shape public ones take, mixing Loki panels
+// (by the panel's data source type, a data-source variable whose query is loki, a mixed panel's
+// target) with Prometheus panels whose custom, textbox and constant variables stand for
+// numbers and operators. LogQL is not read as PromQL, and a knob is replaced by its value: no
+// syntax error, three Prometheus queries read, three skipped; on the adopter's catalog too. A
+// real mistake in a Prometheus query beside them is still reported, at its line.
+func TestOtherDataSourcesAndKnobs(t *testing.T) {
+	path := filepath.Join("testdata", "wider", "logs-and-knobs.json")
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		files := source.ReadPaths([]string{path})
+		d := files[0].Dashboard
+		if d == nil || len(d.Queries) != 3 || d.OtherQueries != 3 {
+			t.Fatalf("%s: read %+v, want 3 Prometheus queries and 3 of other data sources", config, d)
+		}
+		if n := d.Queries[0].Expr.Node; n == nil || n.Name != "topk" || len(n.Args) != 2 || n.Args[0].Value != 5 {
+			t.Errorf("$k not replaced by its value: %+v %v", n, d.Queries[0].Expr.Err)
+		}
+		for _, pr := range Run(NewInputs(p, files), []Check{promqlSyntax{}}) {
+			t.Errorf("%s: %s:%d:%d %s", config, pr.Path, pr.Pos.Line, pr.Pos.Col, pr.Message)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := strings.Replace(string(data), `"quantile($window, max`, `"quantile($window, (max`, 1)
+	f := source.ReadFile(path, []byte(broken))
+	got := Run(NewInputs(loadPlan(t), []*source.File{f}), []Check{promqlSyntax{}})
+	if len(got) != 1 || got[0].Pos.Line != 28 {
+		t.Errorf("the broken Prometheus query: %+v, want one syntax error on line 28", got)
 	}
 }

@@ -49,9 +49,11 @@ func durationAt(text string, start, end int) bool {
 // SubstituteGrafanaVariables replaces Grafana template variables so a dashboard query parses
 // as PromQL: built-ins and any variable where a duration goes (the dashboard's own interval
 // variables: [$interval]) become a duration or number, a variable inside a quoted string is
-// left as it is (it is a label value), and any other becomes its own name (a label name in
-// by (...)). The edits map positions back to the original text.
-func SubstituteGrafanaVariables(text string) (string, []Edit) {
+// left as it is (it is a label value), a variable values gives a value for (a custom, textbox
+// or constant variable: topk($k, ...), an operator) becomes that value when it is a number,
+// a name or an operator, and any other becomes its own name (a label name in by (...)). The
+// edits map positions back to the original text.
+func SubstituteGrafanaVariables(text string, values map[string]string) (string, []Edit) {
 	if !strings.ContainsAny(text, "$[") {
 		return text, nil
 	}
@@ -73,6 +75,8 @@ func SubstituteGrafanaVariables(text string) (string, []Edit) {
 		switch {
 		case durationAt(text, start, end) && (!builtin || replacement == "5m"):
 			replacement = "5m"
+		case !builtin && plainValue.MatchString(values[name]):
+			replacement = values[name]
 		case !builtin:
 			replacement = name
 		}
@@ -84,6 +88,10 @@ func SubstituteGrafanaVariables(text string) (string, []Edit) {
 	out.WriteString(text[last:])
 	return out.String(), edits
 }
+
+// plainValue matches the variable values that can stand in a query as they are: a number, a
+// name, a comparison or arithmetic operator.
+var plainValue = regexp.MustCompile(`^([A-Za-z0-9_.:+-]+|==|!=|>=|<=|[<>*/%^])$`)
 
 // insideQuotes reports whether offset i of a PromQL text is inside a string literal.
 func insideQuotes(text string, i int) bool {
@@ -103,6 +111,6 @@ func insideQuotes(text string, i int) bool {
 
 // FillGrafanaVariables is the query with its Grafana variables substituted.
 func FillGrafanaVariables(text string) string {
-	out, _ := SubstituteGrafanaVariables(text)
+	out, _ := SubstituteGrafanaVariables(text, nil)
 	return out
 }

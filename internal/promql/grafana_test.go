@@ -15,7 +15,7 @@ func TestSubstituteGrafanaVariables(t *testing.T) {
 		`sum(rate(x[$__interval])) / count(x) > $__range_s`:      `sum(rate(x[5m])) / count(x) > 300`,
 		`histogram_quantile(0.9, sum by (le) (rate(x[[[iv]]])))`: `histogram_quantile(0.9, sum by (le) (rate(x[5m])))`,
 	} {
-		got, _ := SubstituteGrafanaVariables(query)
+		got, _ := SubstituteGrafanaVariables(query, nil)
 		if got != want {
 			t.Errorf("%s\n  = %s\nwant %s", query, got, want)
 			continue

@@ -86,12 +86,6 @@ func newExpr(text string, n *yaml.Node, lines []string) *Expr {
 	return newExprWith(text, text, nil, n, lines)
 }
 
-// newDashboardExpr parses a panel query with its Grafana template variables replaced.
-func newDashboardExpr(text string, n *yaml.Node, lines []string) *Expr {
-	parsed, edits := promql.SubstituteGrafanaVariables(text)
-	return newExprWith(text, parsed, edits, n, lines)
-}
-
 func newExprWith(text, parsed string, edits []promql.Edit, n *yaml.Node, lines []string) *Expr {
 	e := scalarAt(text, n, lines)
 	e.edits = edits
@@ -156,35 +150,6 @@ func (r *Rule) Name() string {
 		return r.Record
 	}
 	return r.Alert
-}
-
-// Dashboard is a Grafana dashboard: its tags (for its level) and its panel queries.
-type Dashboard struct {
-	Tags []string
-	// Queries are the Prometheus expressions of every panel target.
-	Queries []*Query
-	// SingleValue are the template variables that hold one value (not multi, no All): a
-	// matcher on one pins its label.
-	SingleValue map[string]bool
-}
-
-// Query is one panel target's expression.
-type Query struct {
-	Panel string
-	// Unit is the panel's Grafana unit (fieldConfig.defaults.unit), or "".
-	Unit string
-	Expr *Expr
-}
-
-// Level is the dashboard's level tag (L1..L5), or "".
-func (d *Dashboard) Level() string {
-	for _, t := range d.Tags {
-		t = strings.TrimPrefix(strings.ToUpper(t), "LEVEL:")
-		if len(t) == 2 && t[0] == 'L' && t[1] >= '1' && t[1] <= '5' {
-			return t
-		}
-	}
-	return ""
 }
 
 // ReadRules reads a rule file: plain rule groups or PrometheusRule manifests, in one or more
@@ -299,82 +264,6 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 		r.Expr = &Expr{pos: r.Pos, Err: &promql.ParseError{Msg: "the rule has no expr"}}
 	}
 	return r
-}
-
-// ReadDashboard reads a Grafana dashboard (bare, or wrapped in {"dashboard": ...}). JSON is
-// read as YAML, which keeps the position of every value.
-func ReadDashboard(path string, data []byte) *File {
-	f := &File{Path: path, Lines: splitLines(data)}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		f.Err = readError(data, err)
-		return f
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = root.Content[0]
-	}
-	if inner := mapValue(root, "dashboard"); inner != nil {
-		root = inner
-	}
-	if root == nil || root.Kind != yaml.MappingNode {
-		f.Err = &ReadError{Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
-		return f
-	}
-	d := &Dashboard{SingleValue: singleValueVariables(root)}
-	if tags := mapValue(root, "tags"); tags != nil {
-		for _, t := range tags.Content {
-			d.Tags = append(d.Tags, t.Value)
-		}
-	}
-	d.readPanels(mapValue(root, "panels"), f.Lines)
-	if rows := mapValue(root, "rows"); rows != nil {
-		for _, row := range rows.Content {
-			d.readPanels(mapValue(row, "panels"), f.Lines)
-		}
-	}
-	f.Dashboard = d
-	return f
-}
-
-// singleValueVariables are the dashboard's variables that hold one value (neither multi-value
-// nor with an All option).
-func singleValueVariables(root *yaml.Node) map[string]bool {
-	out := map[string]bool{}
-	if list := mapValue(mapValue(root, "templating"), "list"); list != nil {
-		for _, v := range list.Content {
-			name := mapValue(v, "name")
-			multi, all := mapValue(v, "multi"), mapValue(v, "includeAll")
-			if name != nil && (multi == nil || multi.Value != "true") && (all == nil || all.Value != "true") {
-				out[name.Value] = true
-			}
-		}
-	}
-	return out
-}
-
-// readPanels adds the queries of a list of panels, and of the panels nested in them (rows).
-func (d *Dashboard) readPanels(list *yaml.Node, lines []string) {
-	if list == nil || list.Kind != yaml.SequenceNode {
-		return
-	}
-	for _, p := range list.Content {
-		title, unit := "", ""
-		if t := mapValue(p, "title"); t != nil {
-			title = t.Value
-		}
-		if u := mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"); u != nil {
-			unit = u.Value
-		}
-		if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
-			for _, t := range targets.Content {
-				if e := mapValue(t, "expr"); e != nil && e.Kind == yaml.ScalarNode && strings.TrimSpace(e.Value) != "" {
-					d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newDashboardExpr(e.Value, e, lines)})
-				}
-			}
-		}
-		d.readPanels(mapValue(p, "panels"), lines)
-	}
 }
 
 // mapValue is the value of a key in a mapping (aliases resolved, merge keys followed).

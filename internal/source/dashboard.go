@@ -1,0 +1,203 @@
+package source
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/internal/promql"
+)
+
+// Dashboard is a Grafana dashboard: its tags (for its level) and its panel queries.
+type Dashboard struct {
+	Tags []string
+	// Queries are the Prometheus expressions of every panel target.
+	Queries []*Query
+	// OtherQueries counts the targets of other data sources (Loki, Tempo, a SQL database),
+	// which are not PromQL and are not read.
+	OtherQueries int
+	// SingleValue are the template variables that hold one value (not multi, no All): a
+	// matcher on one pins its label.
+	SingleValue map[string]bool
+	// values are the values of the variables that stand for a value (custom, textbox,
+	// constant), and dataSources the plugin type of each data-source variable.
+	values, dataSources map[string]string
+}
+
+// Query is one panel target's expression.
+type Query struct {
+	Panel string
+	// Unit is the panel's Grafana unit (fieldConfig.defaults.unit), or "".
+	Unit string
+	Expr *Expr
+}
+
+// Level is the dashboard's level tag (L1..L5), or "".
+func (d *Dashboard) Level() string {
+	for _, t := range d.Tags {
+		t = strings.TrimPrefix(strings.ToUpper(t), "LEVEL:")
+		if len(t) == 2 && t[0] == 'L' && t[1] >= '1' && t[1] <= '5' {
+			return t
+		}
+	}
+	return ""
+}
+
+// ReadDashboard reads a Grafana dashboard (bare, or wrapped in {"dashboard": ...}). JSON is
+// read as YAML, which keeps the position of every value.
+func ReadDashboard(path string, data []byte) *File {
+	f := &File{Path: path, Lines: splitLines(data)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		f.Err = readError(data, err)
+		return f
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if inner := mapValue(root, "dashboard"); inner != nil {
+		root = inner
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		f.Err = &ReadError{Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
+		return f
+	}
+	d := &Dashboard{}
+	d.readVariables(root)
+	if tags := mapValue(root, "tags"); tags != nil {
+		for _, t := range tags.Content {
+			d.Tags = append(d.Tags, t.Value)
+		}
+	}
+	d.readPanels(mapValue(root, "panels"), f.Lines)
+	if rows := mapValue(root, "rows"); rows != nil {
+		for _, row := range rows.Content {
+			d.readPanels(mapValue(row, "panels"), f.Lines)
+		}
+	}
+	f.Dashboard = d
+	return f
+}
+
+// readVariables reads the dashboard's template variables: which hold one value (neither
+// multi-value nor with an All option), the value of those that stand for a value (custom,
+// textbox and constant variables: the current value, else the first option, else the first
+// value of the query), and the plugin type each data-source variable selects.
+func (d *Dashboard) readVariables(root *yaml.Node) {
+	d.SingleValue, d.values, d.dataSources = map[string]bool{}, map[string]string{}, map[string]string{}
+	list := mapValue(mapValue(root, "templating"), "list")
+	if list == nil {
+		return
+	}
+	for _, v := range list.Content {
+		name := scalar(mapValue(v, "name"))
+		if name == "" {
+			continue
+		}
+		if scalar(mapValue(v, "multi")) != "true" && scalar(mapValue(v, "includeAll")) != "true" {
+			d.SingleValue[name] = true
+		}
+		query := scalar(mapValue(v, "query"))
+		switch scalar(mapValue(v, "type")) {
+		case "datasource":
+			d.dataSources[name] = query
+		case "custom", "textbox", "constant":
+			value := scalar(mapValue(mapValue(v, "current"), "value"))
+			if value == "" || value == "$__all" {
+				value = scalar(mapValue(firstItem(mapValue(v, "options")), "value"))
+			}
+			if value == "" {
+				value, _, _ = strings.Cut(query, ",")
+			}
+			d.values[name] = strings.TrimSpace(value)
+		}
+	}
+}
+
+// readPanels adds the queries of a list of panels, and of the panels nested in them (rows).
+// A target is read when its data source (its own, else its panel's) is Prometheus or not known
+// to be another kind; the targets of other data sources are counted.
+func (d *Dashboard) readPanels(list *yaml.Node, lines []string) {
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, p := range list.Content {
+		title, unit := scalar(mapValue(p, "title")), scalar(mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"))
+		panelSource := d.dataSourceType(mapValue(p, "datasource"))
+		if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
+			for _, t := range targets.Content {
+				e := mapValue(t, "expr")
+				if e == nil || e.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value) == "" {
+					continue
+				}
+				kind := panelSource
+				if own := d.dataSourceType(mapValue(t, "datasource")); own != "" {
+					kind = own
+				}
+				if !promQLSource(kind) {
+					d.OtherQueries++
+					continue
+				}
+				parsed, edits := promql.SubstituteGrafanaVariables(e.Value, d.values)
+				d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newExprWith(e.Value, parsed, edits, e, lines)})
+			}
+		}
+		d.readPanels(mapValue(p, "panels"), lines)
+	}
+}
+
+// dataSourceType is the plugin type a panel's or target's datasource names: its type, or the
+// type a data-source variable it refers to selects; "" when it says none (a data source given
+// by name only) and "mixed" for Grafana's mixed data source.
+func (d *Dashboard) dataSourceType(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+	ref, kind := n.Value, ""
+	if n.Kind == yaml.MappingNode {
+		ref, kind = scalar(mapValue(n, "uid")), scalar(mapValue(n, "type"))
+	}
+	if ref == "-- Mixed --" {
+		return "mixed"
+	}
+	if name, ok := variableName(ref); ok && (kind == "" || kind == "datasource") {
+		return d.dataSources[name]
+	}
+	return kind
+}
+
+// promQLSource reports whether queries of a data-source plugin type are PromQL: Prometheus and
+// the plugins built on it (Amazon Managed Prometheus, Mimir and Thanos through the Prometheus
+// plugin), a mixed panel's targets without their own, and a data source of unknown type.
+func promQLSource(kind string) bool {
+	return kind == "" || kind == "mixed" || strings.Contains(strings.ToLower(kind), "prometheus")
+}
+
+// variableName is the variable a data-source reference names ($ds, ${ds}), if it is one.
+func variableName(ref string) (string, bool) {
+	if name, ok := strings.CutPrefix(ref, "${"); ok {
+		name, _, _ = strings.Cut(strings.TrimSuffix(name, "}"), ":")
+		return name, true
+	}
+	if name, ok := strings.CutPrefix(ref, "$"); ok {
+		return name, true
+	}
+	return "", false
+}
+
+// scalar is a node's value when it is a scalar, else "".
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
+
+// firstItem is the first item of a sequence, or nil.
+func firstItem(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil
+	}
+	return n.Content[0]
+}
