@@ -289,15 +289,27 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 					if lit.Value > 0 && lit.Value < 1 {
 						report(at(f, e, n, Warning, "compares a percentage (0-100) with %g: a ratio?", lit.Value))
 					}
+				case "MHz":
+					if lit.Value >= hzInMHz {
+						report(at(f, e, n, Warning, "compares a clock in MHz with %g, which is %g GHz in MHz: a value in Hz?", lit.Value, lit.Value/1000))
+					}
+				case "Hz":
+					if lit.Value > 0 && lit.Value < hzInMHz {
+						report(at(f, e, n, Warning, "compares a clock in Hz with %g, which is %g kHz: a value in MHz? (dcgm-exporter 4.9 reports clocks in Hz)", lit.Value, lit.Value/1000))
+					}
 				}
 			}
 		})
 	})
 }
 
-// claimedUnit is the unit a recording rule's name claims, or "": the suffix of its metric part
-// (of level:metric:operation, or of the whole name), per second after a rate operation; ratio
-// for a ratio operation.
+// hzInMHz separates clock literals in MHz from those in Hz: no GPU clocks at 100 GHz, nor at
+// 100 kHz.
+const hzInMHz = 1e5
+
+// claimedUnit is the unit a recording rule's name claims, or "": ratio for a ratio operation,
+// the unit an operation names (level:metric:bytes), else the suffix of its metric part (of
+// level:metric:operation, or of the whole name), per second after a rate operation.
 func claimedUnit(m *model.Model, record string) string {
 	metric, op := record, ""
 	if parts := strings.Split(record, ":"); len(parts) == 3 {
@@ -305,6 +317,9 @@ func claimedUnit(m *model.Model, record string) string {
 	}
 	if op == "ratio" {
 		return "ratio"
+	}
+	if u := m.UnitOfName("_" + op); u != "" && op != "" {
+		return u // level:metric:bytes
 	}
 	u := m.UnitOfName(strings.TrimSuffix(metric, "_total"))
 	if u != "" && (strings.HasPrefix(op, "rate") || strings.HasPrefix(op, "irate")) {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -249,6 +250,62 @@ func (alertsFor) Run(in *Inputs, report func(Problem)) {
 				report(at(r.File, r.Expr, cmp, Warning, "alert %s has a threshold on gauge %s and no for: a single scrape fires it", r.Alert, n.Name))
 			}
 		})
+	})
+}
+
+type alertsLastEventState struct{}
+
+func (alertsLastEventState) Name() string { return "alerts/last-event-state" }
+func (alertsLastEventState) Doc() string {
+	return "alerts that compare a field holding the last event (the last XID) with a number: it stays true for ever after one event"
+}
+func (alertsLastEventState) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *source.Rule) {
+		if r.Alert == "" || r.Expr.Node == nil {
+			return
+		}
+		history := map[string]bool{} // last-event fields the expression also reads over a range
+		promql.Walk(r.Expr.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind == promql.Selector && n.Range > 0 || n.Kind == promql.Selector && len(up) > 0 && up[len(up)-1].Kind == promql.Subquery {
+				history[n.Name] = true
+			}
+		})
+		promql.Walk(r.Expr.Node, func(n *promql.Node, up []*promql.Node) {
+			if n.Kind != promql.Selector || n.Range > 0 || history[n.Name] || in.Model.Fields[n.Name].Kind != model.KindLastEvent {
+				return
+			}
+			for i := len(up) - 1; i >= 0; i-- {
+				a := up[i]
+				if a.Kind == promql.Call || a.Kind == promql.Subquery {
+					return
+				}
+				if a.Kind == promql.Binary && comparison(a.Name) && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
+					report(at(r.File, r.Expr, a, Warning, "alert %s compares %s with a number, but the field holds the last event until the next one (%s): it stays true for ever after one event, whatever for says; alert on a new event: changes(%s[%s]) > 0, or the exporter's per-event counter", r.Alert, n.Name, strings.TrimSuffix(in.Model.Fields[n.Name].Help, "."), n.Name, in.Model.Windows["event"]))
+					return
+				}
+			}
+		})
+	})
+}
+
+type alertsValueInLabel struct{}
+
+func (alertsValueInLabel) Name() string { return "alerts/value-in-label" }
+func (alertsValueInLabel) Doc() string {
+	return "alert labels that hold the value ($value): every new value is a new alert, resolving the last and notifying again"
+}
+func (alertsValueInLabel) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *source.Rule) {
+		for _, name := range slices.Sorted(maps.Keys(r.Labels)) {
+			if v := r.Labels[name]; strings.Contains(v, "$value") || strings.Contains(v, ".Value") {
+				pos := r.NamePos
+				if p, ok := r.LabelPos[name]; ok {
+					pos = p
+				}
+				report(Problem{Severity: Error, Path: r.File.Path, Pos: pos, Width: len(v),
+					Message: fmt.Sprintf("alert %s: label %s holds the value (%s): the labels are the alert's identity, so each new value starts a new alert and resolves the last; put the value in an annotation", r.Alert, name, v)})
+			}
+		}
 	})
 }
 

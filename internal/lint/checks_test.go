@@ -121,6 +121,29 @@ func cases() []checkCase {
 				"d.json": strings.Replace(dashboard("L3", "DCGM_FI_DEV_FB_USED"), `"targets"`, `"fieldConfig": {"defaults": {"unit": "bytes"}}, "targets"`, 1)},
 			map[string]string{"r.yaml": rules("      - record: node:dcgm_fb_used_bytes:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED) * 1048576\n      - record: node:dcgm_fb_used_mebibytes:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n"),
 				"d.json": strings.Replace(dashboard("L3", "DCGM_FI_DEV_FB_USED"), `"targets"`, `"fieldConfig": {"defaults": {"unit": "mbytes"}}, "targets"`, 1)}},
+		{alertsLastEventState{},
+			map[string]string{"r.yaml": rules("      - alert: GPUXid\n        expr: max by (cluster, Hostname, gpu) (DCGM_FI_DEV_XID_ERRORS) > 0\n        for: 5m\n")},
+			// A new event (changes), and gpuobs' own form: the value against its own past.
+			map[string]string{"r.yaml": rules("      - alert: GPUXid\n        expr: changes(DCGM_FI_DEV_XID_ERRORS[10m]) > 0\n" +
+				"      - alert: GPUXidNew\n        expr: DCGM_FI_DEV_XID_ERRORS > 0 unless DCGM_FI_DEV_XID_ERRORS == last_over_time(DCGM_FI_DEV_XID_ERRORS[30m] offset 10m)\n")}},
+		{alertsValueInLabel{},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n        for: 5m\n        labels:\n          temperature: '{{ $value }}'\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUHot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n        for: 5m\n        labels:\n          severity: warning\n        annotations:\n          description: 'at {{ $value }} C'\n")}},
+		{groupsInterval{},
+			map[string]string{"r.yaml": "groups:\n  - name: gpu\n    interval: 1x\n    rules: []\n  - name: gpu\n    rules: []\n"},
+			map[string]string{"r.yaml": "groups:\n  - name: gpu\n    interval: 30s\n    rules: []\n  - name: gpu-slow\n    interval: 5m\n    rules: []\n"}},
+		{groupsDuplicateRule{},
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n      - record: node:power:sum\n        expr: sum by (cluster,Hostname) (DCGM_FI_DEV_POWER_USAGE)\n")},
+			// One record from two sources, told apart by a label.
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n        labels: {source: dcgm}\n      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (node_power_watts)\n        labels: {source: bmc}\n")}},
+		{unitsMismatch{},
+			// A clock in MHz against a literal in Hz.
+			map[string]string{"r.yaml": rules("      - alert: GPUClockLow\n        expr: DCGM_FI_DEV_SM_CLOCK < 1.0e9\n        for: 10m\n")},
+			map[string]string{"r.yaml": rules("      - alert: GPUClockLow\n        expr: DCGM_FI_DEV_SM_CLOCK < 1000\n        for: 10m\n")}},
+		{namingUnit{},
+			// The unit in the operation part of the name.
+			map[string]string{"r.yaml": rules("      - record: node:dcgm_fb_used:bytes\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:dcgm_fb_used:bytes\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED) * 1048576\n")}},
 		{namingAlert{},
 			map[string]string{"r.yaml": generated("      - alert: gpu_down\n        expr: up == 0\n")},
 			map[string]string{"r.yaml": generated("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},

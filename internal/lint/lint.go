@@ -77,7 +77,8 @@ func Checks() []Check {
 		promqlSyntax{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
 		exporterNotCollected{}, unitsMismatch{},
 		cardinalityBudget{}, cardinalityLabel{},
-		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{},
+		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{}, alertsLastEventState{}, alertsValueInLabel{},
+		groupsInterval{}, groupsDuplicateRule{},
 		namingRecord{}, namingAlert{}, namingUnit{},
 		placementGlobalRaw{}, placementShardReadsGlobal{},
 	}

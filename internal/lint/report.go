@@ -266,13 +266,13 @@ func Summary(files []*source.File, problems int) string {
 	var groups, rules, dashboards, queries int
 	var empty []string
 	for _, f := range files {
-		groups += f.Groups
+		groups += len(f.Groups)
 		rules += len(f.Rules)
 		if f.Dashboard != nil {
 			dashboards++
 			queries += len(f.Dashboard.Queries)
 		}
-		if f.Err == nil && f.Groups == 0 && f.Dashboard == nil && len(f.Embedded) == 0 {
+		if f.Err == nil && len(f.Groups) == 0 && f.Dashboard == nil && len(f.Embedded) == 0 {
 			empty = append(empty, f.Path)
 		}
 	}

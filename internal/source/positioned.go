@@ -25,8 +25,8 @@ type File struct {
 	Err *ReadError
 	// Generated marks gpuobs' own output (its header): gpuobs' conventions apply to it.
 	Generated bool
-	// Groups counts the rule groups read.
-	Groups int
+	// Groups are the rule groups read, in file order.
+	Groups []*Group
 	// Embedded are the Grafana dashboards of ConfigMaps in a YAML file (the sidecar pattern),
 	// each a File of its own at the same path, positions in the YAML file.
 	Embedded []*File
@@ -128,9 +128,17 @@ func scalarAt(text string, n *yaml.Node, lines []string) *Expr {
 	return e
 }
 
+// Group is one rule group: its name and evaluation interval as written, and where they are.
+type Group struct {
+	Name, Interval   string
+	Pos, IntervalPos Pos
+}
+
 // Rule is one recording or alerting rule.
 type Rule struct {
 	File *File
+	// Group is the group the rule is in.
+	Group *Group
 	// Record or Alert is set.
 	Record, Alert string
 	Expr          *Expr
@@ -141,7 +149,9 @@ type Rule struct {
 	// Pos is where the rule starts; NamePos where its name is; End its last line.
 	Pos, NamePos  Pos
 	AnnotationPos map[string]Pos
-	End           int
+	// LabelPos is where each label's value is.
+	LabelPos map[string]Pos
+	End      int
 }
 
 // Name is the rule's record or alert name.
@@ -183,7 +193,14 @@ func ReadRules(path string, data []byte) *File {
 			continue
 		}
 		for _, g := range groups.Content {
-			f.Groups++
+			group := &Group{Pos: Pos{g.Line, g.Column}}
+			if n := mapValue(g, "name"); n != nil {
+				group.Name, group.Pos = n.Value, Pos{n.Line, n.Column}
+			}
+			if n := mapValue(g, "interval"); n != nil {
+				group.Interval, group.IntervalPos = n.Value, Pos{n.Line, n.Column}
+			}
+			f.Groups = append(f.Groups, group)
 			rules := mapValue(g, "rules")
 			if rules == nil || rules.Kind != yaml.SequenceNode {
 				continue
@@ -197,7 +214,9 @@ func ReadRules(path string, data []byte) *File {
 				if i+1 < len(rules.Content) && item.Kind != yaml.AliasNode {
 					end = rules.Content[i+1].Line - 1
 				}
-				f.Rules = append(f.Rules, readRule(f, r, end))
+				rule := readRule(f, r, end)
+				rule.Group = group
+				f.Rules = append(f.Rules, rule)
 			}
 		}
 	}
@@ -234,7 +253,7 @@ func configMapDashboards(f *File, root *yaml.Node) []*File {
 }
 
 func readRule(f *File, n *yaml.Node, end int) *Rule {
-	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end, Labels: map[string]string{}, Annotations: map[string]string{}, AnnotationPos: map[string]Pos{}}
+	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end, Labels: map[string]string{}, Annotations: map[string]string{}, AnnotationPos: map[string]Pos{}, LabelPos: map[string]Pos{}}
 	r.NamePos = r.Pos
 	for _, kv := range pairs(n) {
 		k, v := kv[0], kv[1]
@@ -253,6 +272,7 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 			for _, lv := range pairs(v) {
 				if k.Value == "labels" {
 					r.Labels[lv[0].Value] = lv[1].Value
+					r.LabelPos[lv[0].Value] = Pos{lv[1].Line, lv[1].Column}
 				} else {
 					r.Annotations[lv[0].Value] = lv[1].Value
 					r.AnnotationPos[lv[0].Value] = Pos{lv[1].Line, lv[1].Column}
