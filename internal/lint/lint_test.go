@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -392,5 +393,51 @@ func TestOtherDataSourcesAndKnobs(t *testing.T) {
 	got := Run(NewInputs(loadPlan(t), []*source.File{f}), []Check{promqlSyntax{}})
 	if len(got) != 1 || got[0].Pos.Line != 28 {
 		t.Errorf("the broken Prometheus query: %+v, want one syntax error on line 28", got)
+	}
+}
+
+// TestDashboardResourcesAndOperatorFiles: a grafana-operator GrafanaDashboard (its spec.json)
+// and a Grafana 12/13 v2 dashboard resource (elements, variables with kinds, queries by data
+// source group) are read as dashboards, with their units, and their problems are reported at
+// their lines: the unclosed parenthesis in the operator's JSON, the MiB field shown in bytes in
+// the v2 panel; the v2 Loki panel is not read as PromQL. On the adopter's catalog too.
+func TestDashboardResourcesAndOperatorFiles(t *testing.T) {
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		files := source.ReadPaths([]string{filepath.Join("testdata", "wider", "grafana-operator.yaml"), filepath.Join("testdata", "wider", "v2-dashboard.json")})
+		var queries, other int
+		for _, f := range files {
+			if f.Dashboard != nil {
+				queries, other = queries+len(f.Dashboard.Queries), other+f.Dashboard.OtherQueries
+			}
+		}
+		if len(files) != 3 || queries != 3 || other != 1 {
+			t.Fatalf("%s: read %d files (want the operator file, its dashboard, the v2 dashboard), %d queries (want 3), %d of other data sources (want 1)", config, len(files), queries, other)
+		}
+		got := map[string]bool{}
+		for _, pr := range Run(NewInputs(p, files), Checks()) {
+			got[fmt.Sprintf("%s:%d %s", filepath.Base(pr.Path), pr.Pos.Line, pr.Check)] = true
+		}
+		for _, want := range []string{"grafana-operator.yaml:16 promql/syntax", "v2-dashboard.json:41 naming/unit"} {
+			if !got[want] {
+				t.Errorf("%s: %s not reported; got %v", config, want, got)
+			}
+		}
+	}
+}
+
+// TestHelmTemplatesAreSaidToBeTemplates: a chart's template is reported once as a Helm
+// template to render first (a warning, at the first Helm action), not as a YAML error or
+// PromQL errors on its {{ .Values }}; a rule file whose annotations use Prometheus' own
+// templates is read.
+func TestHelmTemplatesAreSaidToBeTemplates(t *testing.T) {
+	files := source.ReadPaths([]string{filepath.Join("testdata", "wider", "chart-rules.yaml")})
+	got := Run(NewInputs(loadPlan(t), files), Checks())
+	if len(got) != 1 || got[0].Check != ReadCheck || got[0].Severity != Warning || got[0].Pos.Line != 4 || !strings.Contains(got[0].Message, "helm template") {
+		t.Errorf("got %+v, want one input/read warning on line 4 saying to render it", got)
+	}
+	own := source.ReadFile("r.yaml", []byte(rules("      - alert: GPUHot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n        for: 5m\n        annotations:\n          description: '{{- range query \"up\" }}{{ .Labels.instance }}{{ end }} at {{ $value }}'\n")))
+	if own.Err != nil || len(own.Rules) != 1 {
+		t.Errorf("a rule file with Prometheus templates: %+v", own.Err)
 	}
 }

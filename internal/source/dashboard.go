@@ -63,7 +63,17 @@ func ReadDashboard(path string, data []byte) *File {
 		f.Err = &ReadError{Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
 		return f
 	}
-	d := &Dashboard{}
+	d := &Dashboard{SingleValue: map[string]bool{}, values: map[string]string{}, dataSources: map[string]string{}}
+	f.Dashboard = d
+	if api := scalar(mapValue(root, "apiVersion")); strings.HasPrefix(api, "dashboard.grafana.app/") {
+		// A Grafana 12/13 dashboard resource: v0 and v1 hold the classic JSON in spec, v2 its
+		// elements and layout.
+		root = mapValue(root, "spec")
+		if strings.HasPrefix(api, "dashboard.grafana.app/v2") {
+			d.readV2(root, f.Lines)
+			return f
+		}
+	}
 	d.readVariables(root)
 	if tags := mapValue(root, "tags"); tags != nil {
 		for _, t := range tags.Content {
@@ -76,42 +86,98 @@ func ReadDashboard(path string, data []byte) *File {
 			d.readPanels(mapValue(row, "panels"), f.Lines)
 		}
 	}
-	f.Dashboard = d
 	return f
 }
 
-// readVariables reads the dashboard's template variables: which hold one value (neither
-// multi-value nor with an All option), the value of those that stand for a value (custom,
-// textbox and constant variables: the current value, else the first option, else the first
-// value of the query), and the plugin type each data-source variable selects.
-func (d *Dashboard) readVariables(root *yaml.Node) {
-	d.SingleValue, d.values, d.dataSources = map[string]bool{}, map[string]string{}, map[string]string{}
-	list := mapValue(mapValue(root, "templating"), "list")
-	if list == nil {
-		return
+// readV2 reads a v2 dashboard resource's spec: its tags, variables (each a kind and a spec)
+// and the queries of its elements (each panel's data.spec.queries, a query's data source in
+// its group (v2beta1), its kind (v2alpha1) or its datasource's type).
+func (d *Dashboard) readV2(spec *yaml.Node, lines []string) {
+	if tags := mapValue(spec, "tags"); tags != nil {
+		for _, t := range tags.Content {
+			d.Tags = append(d.Tags, t.Value)
+		}
 	}
-	for _, v := range list.Content {
-		name := scalar(mapValue(v, "name"))
-		if name == "" {
+	if list := mapValue(spec, "variables"); list != nil {
+		for _, v := range list.Content {
+			vs := mapValue(v, "spec")
+			d.readVariable(v2VariableKinds[scalar(mapValue(v, "kind"))], vs, scalar(mapValue(vs, "query"))+scalar(mapValue(vs, "pluginId")))
+		}
+	}
+	for _, kv := range pairs(mapValue(spec, "elements")) {
+		panel := mapValue(kv[1], "spec")
+		title := scalar(mapValue(panel, "title"))
+		unit := scalar(mapValue(mapValue(mapValue(mapValue(mapValue(panel, "vizConfig"), "spec"), "fieldConfig"), "defaults"), "unit"))
+		queries := mapValue(mapValue(mapValue(panel, "data"), "spec"), "queries")
+		if queries == nil {
 			continue
 		}
-		if scalar(mapValue(v, "multi")) != "true" && scalar(mapValue(v, "includeAll")) != "true" {
-			d.SingleValue[name] = true
-		}
-		query := scalar(mapValue(v, "query"))
-		switch scalar(mapValue(v, "type")) {
-		case "datasource":
-			d.dataSources[name] = query
-		case "custom", "textbox", "constant":
-			value := scalar(mapValue(mapValue(v, "current"), "value"))
-			if value == "" || value == "$__all" {
-				value = scalar(mapValue(firstItem(mapValue(v, "options")), "value"))
+		for _, pq := range queries.Content {
+			pqs := mapValue(pq, "spec")
+			q := mapValue(pqs, "query")
+			kind := scalar(mapValue(q, "group"))
+			if k := scalar(mapValue(q, "kind")); kind == "" && k != "DataQuery" {
+				kind = k
 			}
-			if value == "" {
-				value, _, _ = strings.Cut(query, ",")
+			if kind == "" {
+				kind = d.dataSourceType(mapValue(pqs, "datasource"))
 			}
-			d.values[name] = strings.TrimSpace(value)
+			d.addQuery(title, unit, kind, mapValue(mapValue(q, "spec"), "expr"), lines)
 		}
+	}
+}
+
+// addQuery adds a target's expression when its data source (a plugin type) speaks PromQL, and
+// counts it among the other data sources' otherwise.
+func (d *Dashboard) addQuery(title, unit, kind string, e *yaml.Node, lines []string) {
+	if e == nil || e.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value) == "" {
+		return
+	}
+	if !promQLSource(kind) {
+		d.OtherQueries++
+		return
+	}
+	parsed, edits := promql.SubstituteGrafanaVariables(e.Value, d.values)
+	d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newExprWith(e.Value, parsed, edits, e, lines)})
+}
+
+// readVariables reads the template variables of a classic dashboard.
+func (d *Dashboard) readVariables(root *yaml.Node) {
+	if list := mapValue(mapValue(root, "templating"), "list"); list != nil {
+		for _, v := range list.Content {
+			d.readVariable(scalar(mapValue(v, "type")), v, scalar(mapValue(v, "query")))
+		}
+	}
+}
+
+// v2VariableKinds are the kinds of a v2 dashboard's variables, as a classic dashboard types them.
+var v2VariableKinds = map[string]string{"DatasourceVariable": "datasource", "CustomVariable": "custom", "TextVariable": "textbox", "ConstantVariable": "constant"}
+
+// readVariable reads one template variable, of kind (classic type) with its fields in v:
+// whether it holds one value (neither multi-value nor with an All option), the value of one
+// that stands for a value (custom, textbox and constant variables: the current value, else
+// the first option, else the first value of the query), and the plugin type a data-source
+// variable selects (its query).
+func (d *Dashboard) readVariable(kind string, v *yaml.Node, query string) {
+	name := scalar(mapValue(v, "name"))
+	if name == "" {
+		return
+	}
+	if scalar(mapValue(v, "multi")) != "true" && scalar(mapValue(v, "includeAll")) != "true" {
+		d.SingleValue[name] = true
+	}
+	switch kind {
+	case "datasource":
+		d.dataSources[name] = query
+	case "custom", "textbox", "constant":
+		value := scalar(mapValue(mapValue(v, "current"), "value"))
+		if value == "" || value == "$__all" {
+			value = scalar(mapValue(firstItem(mapValue(v, "options")), "value"))
+		}
+		if value == "" {
+			value, _, _ = strings.Cut(query, ",")
+		}
+		d.values[name] = strings.TrimSpace(value)
 	}
 }
 
@@ -127,20 +193,11 @@ func (d *Dashboard) readPanels(list *yaml.Node, lines []string) {
 		panelSource := d.dataSourceType(mapValue(p, "datasource"))
 		if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
 			for _, t := range targets.Content {
-				e := mapValue(t, "expr")
-				if e == nil || e.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value) == "" {
-					continue
-				}
 				kind := panelSource
 				if own := d.dataSourceType(mapValue(t, "datasource")); own != "" {
 					kind = own
 				}
-				if !promQLSource(kind) {
-					d.OtherQueries++
-					continue
-				}
-				parsed, edits := promql.SubstituteGrafanaVariables(e.Value, d.values)
-				d.Queries = append(d.Queries, &Query{Panel: title, Unit: unit, Expr: newExprWith(e.Value, parsed, edits, e, lines)})
+				d.addQuery(title, unit, kind, mapValue(t, "expr"), lines)
 			}
 		}
 		d.readPanels(mapValue(p, "panels"), lines)

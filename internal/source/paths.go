@@ -1,11 +1,13 @@
 package source
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -15,6 +17,11 @@ import (
 // ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
 // rule file.
 func ReadFile(path string, data []byte) *File {
+	if m := helmAction.FindIndex(data); m != nil {
+		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
+		return &File{Path: path, Lines: splitLines(data), Err: &ReadError{Pos: Pos{line, 1}, Skipped: true,
+			Message: "a Helm template (a {{ ... }} action of Helm's on this line), not a rule file or dashboard: not read; lint what `helm template` renders"}}
+	}
 	var f *File
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		f = ReadDashboard(path, data)
@@ -24,6 +31,12 @@ func ReadFile(path string, data []byte) *File {
 	f.Generated = output.HasHeader(path, data)
 	return f
 }
+
+// helmAction matches what only a Helm chart's templates hold: an action on its built-in
+// objects (.Values, .Release, .Chart, .Capabilities, .Files) or its functions (include, tpl,
+// toYaml, define), which Prometheus' own alert templates ({{ $labels.x }}, {{ range query }})
+// never use.
+var helmAction = regexp.MustCompile(`\{\{-?\s*(\.Values|\.Release|\.Chart|\.Capabilities|\.Files|include\s|tpl\s|toYaml\s|define\s)`)
 
 // ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories, in
 // path order; the dashboards of ConfigMaps follow the file that holds them.

@@ -184,7 +184,7 @@ func ReadRules(path string, data []byte) *File {
 		if root.Kind != yaml.MappingNode {
 			continue
 		}
-		f.Embedded = append(f.Embedded, configMapDashboards(f, root)...)
+		f.Embedded = append(f.Embedded, embeddedDashboards(f, root)...)
 		groups := mapValue(root, "groups")
 		if kind := mapValue(root, "kind"); kind != nil && kind.Value == "PrometheusRule" {
 			groups = mapValue(mapValue(root, "spec"), "groups")
@@ -223,16 +223,24 @@ func ReadRules(path string, data []byte) *File {
 	return f
 }
 
-// configMapDashboards reads the Grafana dashboards a ConfigMap holds in block scalars whose
-// key ends in .json, as Grafana's dashboard sidecar loads them.
-func configMapDashboards(f *File, root *yaml.Node) []*File {
-	if kind := mapValue(root, "kind"); kind == nil || kind.Value != "ConfigMap" {
-		return nil
+// embeddedDashboards reads the Grafana dashboards a manifest holds in block scalars: the keys
+// ending in .json of a ConfigMap, as Grafana's dashboard sidecar loads them, and the spec.json
+// of a grafana-operator GrafanaDashboard.
+func embeddedDashboards(f *File, root *yaml.Node) []*File {
+	var blocks []*yaml.Node
+	switch scalar(mapValue(root, "kind")) {
+	case "ConfigMap":
+		for _, kv := range pairs(mapValue(root, "data")) {
+			if strings.HasSuffix(kv[0].Value, ".json") {
+				blocks = append(blocks, kv[1])
+			}
+		}
+	case "GrafanaDashboard":
+		blocks = append(blocks, mapValue(mapValue(root, "spec"), "json"))
 	}
 	var out []*File
-	for _, kv := range pairs(mapValue(root, "data")) {
-		v := kv[1]
-		if !strings.HasSuffix(kv[0].Value, ".json") || v.Kind != yaml.ScalarNode || (v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle) {
+	for _, v := range blocks {
+		if v == nil || v.Kind != yaml.ScalarNode || (v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle) {
 			continue
 		}
 		d := ReadDashboard(f.Path, []byte(v.Value))
