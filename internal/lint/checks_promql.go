@@ -113,7 +113,11 @@ func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up
 			return
 		}
 	}
-	report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since the last driver reload", n.Name))
+	since := "its process last started: every restart of it resets the count"
+	if _, field := in.Model.Fields[n.Name]; field {
+		since = "the exporter or the GPU driver last restarted"
+	}
+	report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since %s", n.Name, since))
 }
 
 // inRHS reports whether n sits in the right-hand side of the binary node up[i].

@@ -292,3 +292,19 @@ func TestUnitsComeFromTheCatalog(t *testing.T) {
 		t.Errorf("with the team's units: %q, want the _mebibytes record only", got)
 	}
 }
+
+// TestCounterMessagesSayWhatResetsThem: a raw DCGM counter counts since the exporter or the
+// driver restarted; a server's own counter (vLLM's) since its process started, not since a
+// driver reload.
+func TestCounterMessagesSayWhatResetsThem(t *testing.T) {
+	p := loadPlan(t)
+	for expr, want := range map[string]string{
+		"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL > 0":  "since the exporter or the GPU driver last restarted",
+		"vllm:generation_tokens_total > 1e9": "since its process last started",
+	} {
+		got := runCheck(t, p, promqlCounter{}, map[string]string{"r.yaml": rules("      - alert: A\n        expr: " + expr + "\n")})
+		if len(got) != 1 || !strings.Contains(got[0].Message, want) {
+			t.Errorf("%s: %+v, want one warning saying %q", expr, got, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package promql
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSubstituteGrafanaVariables: every query shape dashboards in the wild use parses.
 func TestSubstituteGrafanaVariables(t *testing.T) {
@@ -22,6 +25,23 @@ func TestSubstituteGrafanaVariables(t *testing.T) {
 		}
 		if _, err := Parse(got); err != nil {
 			t.Errorf("%s: %v", got, err)
+		}
+	}
+}
+
+// TestTemplateLabels: the alert labels a template reads: $labels.x, .Labels.x where dot is the
+// alert, index $labels "x" and $.Labels.x; inside range and with, dot is the element (a sample
+// of a query), so its .Labels are not the alert's.
+func TestTemplateLabels(t *testing.T) {
+	for text, want := range map[string]string{
+		`{{ $labels.gpu }} {{ .Labels.UUID }} {{ index $labels "Hostname" }}`:                   "Hostname,UUID,gpu",
+		`{{ range query "topk(3, up)" }}{{ .Labels.instance }} {{ $labels.gpu }}{{ end }}`:     "gpu",
+		`{{ with query "up" }}{{ (. | first).Labels.job }}{{ else }}{{ .Labels.pod }}{{ end }}`: "pod",
+		`{{ range query "up" }}{{ $.Labels.cluster }}{{ end }}`:                                "cluster",
+	} {
+		got, err := TemplateLabels(text)
+		if err != nil || strings.Join(got, ",") != want {
+			t.Errorf("%s: %v %v, want %s", text, got, err, want)
 		}
 	}
 }

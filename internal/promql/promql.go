@@ -138,6 +138,9 @@ func TemplateLabels(text string) ([]string, error) {
 type labelReads struct {
 	seen  map[string]bool
 	names []string
+	// rebound is set inside the body of a range or with, where dot is the element (a sample
+	// of {{ range query "..." }}), not the alert: .Labels there are the element's.
+	rebound bool
 }
 
 func (r *labelReads) add(name string) {
@@ -169,22 +172,30 @@ func (r *labelReads) walk(n parse.Node) {
 		if len(n.Ident) >= 2 && n.Ident[0] == "$labels" {
 			r.add(n.Ident[1])
 		}
+		if len(n.Ident) >= 3 && n.Ident[0] == "$" && n.Ident[1] == "Labels" {
+			r.add(n.Ident[2]) // $.Labels.x: the alert's, wherever dot is
+		}
 	case *parse.FieldNode:
-		if len(n.Ident) >= 2 && n.Ident[0] == "Labels" {
+		if len(n.Ident) >= 2 && n.Ident[0] == "Labels" && !r.rebound {
 			r.add(n.Ident[1])
 		}
 	case *parse.IfNode:
-		r.branches(n.Pipe, n.List, n.ElseList)
+		r.branches(n.Pipe, n.List, n.ElseList, false)
 	case *parse.RangeNode:
-		r.branches(n.Pipe, n.List, n.ElseList)
+		r.branches(n.Pipe, n.List, n.ElseList, true)
 	case *parse.WithNode:
-		r.branches(n.Pipe, n.List, n.ElseList)
+		r.branches(n.Pipe, n.List, n.ElseList, true)
 	}
 }
 
-func (r *labelReads) branches(pipe *parse.PipeNode, list, elseList *parse.ListNode) {
+// branches reads an if, range or with: its pipe and else branch with dot as it is, its body
+// with dot rebound to the element when rebinds.
+func (r *labelReads) branches(pipe *parse.PipeNode, list, elseList *parse.ListNode, rebinds bool) {
 	r.walk(pipe)
+	outer := r.rebound
+	r.rebound = outer || rebinds
 	r.walk(list)
+	r.rebound = outer
 	r.walk(elseList)
 }
 
