@@ -124,9 +124,12 @@
     DCGM_FI_PROF_PIPE_FP64_ACTIVE: field(1006, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP64 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP32_ACTIVE: field(1007, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP32 pipe is active.', profiling=true),
     DCGM_FI_PROF_PIPE_FP16_ACTIVE: field(1008, 'gauge', 'ratio', 'utilization', 'mig-native', 'Ratio of cycles the FP16 pipe is active.', profiling=true),
-    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true),
-    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'mig-repeated', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true),
-    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink transmit rate, all links.', profiling=true),
-    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'mig-repeated', 'NVLink receive rate, all links.', profiling=true),
+    // DCGM reports the PCIe and NVLink byte rates for whole GPUs only: N/A on MIG instances
+    // (NVIDIA/DCGM#88), so dcgm-exporter sends no series for them on a MIG GPU
+    // (NVIDIA/dcgm-exporter#726): entity gpu, never repeated per instance.
+    DCGM_FI_PROF_PCIE_TX_BYTES: field(1009, 'gauge', 'bytes_per_second', 'pcie', 'gpu', 'PCIe transmit rate (already a per-second rate: never rate() it).', default=true, profiling=true),
+    DCGM_FI_PROF_PCIE_RX_BYTES: field(1010, 'gauge', 'bytes_per_second', 'pcie', 'gpu', 'PCIe receive rate (already a per-second rate: never rate() it).', default=true, profiling=true),
+    DCGM_FI_PROF_NVLINK_TX_BYTES: field(1011, 'gauge', 'bytes_per_second', 'nvlink', 'gpu', 'NVLink transmit rate, all links.', profiling=true),
+    DCGM_FI_PROF_NVLINK_RX_BYTES: field(1012, 'gauge', 'bytes_per_second', 'nvlink', 'gpu', 'NVLink receive rate, all links.', profiling=true),
   },
 }

@@ -144,6 +144,11 @@ func cases() []checkCase {
 			// The unit in the operation part of the name.
 			map[string]string{"r.yaml": rules("      - record: node:dcgm_fb_used:bytes\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:dcgm_fb_used:bytes\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USED) * 1048576\n")}},
+		{promqlMIGDoubleCount{},
+			map[string]string{"r.yaml": rules("      - record: cluster:power:sum\n        expr: sum by (cluster) (DCGM_FI_DEV_POWER_USAGE)\n")},
+			// DCGM reports the PCIe and NVLink byte rates for whole GPUs only (N/A on MIG
+			// instances): summing them counts each GPU once.
+			map[string]string{"r.yaml": rules("      - record: cluster:pcie_tx:sum\n        expr: sum by (cluster) (DCGM_FI_PROF_PCIE_TX_BYTES)\n      - record: cluster:nvlink_rx:sum\n        expr: sum by (cluster) (DCGM_FI_PROF_NVLINK_RX_BYTES)\n")}},
 		{namingAlert{},
 			map[string]string{"r.yaml": generated("      - alert: gpu_down\n        expr: up == 0\n")},
 			map[string]string{"r.yaml": generated("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},
