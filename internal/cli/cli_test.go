@@ -412,3 +412,16 @@ func TestGenerateSaysWhatChanged(t *testing.T) {
 		t.Errorf("back to the default: %s", out)
 	}
 }
+
+// TestProjectionSaysItsAssumption: on the embedded catalog, a budget finding says next to its
+// number that the fleet is the default catalog's worst case, with its figures.
+func TestProjectionSaysItsAssumption(t *testing.T) {
+	wide := filepath.Join(t.TempDir(), "wide.yaml")
+	if err := os.WriteFile(wide, []byte("groups:\n  - name: g\n    rules:\n      - record: cluster:dcgm_gpu_temp:max\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_GPU_TEMP)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, stderr := run(t, "lint", wide)
+	if !strings.Contains(stdout, "cardinality/budget") || !strings.Contains(stdout, "a worst case of") || !strings.Contains(stdout, "MIG instances; set fleet in your gpuobs.jsonnet") {
+		t.Errorf("the budget finding does not say its assumption:\n%s%s", stdout, stderr)
+	}
+}

@@ -111,7 +111,9 @@ func (o *lintOptions) run(paths []string) error {
 	}
 	in := lint.NewInputs(p, files)
 	in.GlobalPaths = o.global
-	in.FleetSource = "the embedded catalog's default fleet; set fleet in your gpuobs.jsonnet"
+	f := p.Model.Fleet
+	in.FleetSource = fmt.Sprintf("the embedded catalog's default fleet, a worst case of %d clusters × %d nodes × %d GPUs, each split into %d MIG instances; set fleet in your gpuobs.jsonnet to your own",
+		f.Clusters, f.NodesPerCluster, f.GPUsPerNode, f.MIGInstancesPerGPU)
 	if o.config != "" {
 		in.FleetSource, in.BaseDir = "fleet of "+o.config, filepath.Dir(o.config)
 	}

@@ -128,15 +128,24 @@ type scope struct {
 // matcher or a regular-expression matcher on a single-value dashboard variable.
 func (in *Inputs) scopeOf(n *promql.Node, single map[string]bool) scope {
 	out := in.outputLabels(n)
-	pinned := map[string]bool{}
+	l := in.Model.Labels
+	// Labels that say nothing of a workload: the hierarchy's, the SKU, driver and MIG profile
+	// (one may hold the whole fleet), and the scrape job.
+	notWorkload := map[string]bool{l.Cluster: true, l.Host: true, l.Node: true, "instance": true, l.UUID: true, l.PCIBusID: true, l.GPU: true, l.Device: true,
+		l.MIGInstance: true, l.MIGProfile: true, l.Pod: true, "pod": true, l.Container: true, "container": true, l.Namespace: true, "namespace": true,
+		l.ModelName: true, l.DriverVersion: true, "job": true}
+	pinned, workload := map[string]bool{}, false
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
 		for _, m := range c.Matchers {
-			if m.Type == "=" || m.Type == "=~" && single[strings.Trim(m.Value, "${}")] {
+			byVariable := strings.Contains(m.Value, "$") && (m.Type == "=" || m.Type == "=~" && single[strings.Trim(m.Value, "${}")])
+			if m.Type == "=" || byVariable {
 				pinned[m.Name] = true
 			}
+			// A dashboard variable that picks one value of a label of workloads (a job id, a
+			// team) scopes the query to one workload, as a pinned namespace does.
+			workload = workload || byVariable && !notWorkload[m.Name]
 		}
 	})
-	l := in.Model.Labels
 	present := func(names ...string) string {
 		for _, name := range names {
 			if out.Has(name) && !pinned[name] {
@@ -153,7 +162,7 @@ func (in *Inputs) scopeOf(n *promql.Node, single map[string]bool) scope {
 		pod:     present(l.Pod, "pod", l.Container, "container"),
 		ns:      present(l.Namespace, "namespace"),
 
-		namespacePinned: pinned[l.Namespace] || pinned["namespace"],
+		namespacePinned: pinned[l.Namespace] || pinned["namespace"] || workload,
 		podPinned:       pinned[l.Pod] || pinned["pod"],
 		// A GPU lives on one host of one cluster: pinning it pins them.
 		gpuPinned: pinned[l.UUID] || pinned[l.PCIBusID],

@@ -45,6 +45,9 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 			return
 		}
 		switch {
+		case r != nil && r.Record != "" && e.Node.Kind == promql.Selector && e.Node.Range == 0:
+			// A record that renames a metric (accelerator_temperature_celsius from
+			// DCGM_FI_DEV_GPU_TEMP) has the series the metric has: nothing to project.
 		case r != nil && r.Record != "":
 			lvl := level(r.Record)
 			if _, ok := b[lvl]; !ok {

@@ -98,6 +98,13 @@ func cases() []checkCase {
 				// topk bounds the series; a pinned namespace holds a share of a cluster's GPUs.
 				"top.json": dashboard("L1", "topk(10, avg by (UUID) (DCGM_FI_PROF_SM_ACTIVE))"),
 				"ns.json":  dashboard("L4", `DCGM_FI_PROF_SM_ACTIVE{cluster="$cluster", namespace="$namespace", pod=~"$pod"}`)}},
+		{cardinalityBudget{},
+			// A literal scrape job pins nothing: every GPU of the fleet is still in scope.
+			map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{job="dcgm-exporter"})`)},
+			// A textbox picking one job id scopes the panel to one workload; a record that
+			// only renames a per-GPU field adds no series of its own to project.
+			map[string]string{"d.json": `{"title": "t", "uid": "u", "tags": ["L4"], "templating": {"list": [{"name": "job", "type": "textbox", "query": ""}]}, "panels": [{"title": "p", "targets": [{"expr": "max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{label_job_name=~\"$job\"})"}]}]}`,
+				"r.yaml": rules("      - record: accelerator_temperature_celsius\n        expr: DCGM_FI_DEV_GPU_TEMP\n")}},
 		{cardinalityLabel{},
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n")},
 			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n")}},
