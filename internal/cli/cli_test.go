@@ -173,6 +173,11 @@ func TestLintExitCodes(t *testing.T) {
 			t.Errorf("gpuobs %v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.code, c.out, stdout, stderr)
 		}
 	}
+	// A machine-read report keeps stdout to its format; what was read and skipped goes to
+	// stderr.
+	if _, stdout, stderr := run(t, "lint", "-f", "json", bad); !strings.HasPrefix(strings.TrimSpace(stdout), "[") || !strings.Contains(stderr, "checked 1 files: 1 rule groups, 2 rules") {
+		t.Errorf("-f json: stdout %q, stderr %q", stdout, stderr)
+	}
 	// Only a warning, below the default --fail-on error: exit 0, but reported.
 	warnOnly := filepath.Join(t.TempDir(), "warn.yaml")
 	if err := os.WriteFile(warnOnly, []byte("groups:\n  - name: g\n    rules:\n      - record: gpu_power\n        expr: avg(DCGM_FI_PROF_SM_OCCUPANCY)\n"), 0o644); err != nil {

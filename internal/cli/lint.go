@@ -135,9 +135,13 @@ func (o *lintOptions) run(paths []string) error {
 	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
 		return failed(err)
 	}
+	// The summary follows a text report; a machine-read report (json, sarif, github,
+	// checkstyle) keeps stdout to its format and gets it on stderr, for the CI log.
+	summaryTo := o.Stderr
 	if o.format == "text" {
-		fmt.Fprintln(o.Stdout, lint.Summary(files, len(problems)))
+		summaryTo = o.Stdout
 	}
+	fmt.Fprintln(summaryTo, lint.Summary(files, len(problems)))
 	n := 0
 	for _, p := range problems {
 		if p.Severity >= failOn {

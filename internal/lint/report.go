@@ -261,9 +261,10 @@ func writeCheckstyle(w io.Writer, problems []Problem) error {
 }
 
 // Summary says what lint read (files, rule groups, rules, dashboards, queries) and what it
-// skipped and why, ending "; no problems" when there were none.
+// skipped and why (queries of other data sources, files with nothing to read), ending
+// "; no problems" when there were none.
 func Summary(files []*source.File, problems int) string {
-	var groups, rules, dashboards, queries int
+	var groups, rules, dashboards, queries, other int
 	var empty []string
 	for _, f := range files {
 		groups += len(f.Groups)
@@ -271,12 +272,16 @@ func Summary(files []*source.File, problems int) string {
 		if f.Dashboard != nil {
 			dashboards++
 			queries += len(f.Dashboard.Queries)
+			other += f.Dashboard.OtherQueries
 		}
 		if f.Err == nil && len(f.Groups) == 0 && f.Dashboard == nil && len(f.Embedded) == 0 {
 			empty = append(empty, f.Path)
 		}
 	}
 	s := fmt.Sprintf("checked %d files: %d rule groups, %d rules, %d dashboards, %d dashboard queries", len(files), groups, rules, dashboards, queries)
+	if other > 0 {
+		s += fmt.Sprintf(" (and %d queries of other data sources, such as Loki, not read)", other)
+	}
 	if len(empty) > 0 {
 		shown := empty[:min(len(empty), 3)]
 		more := ""
