@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -57,6 +58,10 @@ type Expr struct {
 	block bool // literal or folded block: line i of Text is line pos.Line+i, at column indent
 	col   int  // column of every continuation line in a block
 	quote int  // 1 when the scalar is quoted: offsets shift by the quote
+	// lines of the file, kept for a quoted scalar: its escapes and folded lines are walked to
+	// place an offset; single when its quotes are single.
+	lines  []string
+	single bool
 }
 
 // PosAt maps a byte offset in the parsed expression to a file position.
@@ -71,10 +76,61 @@ func (e *Expr) PosAt(offset int) Pos {
 	if e.block {
 		return Pos{Line: e.pos.Line + line, Col: e.col + col}
 	}
+	if e.lines != nil {
+		return e.quotedPos(offset)
+	}
 	if line == 0 {
 		return Pos{Line: e.pos.Line, Col: e.pos.Col + e.quote + col}
 	}
 	return Pos{Line: e.pos.Line + line, Col: 1 + col}
+}
+
+// quotedPos places an offset of a quoted scalar's value in the file by walking its source
+// from the opening quote: an escape (\n, \", \u00e9) stands for the bytes it decodes to, a
+// doubled single quote for one quote, and a line break inside the quotes for the one space YAML
+// folds it into.
+func (e *Expr) quotedPos(offset int) Pos {
+	line, col := e.pos.Line-1, e.pos.Col // 0-based line; col indexes the byte after the quote
+	for decoded := 0; decoded < offset && line < len(e.lines); {
+		l := e.lines[line]
+		if col >= len(l) {
+			line++
+			if line < len(e.lines) {
+				col = len(e.lines[line]) - len(strings.TrimLeft(e.lines[line], " \t"))
+			}
+			decoded++
+			continue
+		}
+		step, size := 1, 1
+		switch {
+		case e.single && l[col] == '\'' && col+1 < len(l) && l[col+1] == '\'':
+			step = 2
+		case !e.single && l[col] == '\\' && col+1 < len(l):
+			step = 2
+			switch l[col+1] {
+			case 'x':
+				step = 4
+			case 'u':
+				step, size = 6, runeBytes(l, col+2, 4)
+			case 'U':
+				step, size = 10, runeBytes(l, col+2, 8)
+			}
+		}
+		col, decoded = min(col+step, len(l)), decoded+size
+	}
+	return Pos{Line: line + 1, Col: col + 1}
+}
+
+// runeBytes is how many UTF-8 bytes the code point written in n hex digits at l[i:] takes.
+func runeBytes(l string, i, n int) int {
+	if i+n > len(l) {
+		return 1
+	}
+	r, err := strconv.ParseUint(l[i:i+n], 16, 32)
+	if err != nil {
+		return 1
+	}
+	return max(1, utf8.RuneLen(rune(r)))
 }
 
 // ParsedExpr is an expression parsed elsewhere (a rule of the catalog's plan), placed at 1:1.
@@ -123,7 +179,7 @@ func scalarAt(text string, n *yaml.Node, lines []string) *Expr {
 		}
 		e.col = max(indent, 0) + 1
 	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
-		e.quote = 1
+		e.quote, e.lines, e.single = 1, lines, n.Style == yaml.SingleQuotedStyle
 	}
 	return e
 }
@@ -253,6 +309,9 @@ func embeddedDashboards(f *File, root *yaml.Node) []*File {
 			q.Expr.pos.Line += block.pos.Line - 1
 			q.Expr.pos.Col += block.col - 1
 			q.Expr.col += block.col - 1
+			if q.Expr.lines != nil {
+				q.Expr.lines = f.Lines
+			}
 		}
 		d.Lines = f.Lines
 		out = append(out, d)

@@ -92,3 +92,28 @@ func TestPositionsInEveryScalarStyle(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionsInQuotedMultiLineQueries: a dashboard query written on one JSON line with \n
+// escapes, and a YAML double-quoted value folded over lines, place each token where it is in
+// the file, escapes and folds counted.
+func TestPositionsInQuotedMultiLineQueries(t *testing.T) {
+	dashboard := "{\"panels\": [{\"title\": \"p\", \"targets\": [{\"expr\": \"sum by (gpu) (\\n  rate(\\\"x\\\"[5m])\\n  + DCGM_FI_DEV_GPU_TEMP\\n)\"}]}]}\n"
+	f := ReadDashboard("d.json", []byte(dashboard))
+	if f.Err != nil || f.Dashboard == nil || len(f.Dashboard.Queries) != 1 {
+		t.Fatalf("read %+v", f.Err)
+	}
+	e := f.Dashboard.Queries[0].Expr
+	pos := e.PosAt(strings.Index(e.Text, "DCGM_FI_DEV_GPU_TEMP"))
+	if want := strings.Index(dashboard, "DCGM_FI_DEV_GPU_TEMP") + 1; pos != (Pos{Line: 1, Col: want}) {
+		t.Errorf("JSON: token at %+v, want 1:%d", pos, want)
+	}
+	rules := "groups:\n  - name: g\n    rules:\n      - record: a:b:c\n        expr: \"sum(x)\n          + DCGM_FI_DEV_GPU_TEMP\"\n"
+	r := ReadRules("r.yaml", []byte(rules))
+	if r.Err != nil || len(r.Rules) != 1 {
+		t.Fatalf("read %+v", r.Err)
+	}
+	e = r.Rules[0].Expr
+	if pos := e.PosAt(strings.Index(e.Text, "DCGM_FI_DEV_GPU_TEMP")); pos != (Pos{Line: 6, Col: 13}) {
+		t.Errorf("YAML folded: token at %+v, want 6:13", pos)
+	}
+}
