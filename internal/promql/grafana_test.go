@@ -35,9 +35,9 @@ func TestSubstituteGrafanaVariables(t *testing.T) {
 func TestTemplateLabels(t *testing.T) {
 	for text, want := range map[string]string{
 		`{{ $labels.gpu }} {{ .Labels.UUID }} {{ index $labels "Hostname" }}`:                   "Hostname,UUID,gpu",
-		`{{ range query "topk(3, up)" }}{{ .Labels.instance }} {{ $labels.gpu }}{{ end }}`:     "gpu",
+		`{{ range query "topk(3, up)" }}{{ .Labels.instance }} {{ $labels.gpu }}{{ end }}`:      "gpu",
 		`{{ with query "up" }}{{ (. | first).Labels.job }}{{ else }}{{ .Labels.pod }}{{ end }}`: "pod",
-		`{{ range query "up" }}{{ $.Labels.cluster }}{{ end }}`:                                "cluster",
+		`{{ range query "up" }}{{ $.Labels.cluster }}{{ end }}`:                                 "cluster",
 	} {
 		got, err := TemplateLabels(text)
 		if err != nil || strings.Join(got, ",") != want {
