@@ -93,7 +93,8 @@ func SubstituteGrafanaVariables(text string, values map[string]string) (string, 
 // name, a comparison or arithmetic operator.
 var plainValue = regexp.MustCompile(`^([A-Za-z0-9_.:+-]+|==|!=|>=|<=|[<>*/%^])$`)
 
-// insideQuotes reports whether offset i of a PromQL text is inside a string literal.
+// insideQuotes reports whether offset i of a PromQL text is inside a string literal (a quote
+// in a # comment opens none; an offset inside a comment is not in a string).
 func insideQuotes(text string, i int) bool {
 	var quote byte
 	for j := 0; j < i; j++ {
@@ -104,6 +105,13 @@ func insideQuotes(text string, i int) bool {
 			quote = 0
 		case quote == 0 && (c == '"' || c == '\'' || c == '`'):
 			quote = c
+		case quote == 0 && c == '#':
+			// A comment runs to the end of its line; its apostrophes open no string.
+			if end := strings.IndexByte(text[j:], '\n'); end >= 0 && j+end < i {
+				j += end
+			} else {
+				return false
+			}
 		}
 	}
 	return quote != 0

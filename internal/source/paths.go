@@ -38,8 +38,9 @@ func ReadFile(path string, data []byte) *File {
 // never use.
 var helmAction = regexp.MustCompile(`\{\{-?\s*(\.Values|\.Release|\.Chart|\.Capabilities|\.Files|include\s|tpl\s|toYaml\s|define\s)`)
 
-// ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories, in
-// path order; the dashboards of ConfigMaps follow the file that holds them.
+// ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories (not
+// in hidden ones, nor hidden files), in path order; the dashboards of ConfigMaps follow the
+// file that holds them.
 // Only regular files are read: anything else (a named pipe, a device, a directory named
 // x.yaml) is reported and skipped, and so is what cannot be read (a symbolic-link loop, a
 // permission); the rest is read all the same.
@@ -64,6 +65,12 @@ func ReadPaths(paths []string) []*File {
 			case err != nil:
 				problems = append(problems, unreadable(path, err))
 				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+			case path != p && strings.HasPrefix(d.Name(), "."):
+				// Hidden directories and files (.git, .github, .vscode, .devcontainer,
+				// .krew.yaml) hold tooling, not monitoring: not read unless named.
+				if d.IsDir() {
 					return fs.SkipDir
 				}
 			case d.IsDir():

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -49,5 +50,33 @@ func TestReadNamedRefusesPipes(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("reading a named pipe blocked")
+	}
+}
+
+// TestReadPathsLeavesHiddenTooling: a directory's hidden directories and files (an editor's
+// settings, a devcontainer, a CI configuration) are not read; a hidden file named on the command
+// line is.
+func TestReadPathsLeavesHiddenTooling(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"rules/gpu.yaml":                  "groups: []\n",
+		".vscode/launch.json":             "{\n  // a comment\n  \"version\": \"0.2.0\",\n}\n",
+		".devcontainer/devcontainer.json": "{ // JSONC\n}\n",
+		".krew.yaml":                      "spec: {{ .TagName }}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := ReadPaths([]string{dir})
+	if len(files) != 1 || !strings.HasSuffix(files[0].Path, "rules/gpu.yaml") || files[0].Err != nil {
+		t.Errorf("read %d files (%v), want rules/gpu.yaml only", len(files), files)
+	}
+	if named := ReadPaths([]string{filepath.Join(dir, ".krew.yaml")}); len(named) != 1 || !strings.HasSuffix(named[0].Path, ".krew.yaml") {
+		t.Errorf("a hidden file named on the command line is not read: %+v", named)
 	}
 }
