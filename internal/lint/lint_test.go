@@ -441,3 +441,12 @@ func TestHelmTemplatesAreSaidToBeTemplates(t *testing.T) {
 		t.Errorf("a rule file with Prometheus templates: %+v", own.Err)
 	}
 }
+
+// TestHelmValuesAreNotTemplates: a chart's values file that quotes a Helm action in a value
+// holds no rules and is not reported as a template.
+func TestHelmValuesAreNotTemplates(t *testing.T) {
+	f := source.ReadFile("values.yaml", []byte("prometheus:\n  url: http://{{ .Release.Name }}-prometheus\n  port: 9090\n"))
+	if got := Run(NewInputs(loadPlan(t), []*source.File{f}), Checks()); len(got) != 0 {
+		t.Errorf("a values file: %+v", got)
+	}
+}

@@ -17,16 +17,19 @@ import (
 // ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
 // rule file.
 func ReadFile(path string, data []byte) *File {
-	if m := helmAction.FindIndex(data); m != nil {
-		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
-		return &File{Path: path, Lines: splitLines(data), Err: &ReadError{Pos: Pos{line, 1}, Skipped: true,
-			Message: "a Helm template (a {{ ... }} action of Helm's on this line), not a rule file or dashboard: not read; lint what `helm template` renders"}}
-	}
 	var f *File
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		f = ReadDashboard(path, data)
 	} else {
 		f = ReadRules(path, data)
+	}
+	// A chart's template of rules or dashboards is not YAML, or holds Helm's actions where
+	// rules or queries go: say so once. A values file or a chart test that merely quotes an
+	// action holds nothing to read and is skipped as such.
+	if m := helmAction.FindIndex(data); m != nil && (f.Err != nil || len(f.Rules) > 0 || f.Dashboard != nil || len(f.Embedded) > 0) {
+		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
+		return &File{Path: path, Lines: f.Lines, Err: &ReadError{Pos: Pos{line, 1}, Skipped: true,
+			Message: "a Helm template (a {{ ... }} action of Helm's on this line), not a rule file or dashboard: not read; lint what `helm template` renders"}}
 	}
 	f.Generated = output.HasHeader(path, data)
 	return f
