@@ -76,8 +76,19 @@ func Load(opts Options) (*model.Model, error) {
 }
 
 // Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns
-// the JSON.
+// the JSON. The embedded catalog's evaluation is kept in the binary (libsonnet.Evaluated) and
+// used while its sources are the ones it was evaluated from.
 func Evaluate(opts Options) (string, error) {
+	if opts.ConfigPath == "" {
+		if cached, ok := libsonnet.Cached(); ok {
+			return cached, nil
+		}
+	}
+	return EvaluateJsonnet(opts)
+}
+
+// EvaluateJsonnet runs Jsonnet on the catalog, without the kept evaluation of the embedded one.
+func EvaluateJsonnet(opts Options) (string, error) {
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
 	root := ""
 	if opts.ConfigPath != "" {

@@ -94,6 +94,7 @@ func (o *lintOptions) run(paths []string) error {
 	if !slices.Contains(lint.Formats, o.format) {
 		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(lint.Formats, ", "))
 	}
+	read := readInputs(paths)
 	m, err := o.loadWithCounters()
 	if err != nil {
 		return failed(err)
@@ -105,7 +106,7 @@ func (o *lintOptions) run(paths []string) error {
 	if err != nil {
 		return failed(err)
 	}
-	files, err := lintInputs(p, paths)
+	files, err := read(p)
 	if err != nil {
 		return failed(err)
 	}
@@ -173,22 +174,46 @@ func (o *lintOptions) loadWithCounters() (*model.Model, error) {
 	return m, nil
 }
 
-// lintInputs reads the files lint checks: those under paths, or without paths the rules and
-// dashboards the plan generates.
-func lintInputs(p *plan.Plan, paths []string) ([]*source.File, error) {
-	var files []*source.File
+// readInputs starts reading the files lint checks, those under paths, so that reading and
+// parsing them overlaps the catalog's evaluation (a child process); the function it returns
+// waits for them. Without paths, the function reads the rules and dashboards the plan
+// generates.
+func readInputs(paths []string) func(*plan.Plan) ([]*source.File, error) {
 	if len(paths) == 0 {
-		generated, _, err := generators.Run(p, generators.Options{})
-		if err != nil {
-			return nil, err
-		}
-		for _, g := range generated {
-			if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
-				files = append(files, source.ReadFile(g.Path, g.Content))
-			}
-		}
-		return files, nil
+		return generatedInputs
 	}
+	type result struct {
+		files []*source.File
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		files, err := pathInputs(paths)
+		done <- result{files, err}
+	}()
+	return func(*plan.Plan) ([]*source.File, error) {
+		r := <-done
+		return r.files, r.err
+	}
+}
+
+// generatedInputs are the rules and dashboards the plan generates.
+func generatedInputs(p *plan.Plan) ([]*source.File, error) {
+	generated, _, err := generators.Run(p, generators.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var files []*source.File
+	for _, g := range generated {
+		if strings.HasPrefix(g.Path, output.RulesDir+"/") || strings.HasPrefix(g.Path, output.DashboardsDir+"/") {
+			files = append(files, source.ReadFile(g.Path, g.Content))
+		}
+	}
+	return files, nil
+}
+
+// pathInputs reads the files under paths, refusing paths that do not exist.
+func pathInputs(paths []string) ([]*source.File, error) {
 	var missing []string
 	for _, path := range paths {
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {

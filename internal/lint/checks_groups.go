@@ -56,13 +56,10 @@ func (groupsDuplicateRule) Run(in *Inputs, report func(Problem)) {
 	}
 }
 
-// ruleKey identifies a rule within a file: its group, name, expression (canonical when it
-// parses) and labels.
+// ruleKey identifies a rule within a file: its group, name, expression (its words: spacing and
+// line breaks aside) and labels.
 func ruleKey(r *source.Rule) string {
-	expr := r.Expr.Text
-	if canonical, err := promql.Canonical(expr); err == nil {
-		expr = canonical
-	}
+	expr := strings.Join(strings.Fields(r.Expr.Text), " ")
 	var labels []string
 	for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 		labels = append(labels, k+"="+r.Labels[k])

@@ -140,7 +140,7 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": "groups:\n  - name: gpu\n    interval: 1x\n    rules: []\n  - name: gpu\n    rules: []\n"},
 			map[string]string{"r.yaml": "groups:\n  - name: gpu\n    interval: 30s\n    rules: []\n  - name: gpu-slow\n    interval: 5m\n    rules: []\n"}},
 		{groupsDuplicateRule{},
-			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n      - record: node:power:sum\n        expr: sum by (cluster,Hostname) (DCGM_FI_DEV_POWER_USAGE)\n")},
+			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n      - record: node:power:sum\n        expr: sum by (cluster, Hostname)  (DCGM_FI_DEV_POWER_USAGE)\n")},
 			// One record from two sources, told apart by a label.
 			map[string]string{"r.yaml": rules("      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_POWER_USAGE)\n        labels: {source: dcgm}\n      - record: node:power:sum\n        expr: sum by (cluster, Hostname) (node_power_watts)\n        labels: {source: bmc}\n")}},
 		{unitsMismatch{},
