@@ -450,3 +450,24 @@ func TestHelmValuesAreNotTemplates(t *testing.T) {
 		t.Errorf("a values file: %+v", got)
 	}
 }
+
+// TestOtherFilesInARepository: what a monitoring repository holds beside rules and dashboards
+// reads as nothing to check, not as problems: an OpenShift SCC whose groups are names, a JSON
+// list, a package manifest, an operator's Go-templated manifest (reported once as a template,
+// a warning, not a YAML error).
+func TestOtherFilesInARepository(t *testing.T) {
+	files := map[string]string{
+		"scc.yaml":       "apiVersion: security.openshift.io/v1\nkind: SecurityContextConstraints\ngroups:\n  - system:cluster-admins\n  - system:nodes\nusers: []\n",
+		"allowlist.json": `["gcr.io/distroless/static", "busybox"]`,
+		"package.json":   `{"name": "x", "version": "1.0.0"}`,
+		"daemonset.yaml": "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: dcgm\nspec:\n  template:\n    spec:\n      {{- if .Runtime }}\n      runtimeClassName: {{ .Runtime }}\n      {{- end }}\n",
+	}
+	var in []*source.File
+	for _, path := range model.SortedKeys(files) {
+		in = append(in, source.ReadFile(path, []byte(files[path])))
+	}
+	got := Run(NewInputs(loadPlan(t), in), Checks())
+	if len(got) != 1 || got[0].Path != "daemonset.yaml" || got[0].Severity != Warning || !strings.Contains(got[0].Message, "a template") {
+		t.Errorf("got %+v, want only the templated manifest, as a template", got)
+	}
+}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -43,6 +44,10 @@ func (d *Dashboard) Level() string {
 	return ""
 }
 
+// dashboardKeys are the keys of which a Grafana dashboard has at least one: classic JSON, a
+// dashboard resource.
+var dashboardKeys = []string{"panels", "rows", "templating", "schemaVersion", "elements", "spec"}
+
 // ReadDashboard reads a Grafana dashboard (bare, or wrapped in {"dashboard": ...}). JSON is
 // read as YAML, which keeps the position of every value.
 func ReadDashboard(path string, data []byte) *File {
@@ -59,8 +64,9 @@ func ReadDashboard(path string, data []byte) *File {
 	if inner := mapValue(root, "dashboard"); inner != nil {
 		root = inner
 	}
-	if root == nil || root.Kind != yaml.MappingNode {
-		f.Err = &ReadError{Pos: Pos{1, 1}, Message: "not a Grafana dashboard: the document is not an object"}
+	// JSON that is not a dashboard (a list, an editor's settings, a package manifest) holds
+	// nothing to read: the file is skipped as such.
+	if root == nil || root.Kind != yaml.MappingNode || !slices.ContainsFunc(dashboardKeys, func(k string) bool { return mapValue(root, k) != nil }) {
 		return f
 	}
 	d := &Dashboard{SingleValue: map[string]bool{}, values: map[string]string{}, dataSources: map[string]string{}}

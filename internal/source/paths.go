@@ -23,13 +23,20 @@ func ReadFile(path string, data []byte) *File {
 	} else {
 		f = ReadRules(path, data)
 	}
-	// A chart's template of rules or dashboards is not YAML, or holds Helm's actions where
-	// rules or queries go: say so once. A values file or a chart test that merely quotes an
-	// action holds nothing to read and is skipped as such.
-	if m := helmAction.FindIndex(data); m != nil && (f.Err != nil || len(f.Rules) > 0 || f.Dashboard != nil || len(f.Embedded) > 0) {
+	// A chart's template of rules or dashboards holds Helm's actions where rules or queries
+	// go, and a template of any tool (an operator's Go templates, Terraform's templatefile, a
+	// benchmark's config) is not YAML until it is filled: say so once. A values file or a chart
+	// test that merely quotes an action holds nothing to read and is skipped as such.
+	m := helmAction.FindIndex(data)
+	what, how := "a Helm template (a {{ ... }} action of Helm's on this line)", "`helm template` renders"
+	if m == nil && f.Err != nil {
+		m = templateAction.FindIndex(data)
+		what, how = "a template (a {{ ... }}, ${...} or %{...} action on this line), not YAML until it is filled", "it renders"
+	}
+	if m != nil && (f.Err != nil || len(f.Rules) > 0 || f.Dashboard != nil || len(f.Embedded) > 0) {
 		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
 		return &File{Path: path, Lines: f.Lines, Err: &ReadError{Pos: Pos{line, 1}, Skipped: true,
-			Message: "a Helm template (a {{ ... }} action of Helm's on this line), not a rule file or dashboard: not read; lint what `helm template` renders"}}
+			Message: what + ", not a rule file or dashboard: not read; lint what " + how}}
 	}
 	f.Generated = output.HasHeader(path, data)
 	return f
@@ -40,6 +47,11 @@ func ReadFile(path string, data []byte) *File {
 // toYaml, define), which Prometheus' own alert templates ({{ $labels.x }}, {{ range query }})
 // never use.
 var helmAction = regexp.MustCompile(`\{\{-?\s*(\.Values|\.Release|\.Chart|\.Capabilities|\.Files|include\s|tpl\s|toYaml\s|define\s)`)
+
+// templateAction matches the actions of the templating tools that leave a file not YAML until
+// it is filled: Go's (and so Helm's and operators') {{ }}, Jinja's {% %}, Terraform's ${ } and
+// %{ }.
+var templateAction = regexp.MustCompile(`\{\{|\{%|\$\{[A-Za-z_]|%\{`)
 
 // ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories (not
 // in hidden ones, nor hidden files), in path order; the dashboards of ConfigMaps follow the

@@ -249,6 +249,10 @@ func ReadRules(path string, data []byte) *File {
 			continue
 		}
 		for _, g := range groups.Content {
+			// A rule group is a mapping: a list of names (an OpenShift SCC's groups) is not.
+			if g = resolve(g); g == nil || g.Kind != yaml.MappingNode {
+				continue
+			}
 			group := &Group{Pos: Pos{g.Line, g.Column}}
 			if n := mapValue(g, "name"); n != nil {
 				group.Name, group.Pos = n.Value, Pos{n.Line, n.Column}
