@@ -71,8 +71,15 @@
       family: 'node',
       team: $.teams.infra,
       severity: 'warning',
-      expr: '(group by (' + l.cluster + ') (last_over_time(' + ksm + '[' + $.windows.missing + '])) unless on (' + l.cluster + ') group by (' + l.cluster + ') (' + ksm + '))'
-            + ' or on (' + l.cluster + ') (max by (' + l.cluster + ') (up{job="' + $.kubeStateMetrics.job + '"}) == 0)',
+      expr: e.fill(|||
+        (
+            group by ($(cluster)) (last_over_time($(ksm)[$(window)]))
+          unless on ($(cluster))
+            group by ($(cluster)) ($(ksm))
+        )
+        or on ($(cluster))
+          (max by ($(cluster)) (up{job="$(job)"}) == 0)
+      |||, { cluster: l.cluster, ksm: ksm, window: $.windows.missing, job: $.kubeStateMetrics.job }),
       'for': '10m',
       identity: [l.cluster],
       summary: 'kube-state-metrics is down or stopped reporting the nodes of a cluster.',

@@ -572,13 +572,17 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       local h = $.exporter.healthField,
       local nodeInAPI = 'label_replace(kube_node_info{job="' + $.kubeStateMetrics.job + '"}, "' + l.host + '", "$1", "' + l.node + '", "(.+)")',
-      expr: 'max by (' + id + ') ('
-            + 'present_over_time(' + h + '[' + w.missing + '])'
-            + ' unless on (' + l.cluster + ', instance) (up{job="' + $.exporter.job + '"} == 0)'
-            + ') unless on (' + std.join(', ', $.identity.gpuJoin) + ') ' + h
-            + ' and on (' + l.cluster + ', ' + l.host + ') ('
-            + 'group by (' + l.cluster + ', ' + l.host + ') (' + names.gpuInfo + ')'
-            + ' or group by (' + l.cluster + ', ' + l.host + ') (' + nodeInAPI + '))',
+      expr: e.fill(|||
+        max by ($(gpu)) (
+            present_over_time($(health)[$(window)])
+          unless on ($(cluster), instance) (up{job="$(exporter)"} == 0)
+        )
+        unless on ($(gpuJoin)) $(health)
+        and on ($(cluster), $(host)) (
+            group by ($(cluster), $(host)) ($(gpuInfo))
+          or group by ($(cluster), $(host)) ($(nodeInAPI))
+        )
+      |||, { gpu: id, health: h, window: w.missing, cluster: l.cluster, host: l.host, exporter: $.exporter.job, gpuJoin: std.join(', ', $.identity.gpuJoin), gpuInfo: names.gpuInfo, nodeInAPI: nodeInAPI }),
       'for': '10m',
       summary: 'A GPU stopped reporting while its node is still in the cluster.',
       description: gpuText + ' stopped reporting ' + h + ' while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',

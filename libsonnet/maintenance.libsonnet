@@ -69,8 +69,15 @@ local t = import 'lib/test.libsonnet';
                family: 'memory',
                team: $.teams.infra,
                severity: 'warning',
-               expr: '(max by (' + gpu + ') (' + used + noPod + ') / (max by (' + gpu + ') (' + used + noPod + ') + max by (' + gpu + ') (' + free + noPod + ')) > ' + $.thresholds.leakedMemoryRatio + ')'
-                     + ' unless on (' + node + ') ' + inMaintenance,
+               expr: e.fill(|||
+                 (
+                     max by ($(gpu)) ($(used)$(noPod))
+                   /
+                     (max by ($(gpu)) ($(used)$(noPod)) + max by ($(gpu)) ($(free)$(noPod)))
+                   > $(ratio)
+                 )
+                 unless on ($(node)) $(maintenance)
+               |||, { gpu: gpu, used: used, free: free, noPod: noPod, ratio: '' + $.thresholds.leakedMemoryRatio, node: node, maintenance: inMaintenance }),
                'for': '15m',
                identity: $.identity.gpu + [l.pciBusId],
                summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',

@@ -100,12 +100,21 @@ local t = import 'lib/test.libsonnet';
     // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
     [stragglerRecord]: {
       family: 'workload',
-      expr: 'max ' + e.by($.identity.alert + owner) + ' ('
-            + 'avg_over_time(DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '!="", ' + l.migInstance + '=""}[' + w.straggler + '])'
-            + ' * ' + e.on([l.cluster, l.namespace, l.pod]) + ' group_left (' + std.join(', ', owner) + ') '
-            + 'max ' + e.by([l.cluster, l.namespace, l.pod] + owner) + ' ('
-            + e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_kind=~"' + std.join('|', $.training.ownerKinds) + '", owner_name!="<none>"}')
-            + '))',
+      expr: e.fill(|||
+        max by ($(gpu)) (
+            avg_over_time(DCGM_FI_PROF_SM_ACTIVE{$(namespace)!="", $(mig)=""}[$(window)])
+          * on ($(pod)) group_left ($(owner))
+            max by ($(pod), $(owner)) ($(owners))
+        )
+      |||, {
+        gpu: std.join(', ', $.identity.alert + owner),
+        namespace: l.namespace,
+        mig: l.migInstance,
+        window: w.straggler,
+        pod: std.join(', ', [l.cluster, l.namespace, l.pod]),
+        owner: std.join(', ', owner),
+        owners: e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_kind=~"' + std.join('|', $.training.ownerKinds) + '", owner_name!="<none>"}'),
+      }),
     },
   } + {
     // Canary versus baseline, per model: p99 time to first token and the request error ratio
@@ -193,10 +202,13 @@ local t = import 'lib/test.libsonnet';
       // Each signal is compared on its raw series first, so that the joins see only the few
       // series past their threshold; `for` holds the condition for the whole window.
       local entity = std.join(', ', $.identity.gpuJoin + [l.migInstance]),
-      expr: 'max by (' + id + ') ('
-            + activity + '{' + l.namespace + '!=""} > ' + th.hungEngineActivity
-            + ' and on (' + entity + ') DCGM_FI_PROF_SM_ACTIVE < ' + th.hungSMActivity
-            + ' and on (' + entity + ') DCGM_FI_PROF_DRAM_ACTIVE < ' + th.hungDRAMActivity + ')',
+      expr: e.fill(|||
+        max by ($(gpu)) (
+              $(activity){$(namespace)!=""} > $(engine)
+          and on ($(entity)) DCGM_FI_PROF_SM_ACTIVE < $(sm)
+          and on ($(entity)) DCGM_FI_PROF_DRAM_ACTIVE < $(dram)
+        )
+      |||, { gpu: id, activity: activity, namespace: l.namespace, entity: entity, engine: '' + th.hungEngineActivity, sm: '' + th.hungSMActivity, dram: '' + th.hungDRAMActivity }),
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
       description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' % and its memory interface under ' + e.percent(th.hungDRAMActivity) + ' %: the job is probably hung (an NCCL collective waiting on a rank), not training.',
@@ -365,7 +377,11 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       local used = 'DCGM_FI_DEV_FB_USED',
       local free = 'DCGM_FI_DEV_FB_FREE',
-      expr: 'max by (' + id + ') (predict_linear(' + used + '{' + l.namespace + '!=""}[' + w.memoryTrend + '], ' + th.memoryForecastHours * 3600 + ') > ' + used + ' + ' + free + ')',
+      expr: e.fill(|||
+        max by ($(gpu)) (
+          predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon)) > $(used) + $(free)
+        )
+      |||, { gpu: id, used: used, free: free, namespace: l.namespace, window: w.memoryTrend, horizon: '' + th.memoryForecastHours * 3600 }),
       'for': '15m',
       summary: "A workload's GPU memory keeps growing and will run out within hours.",
       local amount = if $.fields[used].unit == 'MiB' then '{{ $value | printf "%.0f" }} MiB' else '{{ $value | humanize1024 }}B',

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -64,5 +65,27 @@ local names = import 'lib/names.libsonnet';
 		if want := conventions.RecordName(conventions.LevelGPU, conventions.ThrottleSignalName(reason), "max"); name != want {
 			t.Errorf("gpuThrottle(%s) = %s, Go names it %s", reason, name, want)
 		}
+	}
+}
+
+// TestFillReadsAsItRuns: a query written as a ||| block gets its pieces filled in place, and
+// a piece left unnamed is an error naming the query, not a query with $(x) in it.
+func TestFillReadsAsItRuns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ok := write("ok.jsonnet", "local e = import 'lib/expr.libsonnet';\ne.fill(|||\n  max by ($(by)) (x > $(th))\n|||, { by: 'cluster, gpu', th: '0.5' })\n")
+	out, err := Evaluate(Options{ConfigPath: ok})
+	if err != nil || out != "\"max by (cluster, gpu) (x > 0.5)\"\n" {
+		t.Errorf("filled %q (%v)", out, err)
+	}
+	missing := write("missing.jsonnet", "local e = import 'lib/expr.libsonnet';\ne.fill('max by ($(by)) (x > $(th))', { by: 'gpu' })\n")
+	if _, err := Evaluate(Options{ConfigPath: missing}); err == nil || !strings.Contains(err.Error(), "unfilled piece in query: max by (gpu) (x > $(th))") {
+		t.Errorf("an unfilled piece: %v", err)
 	}
 }
