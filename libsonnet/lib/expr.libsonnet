@@ -32,7 +32,8 @@
   // unfilled is an error.
   fill(template, pieces)::
     local out = std.foldl(function(s, k) std.strReplace(s, '$(' + k + ')', pieces[k]), std.objectFields(pieces), std.rstripChars(template, '\n'));
-    if std.length(std.findSubstr('$(', out)) > 0 then error 'unfilled piece in query: ' + out else out,
+    // (std.split, not std.findSubstr: that walks the string in Jsonnet, 20 ms a query.)
+    if std.length(std.split(out, '$(')) > 1 then error 'unfilled piece in query: ' + out else out,
 
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
