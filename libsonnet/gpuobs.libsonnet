@@ -21,6 +21,11 @@
 + {
   apiVersion: 'gpuobs/v1',
 
+  // The Prometheus servers the rules run on: their --enable-feature flags. A rule that needs a
+  // flag not listed here (limitk and info need promql-experimental-functions, fill() needs
+  // promql-binop-fill-modifiers) fails generation, and lint names the flag.
+  prometheus: { enableFeatures: [] },
+
   // The teams that own alerts, by their role in the catalog: the value is the team's name as
   // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.
   teams: {

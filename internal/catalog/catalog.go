@@ -384,6 +384,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"records":          func(r json.RawMessage) { m.Records = entries[model.Record](d, "records", r) },
 		"fleet":            func(r json.RawMessage) { d.strict("fleet", r, &m.Fleet) },
 		"lint":             func(r json.RawMessage) { d.strict("lint", r, &m.Lint) },
+		"prometheus":       func(r json.RawMessage) { d.strict("prometheus", r, &m.Prometheus) },
 		"metrics":          func(r json.RawMessage) { m.Metrics = entries[model.Metric](d, "metrics", r) },
 		"runbooks":         func(r json.RawMessage) { d.strict("runbooks", r, &m.Runbooks) },
 		"recording":        func(r json.RawMessage) { d.strict("recording", r, &m.Recording) },

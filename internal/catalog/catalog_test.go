@@ -91,7 +91,7 @@ func TestUserOverride(t *testing.T) {
 
 // TestBadInput checks the error output for each kind of bad catalog against golden files.
 func TestBadInput(t *testing.T) {
-	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "schema-and-more"} {
+	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "schema-and-more"} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Options{ConfigPath: filepath.Join("testdata", name+".jsonnet")})
 			var problems Problems
@@ -335,5 +335,18 @@ func TestSectionsSwitchedOff(t *testing.T) {
 	}
 	if panels == 0 {
 		t.Fatal("no panels left")
+	}
+}
+
+// TestFeaturesTheServersRun: an alert using Prometheus 3's experimental PromQL loads when
+// prometheus.enableFeatures lists its flag (and is refused without it: bad-features).
+func TestFeaturesTheServersRun(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	catalog := "(import 'gpuobs.libsonnet') {\n  prometheus+: { enableFeatures: ['promql-experimental-functions'] },\n  alerts+: { GPUTemperatureHigh+: { expr: 'limitk by (cluster) (3, DCGM_FI_DEV_GPU_TEMP) > 85' } },\n}\n"
+	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(Options{ConfigPath: config}); err != nil {
+		t.Errorf("with the flag listed: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ func validate(m *model.Model) Problems {
 	v.sections(m)
 	v.labels(m)
 	v.units(m)
+	v.features(m)
 	v.fields(m)
 	v.throttleReasons(m)
 	for name, d := range m.Windows {
@@ -221,6 +222,40 @@ func (v *validator) units(m *model.Model) {
 	}
 }
 
+// promQL checks an expression of a rule: it parses, and every Prometheus feature it needs is
+// one the target server runs with (prometheus.enableFeatures). It returns the canonical form.
+func (v *validator) promQL(m *model.Model, path, expr string) (string, bool) {
+	canonical, err := promql.Canonical(expr)
+	if err != nil {
+		v.add(path, "invalid PromQL: %v", err)
+		return "", false
+	}
+	if n, err := promql.Parse(expr); err == nil {
+		for _, f := range promql.FeaturesNeeded(n) {
+			if !slices.Contains(m.Prometheus.EnableFeatures, f) {
+				v.add(path, "needs Prometheus' --enable-feature=%s, which prometheus.enableFeatures does not list: the server refuses the rule file; add it there if your servers run with it", f)
+			}
+		}
+	}
+	return canonical, true
+}
+
+// features checks prometheus.enableFeatures against the flags Prometheus 3 knows.
+func (v *validator) features(m *model.Model) {
+	for i, f := range m.Prometheus.EnableFeatures {
+		if !slices.Contains(prometheusFeatures, f) {
+			v.add(fmt.Sprintf("prometheus.enableFeatures[%d]", i), "%q is not a feature flag of Prometheus 3 (--enable-feature): use one of %s", f, strings.Join(prometheusFeatures, ", "))
+		}
+	}
+}
+
+// prometheusFeatures are the --enable-feature values Prometheus 3 (v0.316, as pinned) accepts,
+// from its flag's help.
+var prometheusFeatures = []string{"concurrent-rule-eval", "created-timestamp-zero-ingestion", "delayed-compaction", "exemplar-storage", "extra-scrape-metrics",
+	"histograms-st-encoding", "memory-snapshot-on-shutdown", "metadata-wal-records", "old-ui", "openmetrics2", "otlp-deltatocumulative", "otlp-native-delta-ingestion",
+	"promql-binop-fill-modifiers", "promql-delayed-name-removal", "promql-experimental-functions", "promql-per-step-stats", "promql-unquoted-utf8-names", "query-cost",
+	"search-api", "st-storage", "st-synthesis", "type-and-unit-labels", "use-start-timestamps", "use-uncached-io", "xor2-encoding", "zstd-scrape"}
+
 // display checks that a unit's display names a Grafana unit and a positive scale.
 func (v *validator) display(p, what string, d model.Display) {
 	if d.Grafana == "" {
@@ -320,9 +355,7 @@ func (v *validator) records(m *model.Model) {
 		if r.Family == "" {
 			v.add(p+".family", "is empty")
 		}
-		if canonical, err := promql.Canonical(r.Expr); err != nil {
-			v.add(p+".expr", "invalid PromQL: %v", err)
-		} else {
+		if canonical, ok := v.promQL(m, p+".expr", r.Expr); ok {
 			r.Expr = canonical
 		}
 		if !read[key] && len(r.Tests) == 0 {
@@ -361,9 +394,7 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 	}
 	v.duration(p+".for", a.For, false)
 	v.duration(p+".keepFiringFor", a.KeepFiringFor, false)
-	if canonical, err := promql.Canonical(a.Expr); err != nil {
-		v.add(p+".expr", "invalid PromQL: %v", err)
-	} else {
+	if canonical, ok := v.promQL(m, p+".expr", a.Expr); ok {
 		a.Expr = canonical
 	}
 	for k := range a.Labels {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -51,6 +52,51 @@ var counterSafe = map[string]bool{
 
 // counterOnly are functions that are only meaningful on counters.
 var counterOnly = map[string]bool{"rate": true, "irate": true, "increase": true, "resets": true}
+
+type promqlFeature struct{}
+
+func (promqlFeature) Name() string { return "promql/feature" }
+func (promqlFeature) Doc() string {
+	return "PromQL that needs a Prometheus feature flag the catalog's prometheus.enableFeatures does not list (limitk, info, fill)"
+}
+func (promqlFeature) Run(in *Inputs, report func(Problem)) {
+	enabled := in.Model.Prometheus.EnableFeatures
+	in.Exprs(func(f *source.File, _ *source.Rule, _ *source.Query, e *source.Expr) {
+		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
+			if n.Needs == "" || slices.Contains(enabled, n.Needs) {
+				return
+			}
+			what := n.Name
+			if n.Kind == promql.Binary {
+				what = "a fill modifier on " + n.Name
+			}
+			report(at(f, e, n, Error, "%s needs Prometheus' --enable-feature=%s, which the catalog's prometheus.enableFeatures does not list: a server without it refuses the rule file (or the query); add the flag there if your servers run with it", what, n.Needs))
+		})
+	})
+}
+
+type promqlFloatLabel struct{}
+
+func (promqlFloatLabel) Name() string { return "promql/float-label" }
+func (promqlFloatLabel) Doc() string {
+	return "equality matchers on le or quantile with a whole number: Prometheus 3 stores them as floats (le=\"1.0\"), so le=\"1\" matches nothing"
+}
+func (promqlFloatLabel) Run(in *Inputs, report func(Problem)) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
+		for _, m := range n.Matchers {
+			if (m.Name == "le" || m.Name == "quantile") && (m.Type == "=" || m.Type == "!=") && wholeNumber.MatchString(m.Value) {
+				op := "=~"
+				if m.Type == "!=" {
+					op = "!~"
+				}
+				report(at(f, e, n, Error, "%s%s%q matches nothing on Prometheus 3, which stores %s values as floats (%q): write %s%s\"%s(\\\\.0)?\" to match both", m.Name, m.Type, m.Value, m.Name, m.Value+".0", m.Name, op, m.Value))
+			}
+		}
+	})
+}
+
+// wholeNumber matches a label value Prometheus 3 rewrites as a float: 1, 10, 250.
+var wholeNumber = regexp.MustCompile(`^[0-9]+$`)
 
 type promqlCounter struct{}
 

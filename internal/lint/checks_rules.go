@@ -312,6 +312,46 @@ func (alertsValueInLabel) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
+type namingLegacyNames struct{}
+
+func (namingLegacyNames) Name() string { return "naming/legacy-names" }
+func (namingLegacyNames) Doc() string {
+	return "UTF-8 metric or label names in a PrometheusRule: the Prometheus Operator validates rules with the legacy name scheme and rejects the manifest"
+}
+func (namingLegacyNames) Run(in *Inputs, report func(Problem)) {
+	in.Rules(func(r *source.Rule) {
+		if !r.Operator {
+			return
+		}
+		problem := func(pos source.Pos, width int, what, name string) {
+			report(Problem{Severity: Error, Path: r.File.Path, Pos: pos, Width: width,
+				Message: fmt.Sprintf("%s %q is not a legacy Prometheus name ([a-zA-Z_:][a-zA-Z0-9_:]* for metrics, no colon for labels): the Prometheus Operator rejects the PrometheusRule at apply time; rename it, or keep UTF-8 names out of PrometheusRules", what, name)})
+		}
+		if r.Record != "" && !promql.IsValidMetricName(r.Record) {
+			problem(r.NamePos, len(r.Record), "record name", r.Record)
+		}
+		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
+			if !promql.IsValidLabelName(k) {
+				problem(r.LabelPos[k], len(k), "label", k)
+			}
+		}
+		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
+			names := slices.Clone(n.Grouping)
+			for _, m := range n.Matchers {
+				names = append(names, m.Name)
+			}
+			if n.Kind == promql.Selector && n.Name != "" && !promql.IsValidMetricName(n.Name) {
+				report(at(r.File, r.Expr, n, Error, "metric %q in %s is not a legacy Prometheus name: the Prometheus Operator rejects the PrometheusRule at apply time", n.Name, r.Name()))
+			}
+			for _, name := range names {
+				if !promql.IsValidLabelName(name) {
+					report(at(r.File, r.Expr, n, Error, "label %q in %s is not a legacy Prometheus name: the Prometheus Operator rejects the PrometheusRule at apply time", name, r.Name()))
+				}
+			}
+		})
+	})
+}
+
 type alertsTemplateLabels struct{}
 
 func (alertsTemplateLabels) Name() string { return "alerts/template-labels" }

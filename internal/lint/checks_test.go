@@ -156,6 +156,21 @@ func cases() []checkCase {
 			// DCGM reports the PCIe and NVLink byte rates for whole GPUs only (N/A on MIG
 			// instances): summing them counts each GPU once.
 			map[string]string{"r.yaml": rules("      - record: cluster:pcie_tx:sum\n        expr: sum by (cluster) (DCGM_FI_PROF_PCIE_TX_BYTES)\n      - record: cluster:nvlink_rx:sum\n        expr: sum by (cluster) (DCGM_FI_PROF_NVLINK_RX_BYTES)\n")}},
+		{promqlFeature{},
+			// Prometheus 3's experimental aggregation and fill modifier, on a server the
+			// catalog says runs without the flags.
+			map[string]string{"r.yaml": rules("      - record: cluster:dcgm_gpu_temp:limit\n        expr: limitk by (cluster) (3, DCGM_FI_DEV_GPU_TEMP)\n      - record: cluster:x:ratio\n        expr: cluster:a:sum / on (cluster) fill(0) cluster:b:sum\n")},
+			map[string]string{"r.yaml": rules("      - record: cluster:dcgm_gpu_temp:top\n        expr: topk by (cluster) (3, DCGM_FI_DEV_GPU_TEMP)\n")}},
+		{promqlFloatLabel{},
+			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"1\"}[5m])) / sum(rate(vllm:e2e_request_latency_seconds_count[5m])) < 0.9\n        for: 10m\n")},
+			// Both spellings, a fraction, +Inf.
+			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=~\"1(\\\\.0)?\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"}[5m])) < 0.9\n        for: 10m\n")}},
+		{namingLegacyNames{},
+			map[string]string{"op.yaml": "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: gpu}\nspec:\n  groups:\n    - name: gpu\n      rules:\n        - record: gpu.temperature.celsius\n          expr: max by (\"k8s.cluster\") ({\"dcgm.gpu.temp\"})\n          labels: {\"team.name\": infra}\n"},
+			// The same UTF-8 names in a plain rule file (Prometheus 3 reads them), legacy names in
+			// a PrometheusRule.
+			map[string]string{"plain.yaml": rules("      - record: gpu.temperature.celsius\n        expr: max by (\"k8s.cluster\") ({\"dcgm.gpu.temp\"})\n"),
+				"op.yaml": "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: gpu}\nspec:\n  groups:\n    - name: gpu\n      rules:\n        - record: cluster:dcgm_gpu_temp:max\n          expr: max by (cluster) (DCGM_FI_DEV_GPU_TEMP)\n"}},
 		{namingAlert{},
 			map[string]string{"r.yaml": generated("      - alert: gpu_down\n        expr: up == 0\n")},
 			map[string]string{"r.yaml": generated("      - alert: DCGMExporterDown\n        expr: up == 0\n")}},
@@ -303,6 +318,26 @@ func TestUnitsComeFromTheCatalog(t *testing.T) {
 	p.Model.Units["MiB"], p.Model.Units["bytes"] = mib, bytes
 	if got := fired(); len(got) != 1 || !strings.Contains(got[0], "node:dcgm_power_mebibytes:sum claims MiB but holds watts") {
 		t.Errorf("with the team's units: %q, want the _mebibytes record only", got)
+	}
+}
+
+// TestFeaturesTheServerRuns: Prometheus 3's experimental PromQL is not a syntax error; with
+// the flag in prometheus.enableFeatures it is accepted, without it promql/feature names the
+// flag. On the adopter's catalog too.
+func TestFeaturesTheServerRuns(t *testing.T) {
+	file := map[string]string{"r.yaml": rules("      - record: cluster:dcgm_gpu_temp:limit\n        expr: limitk by (k8s_cluster) (3, DCGM_FI_DEV_GPU_TEMP)\n      - record: x\n        expr: info(up)\n")}
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		if got := runCheck(t, p, promqlSyntax{}, file); len(got) != 0 {
+			t.Errorf("%s: Prometheus 3 PromQL read as a syntax error: %+v", config, got)
+		}
+		if got := runCheck(t, p, promqlFeature{}, file); len(got) != 2 || !strings.Contains(got[0].Message, "--enable-feature=promql-experimental-functions") {
+			t.Errorf("%s: without the flag: %+v", config, got)
+		}
+		p.Model.Prometheus.EnableFeatures = []string{"promql-experimental-functions"}
+		if got := runCheck(t, p, promqlFeature{}, file); len(got) != 0 {
+			t.Errorf("%s: with the flag: %+v", config, got)
+		}
 	}
 }
 

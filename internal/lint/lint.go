@@ -74,12 +74,12 @@ type Check interface {
 // Checks is every check, in the order they run.
 func Checks() []Check {
 	return []Check{
-		promqlSyntax{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
+		promqlSyntax{}, promqlFeature{}, promqlFloatLabel{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
 		exporterNotCollected{}, unitsMismatch{},
 		cardinalityBudget{}, cardinalityLabel{},
 		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{}, alertsLastEventState{}, alertsValueInLabel{},
 		groupsInterval{}, groupsDuplicateRule{},
-		namingRecord{}, namingAlert{}, namingUnit{},
+		namingRecord{}, namingAlert{}, namingUnit{}, namingLegacyNames{},
 		placementGlobalRaw{}, placementShardReadsGlobal{},
 	}
 }

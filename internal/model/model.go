@@ -29,18 +29,20 @@ type Model struct {
 	Alerts          map[string]Alert          `json:"alerts"`
 	Fleet           Fleet                     `json:"fleet"`
 	Lint            Lint                      `json:"lint"`
-	Metrics         map[string]Metric         `json:"metrics"`
-	Runbooks        Runbooks                  `json:"runbooks"`
-	Recording       Recording                 `json:"recording"`
-	Tests           Tests                     `json:"tests"`
-	SLOs            map[string]SLO            `json:"slos"`
-	Cost            Cost                      `json:"cost"`
-	Sharing         Sharing                   `json:"sharing"`
-	Release         Release                   `json:"release"`
-	Dashboards      map[string]Dashboard      `json:"dashboards"`
-	Alertmanager    Alertmanager              `json:"alertmanager"`
-	Topology        Topology                  `json:"topology"`
-	Deploy          Deploy                    `json:"deploy"`
+	// Prometheus is the target server: the feature flags it runs with.
+	Prometheus   Prometheus           `json:"prometheus"`
+	Metrics      map[string]Metric    `json:"metrics"`
+	Runbooks     Runbooks             `json:"runbooks"`
+	Recording    Recording            `json:"recording"`
+	Tests        Tests                `json:"tests"`
+	SLOs         map[string]SLO       `json:"slos"`
+	Cost         Cost                 `json:"cost"`
+	Sharing      Sharing              `json:"sharing"`
+	Release      Release              `json:"release"`
+	Dashboards   map[string]Dashboard `json:"dashboards"`
+	Alertmanager Alertmanager         `json:"alertmanager"`
+	Topology     Topology             `json:"topology"`
+	Deploy       Deploy               `json:"deploy"`
 }
 
 // Topology modes and global engines.
@@ -593,6 +595,14 @@ type Fleet struct {
 	MIGInstancesPerGPU   int `json:"migInstancesPerGPU"`
 	NamespacesPerCluster int `json:"namespacesPerCluster"`
 	PodsPerNode          int `json:"podsPerNode"`
+}
+
+// Prometheus describes the Prometheus servers the rules run on.
+type Prometheus struct {
+	// EnableFeatures are the server's --enable-feature flags: the experimental PromQL it
+	// accepts (promql-experimental-functions for limitk and info, promql-binop-fill-modifiers
+	// for fill).
+	EnableFeatures []string `json:"enableFeatures"`
 }
 
 // Lint configures gpuobs lint.

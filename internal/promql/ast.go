@@ -3,6 +3,7 @@ package promql
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/prometheus/promql/parser"
@@ -48,7 +49,29 @@ type Node struct {
 	Args []*Node
 	// Start and End are byte offsets of the node in the expression.
 	Start, End int
+	// Needs is the Prometheus feature flag (--enable-feature) the node needs, or "": an
+	// experimental function or aggregation (limitk, info), a fill modifier of a binary
+	// operation.
+	Needs string
 }
+
+// FeaturesNeeded lists, in order, the Prometheus feature flags an expression's nodes need.
+func FeaturesNeeded(n *Node) []string {
+	var out []string
+	Walk(n, func(c *Node, _ []*Node) {
+		if c.Needs != "" && !slices.Contains(out, c.Needs) {
+			out = append(out, c.Needs)
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// Prometheus feature flags that PromQL constructs need.
+const (
+	ExperimentalFunctions = "promql-experimental-functions"
+	FillModifiers         = "promql-binop-fill-modifiers"
+)
 
 // Matcher is one label matcher of a selector.
 type Matcher struct {
@@ -103,12 +126,18 @@ func convert(e parser.Expr) *Node {
 		return out
 	case *parser.Call:
 		out := &Node{Kind: Call, Name: n.Func.Name, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
+		if n.Func.Experimental {
+			out.Needs = ExperimentalFunctions
+		}
 		for _, a := range n.Args {
 			out.Args = append(out.Args, convert(a))
 		}
 		return out
 	case *parser.AggregateExpr:
 		out := &Node{Kind: Aggregate, Name: n.Op.String(), Grouping: n.Grouping, Without: n.Without, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
+		if n.Op.IsExperimentalAggregator() {
+			out.Needs = ExperimentalFunctions
+		}
 		if n.Param != nil {
 			out.Args = append(out.Args, convert(n.Param))
 		}
@@ -122,6 +151,9 @@ func convert(e parser.Expr) *Node {
 			out.Matching = vm.On || len(vm.MatchingLabels) > 0
 			out.On, out.MatchOn, out.Include = vm.On, vm.MatchingLabels, vm.Include
 			out.Card = vm.Card.String()
+			if vm.FillValues.LHS != nil || vm.FillValues.RHS != nil {
+				out.Needs = FillModifiers
+			}
 		}
 		return out
 	case *parser.UnaryExpr:

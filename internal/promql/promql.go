@@ -19,7 +19,12 @@ import (
 	"github.com/prometheus/prometheus/template"
 )
 
-func newParser() parser.Parser { return parser.NewParser(parser.Options{}) }
+// newParser reads every construct Prometheus 3 has, experimental ones included: whether the
+// target server runs with the flags they need is the catalog's prometheus.enableFeatures,
+// which validation and lint hold each expression to (Node.Needs).
+func newParser() parser.Parser {
+	return parser.NewParser(parser.Options{EnableExperimentalFunctions: true, EnableBinopFillModifiers: true})
+}
 
 // Canonical parses a PromQL expression and returns it in Prometheus' canonical form.
 // The error carries the parse position (line:col).
@@ -106,6 +111,10 @@ func ParseDuration(s string) (model.Duration, error) { return model.ParseDuratio
 
 // IsValidLabelName reports whether name is a valid (legacy charset) label name.
 func IsValidLabelName(name string) bool { return model.LegacyValidation.IsValidLabelName(name) }
+
+// IsValidMetricName reports whether name is a metric name by the legacy scheme
+// ([a-zA-Z_:][a-zA-Z0-9_:]*), the one the Prometheus Operator validates PrometheusRules with.
+func IsValidMetricName(name string) bool { return model.LegacyValidation.IsValidMetricName(name) }
 
 // Pretty parses an expression and prints it in Prometheus' multi-line canonical layout.
 func Pretty(expr string) (string, error) {

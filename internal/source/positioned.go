@@ -195,6 +195,8 @@ type Rule struct {
 	File *File
 	// Group is the group the rule is in.
 	Group *Group
+	// Operator marks a rule of a Prometheus Operator PrometheusRule manifest.
+	Operator bool
 	// Record or Alert is set.
 	Record, Alert string
 	Expr          *Expr
@@ -242,7 +244,8 @@ func ReadRules(path string, data []byte) *File {
 		}
 		f.Embedded = append(f.Embedded, embeddedDashboards(f, root)...)
 		groups := mapValue(root, "groups")
-		if kind := mapValue(root, "kind"); kind != nil && kind.Value == "PrometheusRule" {
+		operator := scalar(mapValue(root, "kind")) == "PrometheusRule"
+		if operator {
 			groups = mapValue(mapValue(root, "spec"), "groups")
 		}
 		if groups == nil || groups.Kind != yaml.SequenceNode {
@@ -275,7 +278,7 @@ func ReadRules(path string, data []byte) *File {
 					end = rules.Content[i+1].Line - 1
 				}
 				rule := readRule(f, r, end)
-				rule.Group = group
+				rule.Group, rule.Operator = group, operator
 				f.Rules = append(f.Rules, rule)
 			}
 		}
