@@ -73,9 +73,14 @@ test-mutations: promtool
 	$(GO) test -count=1 -timeout 20m -run '^$(MUTATIONS)$$' ./generators/promtooltests/
 
 ## test-promtool: promtool check + test on the generated files, one process per file, both cores
+# promtool's JUnit reports of the generated tests, one per test file, for CI systems that show them.
+JUNIT := .reports/promtool
+
 test-promtool: promtool
 	$(PROMTOOL) check rules $(RULES)
-	printf '%s\n' $(PROMTESTS) | xargs -P 2 -I{} $(PROMTOOL) test rules {}
+	mkdir -p $(JUNIT)
+	printf '%s\n' $(PROMTESTS) | xargs -P 2 -I{} sh -c '$(PROMTOOL) test rules --junit=$(JUNIT)/$$(basename {} .yaml).xml {}'
+	for t in $(PROMTESTS); do grep -q '<testsuites' $(JUNIT)/$$(basename $$t .yaml).xml; done
 
 ## lint-pint: pint (pinned in tools/pint) reviews the generated rules; nothing at warning or above
 lint-pint:
