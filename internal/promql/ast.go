@@ -103,6 +103,22 @@ func Parse(expr string) (*Node, error) {
 	return convert(e), nil
 }
 
+// convertBinary converts a binary operation with its vector matching.
+func convertBinary(n *parser.BinaryExpr) *Node {
+	r := n.PositionRange()
+	out := &Node{Kind: Binary, Name: n.Op.String(), ReturnBool: n.ReturnBool, Start: int(r.Start), End: int(r.End),
+		Args: []*Node{convert(n.LHS), convert(n.RHS)}}
+	if vm := n.VectorMatching; vm != nil {
+		out.Matching = vm.On || len(vm.MatchingLabels) > 0
+		out.On, out.MatchOn, out.Include = vm.On, vm.MatchingLabels, vm.Include
+		out.Card = vm.Card.String()
+		if vm.FillValues.LHS != nil || vm.FillValues.RHS != nil {
+			out.Needs = FillModifiers
+		}
+	}
+	return out
+}
+
 func convert(e parser.Expr) *Node {
 	switch n := e.(type) {
 	case *parser.ParenExpr:
@@ -144,18 +160,7 @@ func convert(e parser.Expr) *Node {
 		out.Args = append(out.Args, convert(n.Expr))
 		return out
 	case *parser.BinaryExpr:
-		r := n.PositionRange()
-		out := &Node{Kind: Binary, Name: n.Op.String(), ReturnBool: n.ReturnBool, Start: int(r.Start), End: int(r.End),
-			Args: []*Node{convert(n.LHS), convert(n.RHS)}}
-		if vm := n.VectorMatching; vm != nil {
-			out.Matching = vm.On || len(vm.MatchingLabels) > 0
-			out.On, out.MatchOn, out.Include = vm.On, vm.MatchingLabels, vm.Include
-			out.Card = vm.Card.String()
-			if vm.FillValues.LHS != nil || vm.FillValues.RHS != nil {
-				out.Needs = FillModifiers
-			}
-		}
-		return out
+		return convertBinary(n)
 	case *parser.UnaryExpr:
 		r := n.PositionRange()
 		return &Node{Kind: Unary, Name: n.Op.String(), Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}}
