@@ -283,7 +283,11 @@ func (alertsLastEventState) Run(in *Inputs, report func(Problem)) {
 					return
 				}
 				if a.Kind == promql.Binary && comparison(a.Name) && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
-					report(at(r.File, r.Expr, a, Warning, "alert %s compares %s with a number, but the field holds the last event until the next one (%s): it stays true for ever after one event, whatever for says; alert on a new event: changes(%s[%s]) > 0, or the exporter's per-event counter", r.Alert, n.Name, strings.TrimSuffix(in.Model.Fields[n.Name].Help, "."), n.Name, in.Model.Windows["event"]))
+					window := in.Model.Windows["event"]
+					if window == "" {
+						window = "<window>" // a catalog without windows.event
+					}
+					report(at(r.File, r.Expr, a, Warning, "alert %s compares %s with a number, but the field holds the last event until the next one (%s): it stays true for ever after one event, whatever for says; alert on a new event: changes(%s[%s]) > 0, or the exporter's per-event counter", r.Alert, n.Name, strings.TrimSuffix(in.Model.Fields[n.Name].Help, "."), n.Name, window))
 					return
 				}
 			}

@@ -341,6 +341,19 @@ func TestFeaturesTheServerRuns(t *testing.T) {
 	}
 }
 
+// TestLastEventAdviceFollowsTheCatalog: the advice names the catalog's event window, and a
+// placeholder when the catalog has none.
+func TestLastEventAdviceFollowsTheCatalog(t *testing.T) {
+	p := loadPlan(t)
+	file := map[string]string{"r.yaml": rules("      - alert: GPUXid\n        expr: DCGM_FI_DEV_XID_ERRORS > 0\n        for: 5m\n")}
+	for window, want := range map[string]string{"15m": "changes(DCGM_FI_DEV_XID_ERRORS[15m]) > 0", "": "changes(DCGM_FI_DEV_XID_ERRORS[<window>]) > 0"} {
+		p.Model.Windows["event"] = window
+		if got := runCheck(t, p, alertsLastEventState{}, file); len(got) != 1 || !strings.Contains(got[0].Message, want) {
+			t.Errorf("windows.event %q: %+v, want %q", window, got, want)
+		}
+	}
+}
+
 // TestCounterMessagesSayWhatResetsThem: a raw DCGM counter counts since the exporter or the
 // driver restarted; a server's own counter (vLLM's) since its process started, not since a
 // driver reload.
