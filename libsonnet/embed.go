@@ -17,18 +17,18 @@ var FS embed.FS
 // Entry is the file a catalog evaluation starts from when the user gives no config.
 const Entry = "gpuobs.libsonnet"
 
-// Evaluated is the embedded catalog as Jsonnet evaluates it, kept so that a run on the
+// evaluated is the embedded catalog as Jsonnet evaluates it, kept so that a run on the
 // embedded catalog is spared the evaluation, and evaluatedFrom the digest of the sources it was
 // evaluated from: Cached returns it only while the sources are still those.
 // (internal/catalog's TestEmbeddedEvaluationIsCurrent rewrites both with -update.)
 //
 //go:embed evaluated/catalog.json
-var Evaluated string
+var evaluated string
 
 //go:embed evaluated/sources.sha256
 var evaluatedFrom string
 
-// EvaluatedPath and DigestPath are where Evaluated and its digest are kept, relative to this
+// EvaluatedPath and DigestPath are where evaluated and its digest are kept, relative to this
 // package's directory.
 const (
 	EvaluatedPath = "evaluated/catalog.json"
@@ -60,5 +60,5 @@ func Cached() (string, bool) {
 	if strings.TrimSpace(evaluatedFrom) != SourcesDigest() {
 		return "", false
 	}
-	return Evaluated, true
+	return evaluated, true
 }

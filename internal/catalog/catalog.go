@@ -76,7 +76,7 @@ func Load(opts Options) (*model.Model, error) {
 }
 
 // Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns
-// the JSON. The embedded catalog's evaluation is kept in the binary (libsonnet.Evaluated) and
+// the JSON. The embedded catalog's evaluation is kept in the binary (libsonnet.Cached) and
 // used while its sources are the ones it was evaluated from.
 func Evaluate(opts Options) (string, error) {
 	if opts.ConfigPath == "" {

@@ -426,15 +426,19 @@ func TestDashboardResourcesAndOperatorFiles(t *testing.T) {
 	}
 }
 
-// TestHelmTemplatesAreSaidToBeTemplates: a chart's template is reported once as a Helm
-// template to render first (a warning, at the first Helm action), not as a YAML error or
-// PromQL errors on its {{ .Values }}; a rule file whose annotations use Prometheus' own
-// templates is read.
+// TestHelmTemplatesAreSaidToBeTemplates: a chart's template that is not YAML is reported once,
+// as a Helm template to render first, at its first Helm action; it is an error like any file
+// lint cannot read. A rule file that parses is read whatever it holds: an action planted in a
+// comment does not make lint skip it. A rule file with Prometheus' own templates is read.
 func TestHelmTemplatesAreSaidToBeTemplates(t *testing.T) {
 	files := source.ReadPaths([]string{filepath.Join("testdata", "wider", "chart-rules.yaml")})
 	got := Run(NewInputs(loadPlan(t), files), Checks())
-	if len(got) != 1 || got[0].Check != ReadCheck || got[0].Severity != Warning || got[0].Pos.Line != 4 || !strings.Contains(got[0].Message, "helm template") {
-		t.Errorf("got %+v, want one input/read warning on line 4 saying to render it", got)
+	if len(got) != 1 || got[0].Check != ReadCheck || got[0].Severity != Error || got[0].Pos.Line != 4 || !strings.Contains(got[0].Message, "helm template") {
+		t.Errorf("got %+v, want one input/read error on line 4 saying to render it", got)
+	}
+	planted := source.ReadFile("r.yaml", []byte("# {{ .Values.skipMe }}\n"+rules("      - alert: GPUHot\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n")))
+	if got := Run(NewInputs(loadPlan(t), []*source.File{planted}), Checks()); planted.Err != nil || len(planted.Rules) != 1 || len(got) == 0 {
+		t.Errorf("a rule file with a planted Helm action: read %v, %d rules, problems %+v; want it read and checked", planted.Err, len(planted.Rules), got)
 	}
 	own := source.ReadFile("r.yaml", []byte(rules("      - alert: GPUHot\n        expr: DCGM_FI_DEV_GPU_TEMP > 85\n        for: 5m\n        annotations:\n          description: '{{- range query \"up\" }}{{ .Labels.instance }}{{ end }} at {{ $value }}'\n")))
 	if own.Err != nil || len(own.Rules) != 1 {
@@ -452,9 +456,9 @@ func TestHelmValuesAreNotTemplates(t *testing.T) {
 }
 
 // TestOtherFilesInARepository: what a monitoring repository holds beside rules and dashboards
-// reads as nothing to check, not as problems: an OpenShift SCC whose groups are names, a JSON
-// list, a package manifest, an operator's Go-templated manifest (reported once as a template,
-// a warning, not a YAML error).
+// reads as nothing to check: an OpenShift SCC whose groups are names, a JSON list, a package
+// manifest. What cannot be read stays an error, said plainly: an operator's Go-templated
+// manifest is a template.
 func TestOtherFilesInARepository(t *testing.T) {
 	files := map[string]string{
 		"scc.yaml":       "apiVersion: security.openshift.io/v1\nkind: SecurityContextConstraints\ngroups:\n  - system:cluster-admins\n  - system:nodes\nusers: []\n",
@@ -466,8 +470,11 @@ func TestOtherFilesInARepository(t *testing.T) {
 	for _, path := range model.SortedKeys(files) {
 		in = append(in, source.ReadFile(path, []byte(files[path])))
 	}
-	got := Run(NewInputs(loadPlan(t), in), Checks())
-	if len(got) != 1 || got[0].Path != "daemonset.yaml" || got[0].Severity != Warning || !strings.Contains(got[0].Message, "a template") {
-		t.Errorf("got %+v, want only the templated manifest, as a template", got)
+	got := map[string]string{}
+	for _, p := range Run(NewInputs(loadPlan(t), in), Checks()) {
+		got[p.Path] = p.Severity.String() + ": " + p.Message
+	}
+	if len(got) != 1 || !strings.Contains(got["daemonset.yaml"], "error: cannot read the file: it is a template") {
+		t.Errorf("got %v, want an error for the templated manifest (a template) only", got)
 	}
 }

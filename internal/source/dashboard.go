@@ -64,8 +64,9 @@ func ReadDashboard(path string, data []byte) *File {
 	if inner := mapValue(root, "dashboard"); inner != nil {
 		root = inner
 	}
-	// JSON that is not a dashboard (a list, an editor's settings, a package manifest) holds
-	// nothing to read: the file is skipped as such.
+	// JSON that is not a dashboard (a list, a package manifest: an object with none of a
+	// dashboard's keys) holds nothing to read: the file is skipped as such, and the summary
+	// names it. (Grafana refuses such a file too: nothing is loaded unseen.)
 	if root == nil || root.Kind != yaml.MappingNode || !slices.ContainsFunc(dashboardKeys, func(k string) bool { return mapValue(root, k) != nil }) {
 		return f
 	}

@@ -23,20 +23,21 @@ func ReadFile(path string, data []byte) *File {
 	} else {
 		f = ReadRules(path, data)
 	}
-	// A chart's template of rules or dashboards holds Helm's actions where rules or queries
-	// go, and a template of any tool (an operator's Go templates, Terraform's templatefile, a
-	// benchmark's config) is not YAML until it is filled: say so once. A values file or a chart
-	// test that merely quotes an action holds nothing to read and is skipped as such.
-	m := helmAction.FindIndex(data)
-	what, how := "a Helm template (a {{ ... }} action of Helm's on this line)", "`helm template` renders"
-	if m == nil && f.Err != nil {
-		m = templateAction.FindIndex(data)
-		what, how = "a template (a {{ ... }}, ${...} or %{...} action on this line), not YAML until it is filled", "it renders"
-	}
-	if m != nil && (f.Err != nil || len(f.Rules) > 0 || f.Dashboard != nil || len(f.Embedded) > 0) {
-		line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
-		return &File{Path: path, Lines: f.Lines, Err: &ReadError{Pos: Pos{line, 1}, Skipped: true,
-			Message: what + ", not a rule file or dashboard: not read; lint what " + how}}
+	// A file that does not parse because it is a template (a Helm chart's, an operator's Go
+	// templates, Terraform's templatefile, a benchmark's config) says so, at the action: it is
+	// still an error, as any file lint was given and cannot read (a pull request must not make
+	// a rule file skipped by adding an action to it). A file that parses is read as it is.
+	if f.Err != nil {
+		m := helmAction.FindIndex(data)
+		what := "it is a Helm template (a {{ ... }} action of Helm's on this line): lint what `helm template` renders"
+		if m == nil {
+			m = templateAction.FindIndex(data)
+			what = "it is a template (a {{ ... }}, ${...} or %{...} action on this line), not YAML until it is filled: lint what it renders"
+		}
+		if m != nil {
+			line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
+			f.Err = &ReadError{Pos: Pos{line, 1}, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore"}
+		}
 	}
 	f.Generated = output.HasHeader(path, data)
 	return f
@@ -53,8 +54,11 @@ var helmAction = regexp.MustCompile(`\{\{-?\s*(\.Values|\.Release|\.Chart|\.Capa
 // %{ }.
 var templateAction = regexp.MustCompile(`\{\{|\{%|\$\{[A-Za-z_]|%\{`)
 
+// toolingDirs are the directories of version control, CI systems and editors.
+var toolingDirs = map[string]bool{".git": true, ".github": true, ".gitlab": true, ".circleci": true, ".vscode": true, ".idea": true, ".devcontainer": true}
+
 // ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories (not
-// in hidden ones, nor hidden files), in path order; the dashboards of ConfigMaps follow the
+// in tooling directories: toolingDirs), in path order; the dashboards of ConfigMaps follow the
 // file that holds them.
 // Only regular files are read: anything else (a named pipe, a device, a directory named
 // x.yaml) is reported and skipped, and so is what cannot be read (a symbolic-link loop, a
@@ -82,12 +86,11 @@ func ReadPaths(paths []string) []*File {
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
-			case path != p && strings.HasPrefix(d.Name(), "."):
-				// Hidden directories and files (.git, .github, .vscode, .devcontainer,
-				// .krew.yaml) hold tooling, not monitoring: not read unless named.
-				if d.IsDir() {
-					return fs.SkipDir
-				}
+			case path != p && d.IsDir() && toolingDirs[d.Name()]:
+				// A version control's, CI's or editor's own directory holds tooling, not
+				// monitoring: not read unless named. Other hidden paths are read, so that a
+				// rule file moved into one is still checked.
+				return fs.SkipDir
 			case d.IsDir():
 			default:
 				switch strings.ToLower(filepath.Ext(path)) {

@@ -53,16 +53,16 @@ func TestReadNamedRefusesPipes(t *testing.T) {
 	}
 }
 
-// TestReadPathsLeavesHiddenTooling: a directory's hidden directories and files (an editor's
-// settings, a devcontainer, a CI configuration) are not read; a hidden file named on the command
-// line is.
+// TestReadPathsLeavesHiddenTooling: the directories of version control, CI and editors (an
+// editor's JSONC settings, a devcontainer) are not read; any other hidden path is, so that a
+// rule file moved into one is still checked.
 func TestReadPathsLeavesHiddenTooling(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"rules/gpu.yaml":                  "groups: []\n",
+		"rules/.moved/gpu.yaml":           "groups: []\n",
 		".vscode/launch.json":             "{\n  // a comment\n  \"version\": \"0.2.0\",\n}\n",
 		".devcontainer/devcontainer.json": "{ // JSONC\n}\n",
-		".krew.yaml":                      "spec: {{ .TagName }}\n",
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -72,11 +72,15 @@ func TestReadPathsLeavesHiddenTooling(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files := ReadPaths([]string{dir})
-	if len(files) != 1 || !strings.HasSuffix(files[0].Path, "rules/gpu.yaml") || files[0].Err != nil {
-		t.Errorf("read %d files (%v), want rules/gpu.yaml only", len(files), files)
+	var read []string
+	for _, f := range ReadPaths([]string{dir}) {
+		rel, _ := filepath.Rel(dir, f.Path)
+		read = append(read, filepath.ToSlash(rel))
 	}
-	if named := ReadPaths([]string{filepath.Join(dir, ".krew.yaml")}); len(named) != 1 || !strings.HasSuffix(named[0].Path, ".krew.yaml") {
-		t.Errorf("a hidden file named on the command line is not read: %+v", named)
+	if strings.Join(read, " ") != "rules/.moved/gpu.yaml rules/gpu.yaml" {
+		t.Errorf("read %v, want the two rule files only", read)
+	}
+	if named := ReadPaths([]string{filepath.Join(dir, ".vscode", "launch.json")}); len(named) != 1 || named[0].Err == nil {
+		t.Errorf("a tooling file named on the command line is not read: %+v", named)
 	}
 }
