@@ -214,7 +214,7 @@ local names = import 'lib/names.libsonnet';
       links: ['L2', 'L5'],
       local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
       local quantiles(metric) = [
-        q('histogram_quantile(' + e.num(p) + ', sum by (le) (rate(' + metric + '_bucket{' + server + '}[$__rate_interval])))', 'p' + e.percent(p))
+        q($.histograms.quantile(p, metric, [], '$__rate_interval', server), 'p' + e.percent(p))
         for p in [0.5, 0.95, 0.99]
       ],
       rows: [

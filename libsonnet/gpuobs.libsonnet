@@ -11,6 +11,7 @@
 + (import 'scheduling.libsonnet')
 + (import 'cohorts.libsonnet')
 + (import 'slos.libsonnet')
++ (import 'histograms.libsonnet')
 + (import 'serving.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'dashboards.libsonnet')
@@ -24,7 +25,13 @@
   // The Prometheus servers the rules run on: their --enable-feature flags. A rule that needs a
   // flag not listed here (limitk and info need promql-experimental-functions, fill() needs
   // promql-binop-fill-modifiers) fails generation, and lint names the flag.
-  prometheus: { enableFeatures: [] },
+  //
+  // nativeHistograms: whether the servers keep vLLM's latency histograms as native histograms
+  // (scrape_native_histograms, or convert_classic_histograms_to_nhcb without
+  // always_scrape_classic_histograms): the SLOs, records, panels and runbooks then read the bare
+  // name with histogram_count, histogram_fraction and histogram_quantile instead of the
+  // _bucket, _count and _sum series, which such servers no longer have.
+  prometheus: { enableFeatures: [], nativeHistograms: false },
 
   // The teams that own alerts, by their role in the catalog: the value is the team's name as
   // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.

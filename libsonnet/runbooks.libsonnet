@@ -370,7 +370,8 @@ local rb = import 'lib/runbook.libsonnet';
       escalation: mlEscalation,
       dashboards: ['L4'],
     },
-    local server = '{' + is(l.cluster) + ', namespace="$namespace", pod="$pod"}',
+    local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
+    local server = '{' + serverMatchers + '}',
     GPUInferenceKVCachePressure+: { runbook: inferenceRunbook(
       'A vLLM server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests.',
       'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
@@ -402,7 +403,7 @@ local rb = import 'lib/runbook.libsonnet';
       'Queued requests wait before their first token: the TTFT SLO burns.',
       [
         q('Waiting requests', $.inference.waiting + server),
-        q('Queue time p99', 'histogram_quantile(0.99, sum by (le) (rate(vllm:request_queue_time_seconds_bucket' + server + '[5m])))'),
+        q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
         q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
       ],
       [

@@ -73,17 +73,14 @@ local t = import 'lib/test.libsonnet';
   local running = 'model:vllm_num_requests_running:sum',
   local perRequest = 'model:vllm_generation_tokens_per_running_request:ratio_rate5m',
   local decision = 'model:vllm_canary:decision',
+  local h = $.histograms,
   // A share of a histogram's observations within `seconds` over 5m.
-  local within(metric, seconds) =
-    perModel('rate(' + metric + '_bucket{le=~"' + e.le(seconds) + '"}[5m])') + ' / ' + perModel('rate(' + metric + '_count[5m])'),
-  local mean(metric) = perModel('rate(' + metric + '_sum[5m])') + ' / ' + perModel('rate(' + metric + '_count[5m])'),
-  // A histogram whose observations all fall in the bucket `le`, 60 a minute, each `seconds`.
-  local histogram(metric, le, seconds) = [
-    t.series(metric + '_bucket', '0+60x60', recordServer { le: le }),
-    t.series(metric + '_bucket', '0+60x60', recordServer { le: '+Inf' }),
-    t.series(metric + '_count', '0+60x60', recordServer),
-    t.series(metric + '_sum', '0+' + e.num(60 * seconds) + 'x60', recordServer),
-  ],
+  local within(metric, seconds) = h.within(metric, seconds, model, '5m'),
+  local mean(metric) = h.mean(metric, model, '5m'),
+  // A histogram whose observations all fall between its last two bounds (at or below the
+  // only one), 60 a minute, each `seconds`.
+  local histogram(metric, bounds, seconds) =
+    h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
 
   records+: {
     [tokens]: { section: 'inference', family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
@@ -100,27 +97,27 @@ local t = import 'lib/test.libsonnet';
       section: 'inference',
       family: 'inference',
       expr: mean(inf.queueTime),
-      tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, '0.5', 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
+      tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, [0.5], 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_prefill_time_seconds:mean_rate5m': {
       section: 'inference',
       family: 'inference',
       expr: mean(inf.prefillTime),
-      tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, '0.3', 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
+      tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, [0.3], 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_decode_time_seconds:mean_rate5m': {
       section: 'inference',
       family: 'inference',
       expr: mean(inf.decodeTime),
-      tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, '5', 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
+      tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, [5], 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
     },
     // The queue-time SLI: p99 seconds a request waits before it runs.
     'model:vllm_request_queue_time_seconds:p99_rate5m': {
       section: 'inference',
       family: 'inference',
-      expr: 'histogram_quantile(0.99, sum ' + e.by(model + ['le']) + ' (rate(' + inf.queueTime + '_bucket[5m])))',
+      expr: h.quantile(0.99, inf.queueTime, model, '5m'),
       // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
-      tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, '0.5', 0.4) + [t.series(inf.queueTime + '_bucket', '0x60', recordServer { le: '0.3' })], [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
+      tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, [0.3, 0.5], 0.4), [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
     },
     // Goodput: generated tokens per second of requests that met their latency objectives, the
     // TTFT SLO's and the TPOT SLO's thresholds, taken as independent (vLLM counts neither per
@@ -131,10 +128,7 @@ local t = import 'lib/test.libsonnet';
       family: 'inference',
       expr: tokens + ' * on (' + std.join(', ', model) + ') (' + within(inf.ttft, th.ttftSeconds) + ') * on (' + std.join(', ', model) + ') (' + within(inf.interTokenLatency, th.tpotSeconds) + ')',
       // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
-      local good(metric, seconds, share) = [
-        t.series(metric + '_bucket', '0+' + e.num(60 * share) + 'x60', recordServer { le: e.num(seconds) }),
-        t.series(metric + '_count', '0+60x60', recordServer),
-      ],
+      local good(metric, seconds, share) = h.series(metric, recordServer, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]]),
       tests: [t.recordCase('90 % of first tokens and 80 % of gaps on time', [
         t.series(inf.generationTokens, '0+6000x60', recordServer),
       ] + good(inf.ttft, th.ttftSeconds, 0.9) + good(inf.interTokenLatency, th.tpotSeconds, 0.8), [t.sample(modelLabels, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)')],
@@ -223,13 +217,11 @@ local t = import 'lib/test.libsonnet';
       description: 'The canary of model {{ $labels.model_name }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) is worse than its baseline beyond the rollback thresholds (p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or ' + e.percent(th.canaryRollbackErrorDelta) + ' % more errors).',
       tests:
         // A thousand requests a minute on each track, errorsPerThousand of them failing.
-        local track(name, errorsPerThousand, slowFirstTokens) = [
-          t.series(inf.ttft + '_bucket', '0+' + (100 - slowFirstTokens) + 'x60', server { pod: 'llm-' + name, [r.label]: name, le: '0.5' }),
-          t.series(inf.ttft + '_bucket', '0+100x60', server { pod: 'llm-' + name, [r.label]: name, le: '1.0' }),
-          t.series(inf.ttft + '_bucket', '0+100x60', server { pod: 'llm-' + name, [r.label]: name, le: '+Inf' }),
-          t.series(inf.requests, '0+' + (1000 - errorsPerThousand) + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '2xx' }),
-          t.series(inf.requests, '0+' + errorsPerThousand + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '5xx' }),
-        ];
+        local track(name, errorsPerThousand, slowFirstTokens) =
+          h.series(inf.ttft, server { pod: 'llm-' + name, [r.label]: name }, [0.5, 1], [[60, [100 - slowFirstTokens, slowFirstTokens, 0], 50]]) + [
+            t.series(inf.requests, '0+' + (1000 - errorsPerThousand) + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '2xx' }),
+            t.series(inf.requests, '0+' + errorsPerThousand + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '5xx' }),
+          ];
         local target = { namespace: 'inference', model_name: 'llama-3-8b' };
         [
           // The canary's errors burn the model's error budget too (2.05 % of all requests).

@@ -58,22 +58,18 @@ local t = import 'lib/test.libsonnet';
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + e.num(seconds) + ' s',
     by: [l.cluster, 'namespace', 'model_name'],
-    local good = metric + '_bucket{le=~"' + e.le(seconds) + '"}',
-    local sum(s, w) = 'sum ' + e.by(self.by) + ' (rate(' + s + '[' + w + ']))',
-    badEvents(w):: sum(metric + '_count', w) + ' - ' + sum(good, w),
-    events(w):: sum(metric + '_count', w),
+    badEvents(w):: $.histograms.above(metric, seconds, self.by, w),
+    events(w):: $.histograms.count(metric, self.by, w),
     scenario(bad, idleAfter=60):: {
       local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
-      // A whole number spelled as older exporters do (1.0), which the bucket matcher must take.
-      local le = if seconds == std.floor(seconds) then seconds + '.0' else e.num(seconds),
       target: { namespace: 'inference', model_name: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
-      extra: [
-        t.series(metric + '_count', counter(100, idleAfter), server),
-        t.series(metric + '_bucket', counter(100, idleAfter), server { le: '+Inf' }),
-        t.series(metric + '_bucket', if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter), server { le: le }),
-      ],
+      // 100 requests a minute, each taking the threshold (good) or twice it (bad); the classic
+      // bucket of a whole number is spelt as vLLM's client does (1.0), which the matcher must take.
+      local request(good, bad) = [[good, bad], seconds * (good + 2 * bad)],
+      extra: $.histograms.series(metric, server, [seconds], if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
+      else [[std.min(idleAfter, 60)] + request(100 * (1 - bad), 100 * bad)] + (if idleAfter < 60 then [[60 - idleAfter] + request(0, 0)] else [])),
     },
   },
 

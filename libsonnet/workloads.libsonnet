@@ -126,13 +126,8 @@ local t = import 'lib/test.libsonnet';
     // Inputs: a model served by a canary and a baseline pod.
     local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, model_name: 'llama-3-8b', [r.label]: trackName } + extra,
     local cluster = { [l.cluster]: 'prod' },
-    local releaseSeries = [
-      t.series(inf.ttft + '_bucket', '0+90x60', cluster + vllm(r.baseline, { le: '0.5' })),
-      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.baseline, { le: '1.0' })),
-      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.baseline, { le: '+Inf' })),
-      t.series(inf.ttft + '_bucket', '0+50x60', cluster + vllm(r.canary, { le: '0.5' })),
-      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.canary, { le: '1.0' })),
-      t.series(inf.ttft + '_bucket', '0+100x60', cluster + vllm(r.canary, { le: '+Inf' })),
+    local releaseSeries = $.histograms.series(inf.ttft, cluster + vllm(r.baseline, {}), [0.5, 1], [[60, [90, 10, 0], 50]])
+                          + $.histograms.series(inf.ttft, cluster + vllm(r.canary, {}), [0.5, 1], [[60, [50, 50, 0], 60]]) + [
       t.series(inf.requests, '0+99x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
       t.series(inf.requests, '0+1x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
       t.series(inf.requests, '0+96x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
@@ -142,7 +137,7 @@ local t = import 'lib/test.libsonnet';
     [ttftTrack]: {
       section: 'release',
       family: 'release',
-      expr: 'histogram_quantile(0.99, sum ' + e.by(perTrack + ['le']) + ' (rate(' + inf.ttft + '_bucket{' + tracks + '}[5m])))',
+      expr: $.histograms.quantile(0.99, inf.ttft, perTrack, '5m', tracks),
     },
     [errorsTrack]: {
       section: 'release',

@@ -58,7 +58,8 @@ func replaceIn(t *testing.T, path, old, new string) {
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
 // with honorLabels: false and other thresholds, GPUs time-sliced and copied per pod by the
-// exporter's virtual-GPU mode, the small fixture catalog, and the embedded catalog sharded
+// exporter's virtual-GPU mode, servers that keep native histograms, the small fixture catalog,
+// and the embedded catalog sharded
 // (shard and global rule files evaluated together; 4.8.2 is the embedded catalog, which make
 // test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
@@ -72,6 +73,7 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		{"testdata/exporter-4.9.jsonnet", every},
 		{"testdata/exporter-renamed.jsonnet", every},
 		{"testdata/virtual-gpus.jsonnet", every},
+		{"testdata/native-histograms.jsonnet", every},
 		// A team's own catalog (every label and team renamed, some sections off, an alert
 		// of its own) and a training fleet with every section off.
 		{"../../internal/testutil/plantest/testdata/adopter.jsonnet", every},
@@ -277,6 +279,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                gpu_pod:gpu_allocated:share\n            )\n          /\n            sum by (cluster, namespace) (\n                gpu_pod:gpu_allocated:share\n",
 			new:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                (gpu_pod:gpu_allocated:share > bool 0)\n            )\n          /\n            sum by (cluster, namespace) (\n                (gpu_pod:gpu_allocated:share > bool 0)\n",
 			wantFailure: `expr: "namespace:dcgm_sm_active:avg"`,
+		},
+		{
+			// Native histograms: a minute without requests has no share of slow ones (NaN);
+			// counted as such, it makes the error budget unknown instead of unspent.
+			name: "minutes without traffic read as NaN (native histograms)", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/native-histograms.jsonnet",
+			old:         "                >\n                  0\n              )\n            *\n",
+			new:         "                >=\n                  0\n              )\n            *\n",
+			wantFailure: `slo:error_budget:remaining{slo=\"InferenceLatency\"}`,
 		},
 		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",

@@ -98,6 +98,20 @@ func (promqlFloatLabel) Run(in *Inputs, report func(Problem)) {
 // wholeNumber matches a label value Prometheus 3 rewrites as a float: 1, 10, 250.
 var wholeNumber = regexp.MustCompile(`^[0-9]+$`)
 
+type promqlHistogramForm struct{}
+
+func (promqlHistogramForm) Name() string { return "promql/histogram-form" }
+func (promqlHistogramForm) Doc() string {
+	return "a catalog histogram read in the form the servers do not keep (prometheus.nativeHistograms): _bucket, _count or _sum of a native histogram, the bare name of a classic one"
+}
+func (promqlHistogramForm) Run(in *Inputs, report func(Problem)) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
+		if histogram, absent := in.Model.AbsentHistogramForm(n.Name); absent {
+			report(at(f, e, n, Warning, "%s reads nothing: it is %s", n.Name, plan.HistogramFormAdvice(in.Model, histogram)))
+		}
+	})
+}
+
 type promqlCounter struct{}
 
 func (promqlCounter) Name() string { return "promql/counter" }

@@ -165,6 +165,11 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"1\"}[5m])) / sum(rate(vllm:e2e_request_latency_seconds_count[5m])) < 0.9\n        for: 10m\n")},
 			// Both spellings, a fraction, +Inf.
 			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=~\"1(\\\\.0)?\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"}[5m])) < 0.9\n        for: 10m\n")}},
+		{promqlHistogramForm{},
+			// The embedded catalog's servers keep vLLM's histograms classic: the bare name has no
+			// series.
+			map[string]string{"r.yaml": rules("      - record: model:ttft:p99\n        expr: histogram_quantile(0.99, sum by (model_name) (rate(vllm:time_to_first_token_seconds[5m])))\n")},
+			map[string]string{"r.yaml": rules("      - record: model:ttft:p99\n        expr: histogram_quantile(0.99, sum by (model_name, le) (rate(vllm:time_to_first_token_seconds_bucket[5m])))\n")}},
 		{namingLegacyNames{},
 			map[string]string{"op.yaml": "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata: {name: gpu}\nspec:\n  groups:\n    - name: gpu\n      rules:\n        - record: gpu.temperature.celsius\n          expr: max by (\"k8s.cluster\") ({\"dcgm.gpu.temp\"})\n          labels: {\"team.name\": infra}\n"},
 			// The same UTF-8 names in a plain rule file (Prometheus 3 reads them), legacy names in
@@ -337,6 +342,27 @@ func TestFeaturesTheServerRuns(t *testing.T) {
 		p.Model.Prometheus.EnableFeatures = []string{"promql-experimental-functions"}
 		if got := runCheck(t, p, promqlFeature{}, file); len(got) != 0 {
 			t.Errorf("%s: with the flag: %+v", config, got)
+		}
+	}
+}
+
+// TestHistogramFormFollowsTheServers: with prometheus.nativeHistograms the classic series of a
+// catalog histogram are the ones that read nothing, and the bare name is right. On the
+// adopter's catalog (whose servers keep native histograms) and on the embedded one switched.
+func TestHistogramFormFollowsTheServers(t *testing.T) {
+	classic := map[string]string{"r.yaml": rules("      - record: model:ttft:p99\n        expr: histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[5m])))\n      - record: model:ttft:mean\n        expr: sum(rate(vllm:time_to_first_token_seconds_sum[5m])) / sum(rate(vllm:time_to_first_token_seconds_count[5m]))\n")}
+	native := map[string]string{"r.yaml": rules("      - record: model:ttft:p99\n        expr: histogram_quantile(0.99, sum(rate(vllm:time_to_first_token_seconds[5m])))\n")}
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		p.Model.Prometheus.NativeHistograms = true
+		if got := runCheck(t, p, promqlHistogramForm{}, classic); len(got) != 3 || !strings.Contains(got[0].Message, "histogram_quantile of rate(vllm:time_to_first_token_seconds[5m])") {
+			t.Errorf("%s: classic series on native servers: %+v", config, got)
+		}
+		if got := runCheck(t, p, promqlHistogramForm{}, native); len(got) != 0 {
+			t.Errorf("%s: the native histogram on native servers: %+v", config, got)
+		}
+		if got := runCheck(t, p, promqlUnknownMetric{}, native); len(got) != 0 {
+			t.Errorf("%s: the native histogram called unknown: %+v", config, got)
 		}
 	}
 }

@@ -30,6 +30,12 @@ func checkMetricsKnown(m *model.Model, recorded []Recorded, readBy map[string][]
 	}
 	var errs []error
 	for _, name := range model.SortedKeys(readBy) {
+		if histogram, absent := m.AbsentHistogramForm(name); absent {
+			for _, path := range readBy[name] {
+				errs = append(errs, fmt.Errorf("%s reads %s, %s", path, name, HistogramFormAdvice(m, histogram)))
+			}
+			continue
+		}
 		if _, histogram := m.HistogramSeries(name); known[name] || histogram || Builtin(name) {
 			continue
 		}
@@ -38,6 +44,15 @@ func checkMetricsKnown(m *model.Model, recorded []Recorded, readBy map[string][]
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// HistogramFormAdvice says why a read of a catalog histogram in the form the servers do not
+// keep (model.AbsentHistogramForm) has no series, and what to read instead.
+func HistogramFormAdvice(m *model.Model, histogram string) string {
+	if m.Prometheus.NativeHistograms {
+		return fmt.Sprintf("a classic series of %s, which servers keeping native histograms (prometheus.nativeHistograms) do not have: read the histogram itself, as histogram_count, histogram_sum, histogram_fraction or histogram_quantile of rate(%s[5m])", histogram, histogram)
+	}
+	return fmt.Sprintf("the native form of the histogram %s, which servers keeping classic histograms do not have: read %s_bucket, %s_count or %s_sum, or set prometheus.nativeHistograms: true if your servers keep native histograms", histogram, histogram, histogram, histogram)
 }
 
 // suggestion names the known metric closest to name, if one is close enough to be a typo.

@@ -2,7 +2,8 @@
 // `node`, every other label under a name of its own (the cluster label k8s_cluster, the team
 // label owner), teams of its own, PagerDuty for pages and Slack for tickets (secrets by
 // reference), a training fleet's sections only (no canary releases, cost or cohorts), an alert
-// of its own, and its runbooks served elsewhere. Tests that prove a
+// of its own, its runbooks served elsewhere, and Prometheus 3 servers that keep vLLM's
+// histograms as native histograms. Tests that prove a
 // feature on the embedded catalog run it on this one too.
 local gpuobs = import 'gpuobs.libsonnet';
 local t = import 'lib/test.libsonnet';
@@ -37,6 +38,7 @@ gpuobs {
     },
   },
   enabled+: { release: false, cost: false, cohorts: false },
+  prometheus+: { nativeHistograms: true },
   // The team's own alert: its expression keeps fewer labels than a GPU alert's full identity
   // (no PCI bus, no pod), from which its scenarios' expected labels are derived.
   alerts+: {

@@ -1,0 +1,85 @@
+// Latency histograms (vLLM's) in the form the Prometheus servers keep them:
+// prometheus.nativeHistograms false reads the classic series (name_bucket with its le label,
+// name_count, name_sum); true reads the native histogram under the bare name, as Prometheus
+// keeps it when it scrapes native histograms (scrape_native_histograms) or converts classic
+// ones (convert_classic_histograms_to_nhcb) without keeping the classic series.
+//
+// Every query on a catalog histogram goes through these builders, and so do the series the
+// generated promtool tests feed: one catalog switch turns the SLOs, SLIs, records, panels and
+// runbooks over together, and generation refuses a read of the form the servers do not keep.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  histograms:: {
+    local native = $.prometheus.nativeHistograms,
+    local aggregate(by) = if by == [] then 'sum' else 'sum ' + e.by(by),
+    // The rate over w of a series (the native histogram, or a classic series of it) with the
+    // matchers given (a selector's inside, '' for none), summed by `by`.
+    local summed(series, matchers, by, w) =
+      local inside = std.join(', ', [m for m in matchers if m != '']);
+      aggregate(by) + ' (rate(' + series + (if inside == '' then '' else '{' + inside + '}') + '[' + w + ']))',
+    local bucket(seconds) = 'le=~"' + e.le(seconds) + '"',
+
+    // Observations per second over w.
+    count(metric, by, w, selector=''):: if native then 'histogram_count(' + summed(metric, [selector], by, w) + ')'
+    else summed(metric + '_count', [selector], by, w),
+
+    // Observations per second over w that took longer than `seconds`. Native: the count
+    // times the share above; where nothing was observed the share is NaN, so the count (0)
+    // stands in, as the classic difference gives.
+    above(metric, seconds, by, w, selector=''):: if native then
+      local h = summed(metric, [selector], by, w);
+      '(histogram_count(' + h + ') > 0) * (1 - histogram_fraction(0, ' + e.num(seconds) + ', ' + h + ')) or histogram_count(' + h + ')'
+    else summed(metric + '_count', [selector], by, w) + ' - ' + summed(metric + '_bucket', [selector, bucket(seconds)], by, w),
+
+    // The share of observations within `seconds` over w.
+    within(metric, seconds, by, w, selector=''):: if native then 'histogram_fraction(0, ' + e.num(seconds) + ', ' + summed(metric, [selector], by, w) + ')'
+    else summed(metric + '_bucket', [selector, bucket(seconds)], by, w) + ' / ' + summed(metric + '_count', [selector], by, w),
+
+    // The mean observation over w.
+    mean(metric, by, w, selector=''):: if native then 'histogram_avg(' + summed(metric, [selector], by, w) + ')'
+    else summed(metric + '_sum', [selector], by, w) + ' / ' + summed(metric + '_count', [selector], by, w),
+
+    // The q-quantile over w.
+    quantile(q, metric, by, w, selector=''):: 'histogram_quantile(' + e.num(q) + ', '
+                                              + (if native then summed(metric, [selector], by, w) else summed(metric + '_bucket', [selector], by + ['le'], w)) + ')',
+
+    // The series of one histogram for a promtool scenario, sampled once a minute from 0:
+    // `bounds` are its bucket bounds in seconds (ascending), and each phase [minutes, counts,
+    // sum] adds, every minute for its minutes, counts[i] observations to bucket i (one more
+    // count than bounds: the last is above the highest bound) and `sum` seconds. Classic: a
+    // cumulative _bucket series per bound (le spelt as vLLM's Python client does, 1.0) and
+    // +Inf, _count and _sum. Native: one series with custom buckets, as
+    // convert_classic_histograms_to_nhcb makes of the classic one.
+    series(metric, labels, bounds, phases)::
+      // Counts and sums to a millionth: 100 × (1 - 0.216) reads 78.4.
+      local n(x) = e.num(std.round(x * 1e6) / 1e6);
+      local buckets = std.length(bounds) + 1;
+      local add(a, b) = [a[i] + b[i] for i in std.range(0, buckets)];
+      local total(a, upTo) = std.foldl(function(acc, c) acc + c, a[0:upTo], 0);
+      // The histogram's state as [observations in each bucket..., sum]: what each phase adds
+      // a minute, and the state at the end of each phase (from empty).
+      local perMinute = [p[1] + [p[2]] for p in phases];
+      local ends = std.foldl(function(acc, i) acc + [add(acc[i], [phases[i][0] * x for x in perMinute[i]])], std.range(0, std.length(phases) - 1), [std.repeat([0], buckets + 1)]);
+      // promtool notation of one quantity of the state (format turns a state into it).
+      local notation(format) = std.join(' ', [
+        (if i == 0 then format(ends[0]) + '+' + format(perMinute[0]) + 'x' + phases[0][0]
+         else format(add(ends[i], perMinute[i])) + '+' + format(perMinute[i]) + 'x' + (phases[i][0] - 1))
+        for i in std.range(0, std.length(phases) - 1)
+      ]);
+      if native then
+        local histogram(state) = '{{schema:-53 sum:' + n(state[buckets]) + ' count:' + n(total(state, buckets))
+                                 + ' custom_values:[' + std.join(' ', [n(b) for b in bounds]) + '] buckets:[' + std.join(' ', [n(c) for c in state[0:buckets]]) + ']}}';
+        [t.series(metric, notation(histogram), labels)]
+      else
+        local le(b) = if b == std.floor(b) then n(b) + '.0' else n(b);
+        [
+          t.series(metric + '_bucket', notation(function(state) n(total(state, i + 1))), labels { le: le(bounds[i]) })
+          for i in std.range(0, std.length(bounds) - 1)
+        ] + [
+          t.series(metric + '_bucket', notation(function(state) n(total(state, buckets))), labels { le: '+Inf' }),
+          t.series(metric + '_count', notation(function(state) n(total(state, buckets))), labels),
+          t.series(metric + '_sum', notation(function(state) n(state[buckets])), labels),
+        ],
+  },
+}
