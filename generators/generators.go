@@ -41,6 +41,7 @@ func All(opts Options) []Generator {
 		{Name: "alertmanager", Dir: output.AlertmanagerDir, Generate: alertmanager.Generate},
 		{Name: "dashboards", Dir: output.DashboardsDir, Generate: dashboards.Generate},
 		{Name: "dashboard ConfigMaps", Dir: output.SidecarDir, Generate: dashboards.Sidecar},
+		{Name: "v2 dashboards", Dir: output.DashboardsV2Dir, Generate: dashboards.GenerateV2},
 		{Name: "catalog reference", Dir: output.DocsDir, Generate: catalogdoc.Generate},
 		{Name: "exporter configuration", Dir: output.ExporterDir, Generate: exporter.Generate},
 		{Name: "rule formats", Dir: output.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {

@@ -28,7 +28,8 @@ func TestLayoutIsDeclared(t *testing.T) {
 	}
 	catalog("adopter.jsonnet", string(adopter))
 	configs := []string{
-		catalog("sidecar.jsonnet", "(import 'gpuobs.libsonnet') { deploy+: { grafana+: { sidecar+: { enabled: true } } } }"),
+		catalog("sidecar.jsonnet", "(import 'gpuobs.libsonnet') { deploy+: { grafana+: { sidecar+: { enabled: true }, schemas: ['classic', 'v2'] } } }"),
+		catalog("v2.jsonnet", "(import 'adopter.jsonnet') { deploy+: { grafana+: { schemas: ['v2'] } } }"),
 		catalog("mimir.jsonnet", "(import 'gpuobs.libsonnet') { topology+: { mode: 'sharded', globalEngine: 'mimir' } }"),
 		catalog("thanos.jsonnet", "(import 'gpuobs.libsonnet') { topology+: { mode: 'sharded' } }"),
 		filepath.Join(dir, "adopter.jsonnet"),

@@ -54,6 +54,9 @@
     // false when Prometheus scrapes with honorLabels: false (the Helm chart's ServiceMonitor
     // default): pod attribution then arrives as exported_namespace/exported_pod/exported_container.
     honorLabels: true,
+    // The DCGM field of the driver version: the counter file's label row names it, and the
+    // series carry it as a label of that name (labels.driverVersion, if you relabel it).
+    driverField: profile.driverLabel,
     // Name of the clock-event bitmask field your exporter collects
     // (DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer counter files).
     throttleReasonsField: profile.throttleReasonsField,
@@ -132,7 +135,7 @@
     pciBusId: 'pci_bus_id',
     device: 'device',
     modelName: 'modelName',
-    driverVersion: profile.driverLabel,
+    driverVersion: $.exporter.driverField,
     namespace: pod('namespace'),
     pod: pod('pod'),
     container: pod('container'),

@@ -108,10 +108,14 @@
     // Grafana: uidPrefix starts every dashboard UID and tags the dashboards that link to each
     // other (a second install in one organization takes another prefix); editable lets users
     // change them in Grafana (provisioning overwrites such edits); sidecar also writes each
-    // dashboard as a ConfigMap for Grafana's sidecar (grafana/<level>.yaml).
+    // dashboard as a ConfigMap for Grafana's sidecar (grafana/<level>.yaml); schemas are the
+    // dashboard schemas written: 'classic' (dashboards/<level>.json, the dashboard JSON of
+    // file provisioning, the sidecar and the HTTP API) and 'v2' (dashboards/v2/<level>.json,
+    // the dashboard.grafana.app/v2 resource of Grafana 13's API, Git Sync and grafana-operator).
     grafana: {
       uidPrefix: 'gpuobs',
       editable: false,
+      schemas: ['classic'],
       sidecar: { enabled: false, namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
     },
   },

@@ -41,9 +41,12 @@ func tags(m *model.Model, level string) []string {
 // panelHeight is the height of every panel, in grid units.
 const panelHeight = 8
 
-// Generate renders one JSON file per dashboard level.
+// Generate renders one JSON file per dashboard level, when the classic schema is written.
 func Generate(p *plan.Plan) ([]emit.File, error) {
-	return render(p.Model, func(level string, body []byte) emit.File {
+	if !p.Model.Deploy.Grafana.Writes(model.SchemaClassic) {
+		return nil, nil
+	}
+	return render(p.Model, classic, func(level string, body []byte) emit.File {
 		return emit.File{Path: output.Dashboard(level), Content: body}
 	})
 }
@@ -55,7 +58,7 @@ func Sidecar(p *plan.Plan) ([]emit.File, error) {
 	if !g.Sidecar.Enabled {
 		return nil, nil
 	}
-	return render(p.Model, func(level string, body []byte) emit.File {
+	return render(p.Model, classic, func(level string, body []byte) emit.File {
 		name := strings.ToLower(level)
 		return emit.YAML(output.SidecarDashboard(level), emit.MustYAML(map[string]any{
 			"apiVersion": "v1",
@@ -66,11 +69,14 @@ func Sidecar(p *plan.Plan) ([]emit.File, error) {
 	})
 }
 
-// render builds every dashboard level and makes a file of each with file.
-func render(m *model.Model, file func(level string, body []byte) emit.File) ([]emit.File, error) {
+// classic builds a dashboard level in the classic schema.
+func classic(m *model.Model, level string) (any, error) { return Build(m, level) }
+
+// render builds every dashboard level with build and makes a file of each with file.
+func render(m *model.Model, build func(*model.Model, string) (any, error), file func(level string, body []byte) emit.File) ([]emit.File, error) {
 	var files []emit.File
 	for _, level := range model.SortedKeys(m.Dashboards) {
-		d, err := Build(m, level)
+		d, err := build(m, level)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard %s: %w", level, err)
 		}
@@ -84,7 +90,7 @@ func render(m *model.Model, file func(level string, body []byte) emit.File) ([]e
 }
 
 // canonicalJSON renders a dashboard with sorted keys and two-space indentation.
-func canonicalJSON(d dashboard.Dashboard) ([]byte, error) {
+func canonicalJSON(d any) ([]byte, error) {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
@@ -263,6 +269,12 @@ func thresholds(steps [][2]any) ([]dashboard.Threshold, error) {
 // drillLink opens a level with its variables taken from the clicked series' labels, the data
 // source and the time range kept.
 func drillLink(m *model.Model, p model.Panel) cog.Builder[dashboard.DashboardLink] {
+	title, url := drillTarget(m, p)
+	return dashboard.NewDashboardLinkBuilder(title).Url(url)
+}
+
+// drillTarget is the title and URL of the level a panel drills into.
+func drillTarget(m *model.Model, p model.Panel) (title, url string) {
 	target := m.Dashboards[p.Drill]
 	params := []string{"${datasource:queryparam}", "${__url_time_range}"}
 	for _, v := range model.SortedKeys(target.Vars) {
@@ -272,6 +284,5 @@ func drillLink(m *model.Model, p model.Panel) cog.Builder[dashboard.DashboardLin
 		}
 		params = append(params, fmt.Sprintf("var-%s=${__field.labels.%s}", v, label))
 	}
-	return dashboard.NewDashboardLinkBuilder(target.Title).
-		Url("/d/" + target.UID + "?" + strings.Join(params, "&"))
+	return target.Title, "/d/" + target.UID + "?" + strings.Join(params, "&")
 }

@@ -67,11 +67,14 @@ func TestSmallCatalog(t *testing.T) {
 
 // TestCounterFileKeepsTheLabelRowsRulesRead: the driver-version skew alert reads the driver
 // label, which dcgm-exporter adds only for a counter-file row typed label; each exporter
-// profile names it its own way, and a catalog that reads no such label has no row.
+// profile names it its own way, and a catalog that reads no such label has no row. The row names
+// the DCGM field, not the label as relabeling renames it (the adopter's driver_version): the
+// exporter refuses a row that is not a DCGM field.
 func TestCounterFileKeepsTheLabelRowsRulesRead(t *testing.T) {
 	for config, want := range map[string]string{
 		"": "DCGM_FI_DRIVER_VERSION, label,",
-		"../promtooltests/testdata/exporter-4.9.jsonnet": "DCGM_FI_SYSTEM_DRIVER_VERSION, label,",
+		"../../internal/testutil/plantest/testdata/adopter.jsonnet": "DCGM_FI_DRIVER_VERSION, label,",
+		"../promtooltests/testdata/exporter-4.9.jsonnet":            "DCGM_FI_SYSTEM_DRIVER_VERSION, label,",
 	} {
 		files, err := Generate(plantest.Plan(t, config))
 		if err != nil {

@@ -19,6 +19,9 @@ const APIVersion = "gpuobs/v1"
 // fileName is a name from the catalog that becomes one path element of an output file.
 var fileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
+// dcgmField matches a DCGM field's name.
+var dcgmField = regexp.MustCompile(`^DCGM_FI_[A-Z0-9_]+$`)
+
 // validate checks a decoded catalog and applies defaults; it reports every problem.
 func validate(m *model.Model) Problems {
 	v := &validator{}
@@ -42,6 +45,9 @@ func validate(m *model.Model) Problems {
 		v.add("runbooks.baseURL", "is empty; set the base URL your runbook pages live under")
 	}
 	v.xid(m)
+	if !dcgmField.MatchString(m.Exporter.DriverField) {
+		v.add("exporter.driverField", "is %q, not a DCGM field name: the counter file's label row must name the field (DCGM_FI_DRIVER_VERSION, or DCGM_FI_SYSTEM_DRIVER_VERSION from 4.9), which dcgm-exporter refuses otherwise; rename the label with labels.driverVersion instead", m.Exporter.DriverField)
+	}
 	for _, name := range []string{m.Exporter.HealthField, m.Exporter.ThrottleReasonsField} {
 		if _, ok := m.Fields[name]; !ok {
 			v.add("exporter", "names field %q, which is not in fields", name)
@@ -59,6 +65,7 @@ func validate(m *model.Model) Problems {
 	v.sharing(m)
 	v.counterFile(m)
 	v.topology(m)
+	v.grafana(m)
 	v.runbooks(m)
 	v.alertmanager(m)
 	v.lint(m)
@@ -543,6 +550,24 @@ func (v *validator) topology(m *model.Model) {
 	}
 	if !promql.IsValidLabelName(t.ShardLabel) {
 		v.add("topology.shardLabel", "is %q, not a label name; name the external label that tells shards apart (%s)", t.ShardLabel, m.Labels.Cluster)
+	}
+}
+
+// grafana checks the dashboard schemas: known, each once, at least one, and the classic one
+// where the sidecar loads it (the sidecar provisions classic dashboard JSON only).
+func (v *validator) grafana(m *model.Model) {
+	g := m.Deploy.Grafana
+	if len(g.Schemas) == 0 {
+		v.add("deploy.grafana.schemas", "is empty: name the dashboard schemas to write, %q, %q or both", model.SchemaClassic, model.SchemaV2)
+	}
+	for i, s := range g.Schemas {
+		v.oneOf(fmt.Sprintf("deploy.grafana.schemas[%d]", i), s, model.SchemaClassic, model.SchemaV2)
+		if slices.Index(g.Schemas, s) != i {
+			v.add(fmt.Sprintf("deploy.grafana.schemas[%d]", i), "repeats %q", s)
+		}
+	}
+	if g.Sidecar.Enabled && !g.Writes(model.SchemaClassic) {
+		v.add("deploy.grafana.sidecar.enabled", "is true but deploy.grafana.schemas leaves out %q: the sidecar provisions classic dashboard JSON only; add it, or switch the sidecar off", model.SchemaClassic)
 	}
 }
 

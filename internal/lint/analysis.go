@@ -55,7 +55,7 @@ func (in *Inputs) unitOf(n *promql.Node) string {
 		switch n.Name {
 		case "rate", "irate", "deriv":
 			if u := in.unitOf(n.Args[0]); u != "" {
-				return u + "/s"
+				return in.Model.RateUnit(u)
 			}
 		case "increase", "delta", "avg_over_time", "min_over_time", "max_over_time", "last_over_time", "quantile_over_time", "abs", "ceil", "floor", "round", "clamp", "clamp_min", "clamp_max":
 			for _, a := range n.Args {

@@ -387,7 +387,7 @@ func claimedUnit(m *model.Model, record string) string {
 	}
 	u := m.UnitOfName(strings.TrimSuffix(metric, "_total"))
 	if u != "" && (strings.HasPrefix(op, "rate") || strings.HasPrefix(op, "irate")) {
-		return u + "_per_second"
+		return normalUnit(m.RateUnit(u))
 	}
 	return u
 }

@@ -395,3 +395,24 @@ func TestCounterMessagesSayWhatResetsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestRateOfEnergyIsPower: the per-second rate of a counter in joules (dcgm-exporter 4.9's
+// energy) is in watts, as the catalog's units say: a panel showing it in watts and a record
+// named for joules per second are right; a panel claiming joules is not. The embedded
+// catalog's energy is in millijoules, whose rate needs scaling first.
+func TestRateOfEnergyIsPower(t *testing.T) {
+	p := plantest.Plan(t, "../../generators/promtooltests/testdata/exporter-4.9.jsonnet")
+	panel := func(unit string) map[string]string {
+		return map[string]string{"d.json": `{"title": "x", "panels": [{"type": "timeseries", "title": "Power from energy", "fieldConfig": {"defaults": {"unit": "` + unit + `"}}, "targets": [{"expr": "max by (UUID) (rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[5m]))"}]}]}`}
+	}
+	if got := runCheck(t, p, namingUnit{}, panel("watt")); len(got) != 0 {
+		t.Errorf("watts: %+v", got)
+	}
+	if got := runCheck(t, p, namingUnit{}, panel("joule")); len(got) != 1 || !strings.Contains(got[0].Message, "claims joules but holds watts") {
+		t.Errorf("joules: %+v", got)
+	}
+	record := map[string]string{"r.yaml": rules("      - record: gpu:dcgm_energy_joules:rate5m\n        expr: max by (UUID) (rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[5m]))\n")}
+	if got := runCheck(t, p, namingUnit{}, record); len(got) != 0 {
+		t.Errorf("a record of joules per second: %+v", got)
+	}
+}

@@ -82,6 +82,15 @@ type Deploy struct {
 	Grafana GrafanaDeploy `json:"grafana"`
 }
 
+// The dashboard schemas gpuobs writes (deploy.grafana.schemas).
+const (
+	SchemaClassic = "classic"
+	SchemaV2      = "v2"
+)
+
+// Writes reports whether the dashboards are written in a schema.
+func (g GrafanaDeploy) Writes(schema string) bool { return slices.Contains(g.Schemas, schema) }
+
 // GrafanaDeploy is how the dashboards are installed in Grafana.
 type GrafanaDeploy struct {
 	// UIDPrefix starts every dashboard's UID and tags the dashboards that link to each other,
@@ -90,6 +99,9 @@ type GrafanaDeploy struct {
 	// Editable lets users edit the dashboards in Grafana (provisioned dashboards lose such
 	// edits at the next provisioning).
 	Editable bool `json:"editable"`
+	// Schemas are the dashboard schemas written: SchemaClassic (the dashboard JSON of file
+	// provisioning and the sidecar), SchemaV2 (Grafana's dashboard.grafana.app/v2 resource).
+	Schemas []string `json:"schemas"`
 	// Sidecar, when enabled, also writes each dashboard as a ConfigMap that Grafana's sidecar
 	// (kube-prometheus-stack) loads: in Namespace, with Labels.
 	Sidecar struct {
@@ -272,6 +284,9 @@ type Exporter struct {
 	HonorLabels          bool   `json:"honorLabels"`
 	ThrottleReasonsField string `json:"throttleReasonsField"`
 	HealthField          string `json:"healthField"`
+	// DriverField is the DCGM field of the driver version, which the counter file's label row
+	// names (the series' label is Labels.DriverVersion, the field's name unless relabelled).
+	DriverField string `json:"driverField"`
 	// VirtualGPUs is dcgm-exporter's --kubernetes-virtual-gpus: a shared GPU's series are
 	// copied per pod, except PerProcessFields, where each pod reports its own processes'
 	// value next to the device's series.

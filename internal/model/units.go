@@ -47,6 +47,17 @@ func (m *Model) UnitOfGrafana(id string) string {
 	return ""
 }
 
+// RateUnit is the unit of a counter's per-second rate: the catalog's unit that its rate's
+// display shows as it is (the rate of joules is in watts), else unit/s (bytes/s).
+func (m *Model) RateUnit(unit string) string {
+	if r := m.Units[unit].Rate; r != nil && r.Scale == 1 {
+		if u := m.UnitOfGrafana(r.Grafana); u != "" {
+			return u
+		}
+	}
+	return unit + "/s"
+}
+
 // UnitOfName is the unit a metric name's suffix claims, or "": the longest suffix that matches.
 func (m *Model) UnitOfName(metric string) string {
 	best := ""

@@ -56,15 +56,21 @@ const (
 	AlertmanagerOperator = AlertmanagerDir + "/alertmanagerconfig.yaml"
 )
 
-// Dashboards: one JSON file per level for file provisioning, and the same as ConfigMaps for
-// Grafana's sidecar (deploy.grafana.sidecar).
+// Dashboards: one JSON file per level for file provisioning, the same as ConfigMaps for
+// Grafana's sidecar (deploy.grafana.sidecar), and as v2 resources (deploy.grafana.schemas).
 const (
-	DashboardsDir = "dashboards"
-	SidecarDir    = "grafana"
+	DashboardsDir   = "dashboards"
+	DashboardsV2Dir = DashboardsDir + "/v2"
+	SidecarDir      = "grafana"
 )
 
 // Dashboard is the file of a dashboard level (dashboards/l1.json).
 func Dashboard(level string) string { return DashboardsDir + "/" + strings.ToLower(level) + ".json" }
+
+// DashboardV2 is the v2 resource file of a dashboard level (dashboards/v2/l1.json).
+func DashboardV2(level string) string {
+	return DashboardsV2Dir + "/" + strings.ToLower(level) + ".json"
+}
 
 // SidecarDashboard is the ConfigMap file of a dashboard level (grafana/l1.yaml).
 func SidecarDashboard(level string) string {
@@ -126,7 +132,7 @@ var declared = regexp.MustCompile(`^(` + strings.Join([]string{
 	regexp.QuoteMeta(RulesDir) + `/(` + OperatorFormat + `/prometheusrule|` + MimirFormat + `/gpuobs)(-(shard|global))?\.yaml`,
 	regexp.QuoteMeta(MimirRemoteWrite),
 	regexp.QuoteMeta(AlertmanagerConfig), regexp.QuoteMeta(AlertmanagerFragment), regexp.QuoteMeta(AlertmanagerOperator),
-	regexp.QuoteMeta(DashboardsDir) + `/[a-z0-9][a-z0-9_-]*\.json`,
+	regexp.QuoteMeta(DashboardsDir) + `/(v2/)?[a-z0-9][a-z0-9_-]*\.json`,
 	regexp.QuoteMeta(SidecarDir) + `/[a-z0-9][a-z0-9_-]*\.yaml`,
 	regexp.QuoteMeta(RunbooksDir) + `/[A-Za-z0-9_]+\.md`,
 	regexp.QuoteMeta(Counters), regexp.QuoteMeta(ExporterConfigMap), regexp.QuoteMeta(ExporterHelmValues),

@@ -292,7 +292,7 @@ func usage(m *model.Model, recorded []Recorded) (Usage, map[string][]string, err
 	slices.SortStableFunc(counters, func(a, b string) int { return cmp.Compare(m.Fields[a].ID, m.Fields[b].ID) })
 	u := Usage{Users: users, Counters: counters}
 	if driverLabelRead {
-		u.LabelRows = []string{m.Labels.DriverVersion}
+		u.LabelRows = []string{m.Exporter.DriverField}
 	}
 	return u, readBy, errors.Join(errs...)
 }

@@ -199,9 +199,13 @@ func canonical(expr string) (string, []string, error) {
 }
 
 func (o *Output) readDashboards(dir string) []error {
-	paths, err := filepath.Glob(filepath.Join(dir, output.DashboardsDir, "*.json"))
-	if err != nil {
-		return []error{err}
+	var paths []string
+	for _, d := range []string{output.DashboardsDir, output.DashboardsV2Dir} {
+		found, err := filepath.Glob(filepath.Join(dir, d, "*.json"))
+		if err != nil {
+			return []error{err}
+		}
+		paths = append(paths, found...)
 	}
 	var errs []error
 	for _, p := range paths {
@@ -210,7 +214,8 @@ func (o *Output) readDashboards(dir string) []error {
 			errs = append(errs, err)
 			continue
 		}
-		rel := output.DashboardsDir + "/" + filepath.Base(p)
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
 		f := source.ReadDashboard(rel, data)
 		if f.Err != nil {
 			errs = append(errs, fmt.Errorf("%s:%d:%d: %s", rel, f.Err.Pos.Line, f.Err.Pos.Col, f.Err.Message))
