@@ -17,10 +17,15 @@ import (
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
-// promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir.
-func promtool(t *testing.T, dir, command, file string) (string, error) {
+// promtool runs the pinned promtool (tools/promtool/go.mod) with a file under dir, and the
+// feature flags given.
+func promtool(t *testing.T, dir, command, file string, features ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("go", "tool", "-modfile=tools/promtool/go.mod", "promtool", command, "rules", filepath.Join(dir, file))
+	args := []string{"tool", "-modfile=tools/promtool/go.mod", "promtool", command, "rules"}
+	if len(features) > 0 {
+		args = append(args, "--enable-feature="+strings.Join(features, ","))
+	}
+	cmd := exec.Command("go", append(args, filepath.Join(dir, file))...)
 	cmd.Dir = "../.." // go tool needs the module root
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -462,4 +467,45 @@ func TestSmallCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
+}
+
+// TestGeneratedTestsRunWithTheServersFlags: a team's record that needs an experimental function
+// (limitk) on servers that run with promql-experimental-functions: its generated test passes
+// with the catalog's flags and promtool refuses it without them. On the adopter's catalog.
+func TestGeneratedTestsRunWithTheServersFlags(t *testing.T) {
+	t.Parallel()
+	adopter, err := os.ReadFile("../../internal/testutil/plantest/testdata/adopter.jsonnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "adopter.jsonnet"), adopter, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "gpuobs.jsonnet")
+	err = os.WriteFile(config, []byte(`local t = import 'lib/test.libsonnet';
+(import 'adopter.jsonnet') {
+  prometheus+: { enableFeatures: ['promql-experimental-functions'] },
+  records+: {
+    'k8s_cluster:dcgm_gpu_temp:limit2': {
+      family: 'thermal',
+      expr: 'limitk by (k8s_cluster) (2, max by (k8s_cluster, node, gpu_index) (DCGM_FI_DEV_GPU_TEMP))',
+      tests: [t.recordCase('two GPUs of three', [
+        t.series('DCGM_FI_DEV_GPU_TEMP', '60x60', { k8s_cluster: 'prod', node: 'a', gpu_index: std.toString(i) }) for i in [0, 1, 2]
+      ], [t.sample({ k8s_cluster: 'prod' }, 2)], 'count by (k8s_cluster) (k8s_cluster:dcgm_gpu_temp:limit2)')],
+    },
+  },
+}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plantest.Plan(t, config)
+	out := generateInto(t, config)
+	if text, err := promtool(t, out, "test", output.RecordsTests, p.Model.Prometheus.EnableFeatures...); err != nil {
+		t.Errorf("with the catalog's flags: %v\n%s", err, text)
+	}
+	if text, err := promtool(t, out, "test", output.RecordsTests); err == nil || !strings.Contains(text, "limitk") {
+		t.Errorf("promtool passed the test without the flag:\n%s", text)
+	}
 }
