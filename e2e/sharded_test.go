@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -125,8 +127,32 @@ func TestShardedEndToEnd(t *testing.T) {
 	// An alert of both layers: GPU 2 of cluster A runs hot against its SKU's fleet average (a
 	// global record over both shards' records), read through the querier.
 	hot := shards[0]
+	fleetTemp := "fleet_sku_load:dcgm_gpu_temp:avg"
+	before, err := query(q, "sum("+fleetTemp+")")
+	if err != nil || len(before) != 1 {
+		t.Fatalf("%s: %v %v", fleetTemp, before, err)
+	}
 	t.Logf("inject: GPU 2 of %s at 75 °C, its seven peers at 45 °C", hot.name)
+	injected := time.Now()
 	hot.exp.inject(func() { hot.exp.temp[2] = 75 })
+	// The ruler reads the shards topology.globalQueryOffset behind: the fleet average takes
+	// the new temperature no sooner than that after it is scraped.
+	offset, err := promql.ParseDuration(m.Topology.GlobalQueryOffset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the fleet average takes the hot GPU, the query offset after it is scraped", func() error {
+		now, err := query(q, "sum("+fleetTemp+")")
+		if err != nil || len(now) != 1 || now[0].value == before[0].value {
+			return fmt.Errorf("%s still %v (%v)", fleetTemp, now, err)
+		}
+		lag := time.Since(injected)
+		t.Logf("the global layer saw the change %s after it, with a query offset of %s", lag.Round(100*time.Millisecond), offset)
+		if lag < time.Duration(offset) {
+			t.Errorf("the fleet average changed %s after the injection, sooner than the query offset %s: the ruler does not read behind", lag, offset)
+		}
+		return nil
+	})
 	eventually(t, ctx, "the ruler fires GPUHotterThanFleetPeers once, on GPU 2 of cluster A", func() error {
 		if p.Layers["GPUHotterThanFleetPeers"] != plan.Global {
 			return fmt.Errorf("GPUHotterThanFleetPeers is not a global alert")

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,4 +123,54 @@ func TestSmallCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
+}
+
+// TestGlobalGroupsReadBehind: in a sharded topology every group of the global layer has the
+// catalog's query offset, and no shard group has one; a single Prometheus has none. On the
+// embedded catalog sharded, and on the adopter's catalog sharded with an offset of its own.
+func TestGlobalGroupsReadBehind(t *testing.T) {
+	adopter, err := os.ReadFile("../../internal/testutil/plantest/testdata/adopter.jsonnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"adopter.jsonnet": string(adopter),
+		"sharded.jsonnet": "(import 'adopter.jsonnet') { topology+: { mode: 'sharded', globalQueryOffset: '45s' } }",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for config, offset := range map[string]string{
+		"../../internal/testutil/plantest/testdata/sharded.jsonnet": plantest.Plan(t, "").Model.Topology.GlobalQueryOffset,
+		filepath.Join(dir, "sharded.jsonnet"):                       "45s",
+	} {
+		if offset == "" || offset == "0s" {
+			t.Fatalf("%s: no offset to check", config)
+		}
+		global := 0
+		for path, f := range parse(t, plantest.Plan(t, config)) {
+			for _, g := range f.Groups {
+				want := ""
+				if strings.HasPrefix(path, output.RulesDir+"/global/") {
+					want = offset
+					global++
+				}
+				if g.QueryOffset != want {
+					t.Errorf("%s: %s group %s has query_offset %q, want %q", config, path, g.Name, g.QueryOffset, want)
+				}
+			}
+		}
+		if global == 0 {
+			t.Errorf("%s: no global group", config)
+		}
+	}
+	for _, f := range parse(t, plantest.Plan(t, "")) {
+		for _, g := range f.Groups {
+			if g.QueryOffset != "" {
+				t.Errorf("single Prometheus: group %s has query_offset %q", g.Name, g.QueryOffset)
+			}
+		}
+	}
 }

@@ -548,6 +548,7 @@ func (v *validator) topology(m *model.Model) {
 	if t.GlobalEngine != model.EngineThanos && t.GlobalEngine != model.EngineMimir {
 		v.add("topology.globalEngine", "is %q; want %q (Thanos ruler over a querier) or %q (Mimir ruler)", t.GlobalEngine, model.EngineThanos, model.EngineMimir)
 	}
+	v.duration("topology.globalQueryOffset", t.GlobalQueryOffset, true)
 	if !promql.IsValidLabelName(t.ShardLabel) {
 		v.add("topology.shardLabel", "is %q, not a label name; name the external label that tells shards apart (%s)", t.ShardLabel, m.Labels.Cluster)
 	}

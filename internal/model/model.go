@@ -61,6 +61,9 @@ type Topology struct {
 	ShardLabel string `json:"shardLabel"`
 	// GlobalEngine evaluates the global layer: thanos (ruler over a querier) or mimir (ruler).
 	GlobalEngine string `json:"globalEngine"`
+	// GlobalQueryOffset is the query_offset of the global layer's groups: how far behind the
+	// evaluation time they read, so that every shard's records for it have arrived.
+	GlobalQueryOffset string `json:"globalQueryOffset"`
 }
 
 // Sharded reports whether the rules are split between shards and a global layer.

@@ -52,6 +52,9 @@ func (p *Plan) groupsIn(groups []Group, layer Layer) []Group {
 	for _, g := range groups {
 		kept := g
 		kept.Rules = nil
+		if layer == Global {
+			kept.QueryOffset = p.Model.Topology.GlobalQueryOffset
+		}
 		for _, r := range g.Rules {
 			if p.Layers[r.Record+r.Alert] == layer {
 				kept.Rules = append(kept.Rules, r)

@@ -59,7 +59,10 @@ type Alert struct {
 type Group struct {
 	Name     string `yaml:"name"`
 	Interval string `yaml:"interval,omitempty"`
-	Rules    []Rule `yaml:"rules"`
+	// QueryOffset makes the group read as of that long before its evaluation time (the global
+	// layer's, topology.globalQueryOffset).
+	QueryOffset string `yaml:"query_offset,omitempty"`
+	Rules       []Rule `yaml:"rules"`
 }
 
 // Rule is a rule as a Prometheus rule file holds it, its expression pretty-printed.

@@ -91,6 +91,10 @@ type Evaluation struct {
 	Failed []string
 	// Slowest lists the rules that took longest, slowest first, with their duration.
 	Slowest []string
+	// SlowestGroup is the group that took longest, and its duration: how long after its
+	// evaluation time its last record is written.
+	SlowestGroup         string
+	SlowestGroupDuration time.Duration
 }
 
 // Evaluator holds rule groups loaded from files, ready to evaluate against a store.
@@ -135,6 +139,15 @@ func (e *Evaluator) Evaluate(ts time.Time, concurrent bool) Evaluation {
 	var ev Evaluation
 	var all []rules.Rule
 	for _, g := range e.groups {
+		// A group evaluates its rules one after another (Eval, unlike the rule manager's loop,
+		// records no group time).
+		var d time.Duration
+		for _, r := range g.Rules() {
+			d += r.GetEvaluationDuration()
+		}
+		if d > ev.SlowestGroupDuration {
+			ev.SlowestGroup, ev.SlowestGroupDuration = g.Name(), d
+		}
 		for _, r := range g.Rules() {
 			all = append(all, r)
 			if err := r.LastError(); err != nil {
