@@ -35,4 +35,35 @@ code=$?
 set -e
 [ "$code" = 2 ] && grep -q "is not pinned" "$work/out" || fail "an unpinned version: exit $code: $(cat "$work/out")"
 (cd "$work" && env GPUOBS="$gpuobs" INPUT_VERSION=0123456789abcdef0123456789abcdef01234567 INPUT_PATHS=good.yaml "$OLDPWD/integrations/action.sh") >"$work/out" 2>&1 || fail "a commit hash is a pin: $(cat "$work/out")"
+
+# The generated promtool tests, with the promtool of tools/promtool/go.mod and a JUnit report
+# per file; a failing test fails the step, a missing test path is refused.
+version=$(sed -n 's/^promtool_version=//p' integrations/action.sh)
+grep -Eq "github.com/prometheus/prometheus $version( |$)" tools/promtool/go.mod || fail "the action installs promtool $version, tools/promtool/go.mod pins another"
+go build -modfile=tools/promtool/go.mod -o "$work/promtool" github.com/prometheus/prometheus/cmd/promtool
+mkdir -p "$work/tests"
+cat >"$work/tests/good.test.yaml" <<'YAML'
+rule_files: [../good.yaml]
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'DCGM_FI_DEV_GPU_TEMP{cluster="a", Hostname="n", gpu="0"}'
+        values: '60x5'
+    promql_expr_test:
+      - expr: node:dcgm_gpu_temp:max
+        eval_time: 2m
+        exp_samples: [{labels: 'node:dcgm_gpu_temp:max{cluster="a", Hostname="n"}', value: 60}]
+YAML
+tests() { run GPUOBS_PROMTOOL="$work/promtool" INPUT_PATHS=good.yaml "$@"; }
+tests INPUT_TESTS=tests INPUT_JUNIT_DIR=junit >"$work/out" 2>&1 || fail "a passing test failed: $(cat "$work/out")"
+grep -q '<testsuite name="tests/good.test.yaml" tests="1" failures="0"' "$work/junit/good.test.xml" || fail "no JUnit report: $(ls "$work/junit" 2>&1)"
+sed -i 's/value: 60/value: 61/' "$work/tests/good.test.yaml"
+set +e
+tests INPUT_TESTS=tests >"$work/out" 2>&1
+code=$?
+tests INPUT_TESTS=missing >"$work/out2" 2>&1
+missing=$?
+set -e
+[ "$code" = 1 ] || fail "a failing test: exit $code, want 1: $(cat "$work/out")"
+[ "$missing" = 2 ] && grep -q "do not exist" "$work/out2" || fail "missing tests: exit $missing: $(cat "$work/out2")"
 echo "action_test: ok"
