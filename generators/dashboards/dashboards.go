@@ -192,12 +192,7 @@ type options[T any] interface {
 
 func configure[T options[T]](m *model.Model, b T, p model.Panel, id uint32, instant bool, format prometheus.PromQueryFormat) (cog.Builder[dashboard.Panel], error) {
 	b.Id(id).Title(p.Title).Description(p.Description).Datasource(datasource).Span(uint32(p.Width)).Height(panelHeight).Unit(p.Unit)
-	if p.Min != nil {
-		b.Min(*p.Min)
-	}
-	if p.Max != nil {
-		b.Max(*p.Max)
-	}
+	setRange(b, p)
 	if len(p.Thresholds) > 0 {
 		steps, err := thresholds(p.Thresholds)
 		if err != nil {
@@ -219,6 +214,22 @@ func configure[T options[T]](m *model.Model, b T, p model.Panel, id uint32, inst
 		b.DataLinks([]cog.Builder[dashboard.DashboardLink]{drillLink(m, p)})
 	}
 	return b, nil
+}
+
+// ranged are the panel builders of either schema that take a value range.
+type ranged[T any] interface {
+	Min(float64) T
+	Max(float64) T
+}
+
+// setRange gives a panel the catalog's range, where it has one.
+func setRange[T ranged[T]](b T, p model.Panel) {
+	if p.Min != nil {
+		b.Min(*p.Min)
+	}
+	if p.Max != nil {
+		b.Max(*p.Max)
+	}
 }
 
 // panel builds a panel of the catalog's type.

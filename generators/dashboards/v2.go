@@ -131,9 +131,8 @@ func (q legacyQuery) Build() (dashboardv2.DataQueryKind, error) {
 // vizOptions are the settings every v2 visualization shares; each panel type has its own builder.
 type vizOptions[T any] interface {
 	cog.Builder[dashboardv2.VizConfigKind]
+	ranged[T]
 	Unit(string) T
-	Min(float64) T
-	Max(float64) T
 	Thresholds(cog.Builder[dashboardv2.ThresholdsConfig]) T
 	DataLinks([]any) T
 }
@@ -185,12 +184,7 @@ func v2Panel(m *model.Model, p model.Panel, id int) (cog.Builder[dashboardv2.Pan
 // visualize sets a visualization's unit, range, thresholds and drill link from the catalog.
 func visualize[T vizOptions[T]](m *model.Model, b T, p model.Panel) (cog.Builder[dashboardv2.VizConfigKind], error) {
 	b.Unit(p.Unit)
-	if p.Min != nil {
-		b.Min(*p.Min)
-	}
-	if p.Max != nil {
-		b.Max(*p.Max)
-	}
+	setRange(b, p)
 	if len(p.Thresholds) > 0 {
 		steps, err := thresholds(p.Thresholds)
 		if err != nil {

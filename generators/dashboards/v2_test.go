@@ -33,6 +33,20 @@ func bothSchemas(t *testing.T, config string) *plan.Plan {
 	return p
 }
 
+// bothOutputs are the classic and the v2 dashboard files of config, level by level.
+func bothOutputs(t *testing.T, config string) (p *plan.Plan, classic, v2 []emit.File) {
+	t.Helper()
+	p = bothSchemas(t, config)
+	classic, err := Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2, err = GenerateV2(p); err != nil {
+		t.Fatal(err)
+	}
+	return p, classic, v2
+}
+
 // seen is what a dashboard shows, read from its JSON in either schema: what must not differ
 // between them.
 type seen struct {
@@ -186,15 +200,7 @@ func readV2(t *testing.T, data []byte) seen {
 // by its own schema's paths.
 func TestClassicAndV2ShowTheSame(t *testing.T) {
 	for _, config := range v2Configs {
-		p := bothSchemas(t, config)
-		classic, err := Generate(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v2, err := GenerateV2(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, classic, v2 := bothOutputs(t, config)
 		if len(v2) != len(classic) || len(v2) != len(p.Model.Dashboards) {
 			t.Fatalf("%s: %d classic and %d v2 dashboards for %d levels", config, len(classic), len(v2), len(p.Model.Dashboards))
 		}
@@ -267,15 +273,7 @@ func TestV2UnmarshalsStrictly(t *testing.T) {
 // metric.
 func TestLintReadsV2AsClassic(t *testing.T) {
 	for _, config := range v2Configs {
-		p := bothSchemas(t, config)
-		classic, err := Generate(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v2, err := GenerateV2(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, classic, v2 := bothOutputs(t, config)
 		// The first query of each level's first panel, as its JSON spells it.
 		var seeds []string
 		for _, level := range model.SortedKeys(p.Model.Dashboards) {
