@@ -56,6 +56,21 @@ gpuobs {
     // GPUAvailability+: { tiers: [{ alert: 'FastBurn', factor: 14.4, long: '1h', short: '5m' }] },
   },
 
+  prometheus+: {
+    // Your Prometheus servers' --enable-feature flags (limitk and info need
+    // promql-experimental-functions), and whether they keep vLLM's histograms as native
+    // histograms (scrape_native_histograms, or convert_classic_histograms_to_nhcb without the
+    // classic series): every latency SLO, record, panel and runbook then reads the bare name.
+    // enableFeatures: ['promql-experimental-functions'],
+    // nativeHistograms: true,
+  },
+
+  deploy+: {
+    // Also write each dashboard as a Grafana 13 dashboard.grafana.app/v2 resource
+    // (dashboards/v2/), for the API, Git Sync or grafana-operator:
+    // grafana+: { schemas: ['classic', 'v2'] },
+  },
+
   // The vLLM metric names, for older releases:
   // inference+:: { kvCacheUsage: 'vllm:gpu_cache_usage_perc' },
 
