@@ -570,7 +570,26 @@ func (v *validator) grafana(m *model.Model) {
 	if g.Sidecar.Enabled && !g.Writes(model.SchemaClassic) {
 		v.add("deploy.grafana.sidecar.enabled", "is true but deploy.grafana.schemas leaves out %q: the sidecar provisions classic dashboard JSON only; add it, or switch the sidecar off", model.SchemaClassic)
 	}
+	if g.Sidecar.Enabled && !kubernetesName.MatchString(g.UIDPrefix+"-l1") {
+		v.add("deploy.grafana.uidPrefix", "is %q: with the sidecar it starts the ConfigMaps' names, which Kubernetes takes in lower case letters, digits and '-' only", g.UIDPrefix)
+	}
+	for _, level := range model.SortedKeys(m.Dashboards) {
+		uid := m.Dashboards[level].UID
+		switch {
+		case !grafanaUID.MatchString(uid):
+			v.add("dashboards."+level+".uid", "is %q: Grafana takes a UID of at most 40 letters, digits, '-' and '_' (deploy.grafana.uidPrefix starts it)", uid)
+		case g.Writes(model.SchemaV2) && !kubernetesName.MatchString(uid):
+			v.add("dashboards."+level+".uid", "is %q: the v2 resource is named by it, and a resource's name takes lower case letters, digits and '-' only (deploy.grafana.uidPrefix starts it)", uid)
+		}
+	}
 }
+
+// grafanaUID is what Grafana takes as a dashboard UID, and kubernetesName what Kubernetes takes
+// as a resource's name (a DNS-1123 label, as Grafana's resource API and ConfigMaps need).
+var (
+	grafanaUID     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+	kubernetesName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+)
 
 // runbooks checks that every alert's runbook says what the alert means and links dashboards
 // that exist.
