@@ -41,6 +41,14 @@ func tags(m *model.Model, level string) []string {
 // panelHeight is the height of every panel, in grid units.
 const panelHeight = 8
 
+// What every dashboard of either schema shares: it refreshes every minute and opens on the last
+// six hours; an annotation query steps by a minute.
+const (
+	refresh        = "1m"
+	timeFrom       = "now-6h"
+	annotationStep = "1m"
+)
+
 // Generate renders one JSON file per dashboard level, when the classic schema is written.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	if !p.Model.Deploy.Grafana.Writes(model.SchemaClassic) {
@@ -119,8 +127,8 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 		Uid(d.UID).
 		Description(output.Header+" "+d.Description).
 		Tags(tags(m, level)).
-		Refresh("1m").
-		Time("now-6h", "now").
+		Refresh(refresh).
+		Time(timeFrom, "now").
 		Timezone(common.TimeZoneUtc).
 		Tooltip(dashboard.DashboardCursorSyncCrosshair).
 		WithVariable(dashboard.NewDatasourceVariableBuilder("datasource").Label("Data source").Type("prometheus"))
@@ -149,7 +157,7 @@ func Build(m *model.Model, level string) (dashboard.Dashboard, error) {
 			IconColor(a.Color).
 			Expr(a.Expr).
 			TitleFormat(a.Title).
-			Step("1m"))
+			Step(annotationStep))
 	}
 	if m.Deploy.Grafana.Editable {
 		b.Editable()

@@ -55,7 +55,7 @@ func BuildV2(m *model.Model, level string) (dashboardv2.Dashboard, error) {
 		Tags(tags(m, level)).
 		Editable(m.Deploy.Grafana.Editable).
 		CursorSync(dashboardv2.DashboardCursorSyncCrosshair).
-		TimeSettings(dashboardv2.NewTimeSettingsBuilder().From("now-6h").To("now").AutoRefresh("1m").Timezone("utc")).
+		TimeSettings(dashboardv2.NewTimeSettingsBuilder().From(timeFrom).To("now").AutoRefresh(refresh).Timezone("utc")).
 		DatasourceVariable(dashboardv2.NewDatasourceVariableBuilder("datasource").Label("Data source").PluginId("prometheus"))
 	for _, v := range d.Variables {
 		b.QueryVariable(dashboardv2.NewQueryVariableBuilder(v.Name).
@@ -84,7 +84,7 @@ func BuildV2(m *model.Model, level string) (dashboardv2.Dashboard, error) {
 			Enable(true).
 			IconColor(a.Color).
 			Query(prometheus.NewQueryV2Builder().Datasource(v2Datasource()).Expr(a.Expr)).
-			LegacyOptions(map[string]any{"titleFormat": a.Title, "step": "1m"}))
+			LegacyOptions(map[string]any{"titleFormat": a.Title, "step": annotationStep}))
 	}
 	b.Annotations(annotations)
 	rows := dashboardv2.NewRowsBuilder()

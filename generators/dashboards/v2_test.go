@@ -37,6 +37,14 @@ func bothSchemas(t *testing.T, config string) *plan.Plan {
 func bothOutputs(t *testing.T, config string) (p *plan.Plan, classic, v2 []emit.File) {
 	t.Helper()
 	p = bothSchemas(t, config)
+	classic, v2 = generateBoth(t, p)
+	return p, classic, v2
+}
+
+// generateBoth runs both dashboard generators on a plan: each writes its schema's files, if
+// the plan's catalog asks for that schema.
+func generateBoth(t *testing.T, p *plan.Plan) (classic, v2 []emit.File) {
+	t.Helper()
 	classic, err := Generate(p)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +52,7 @@ func bothOutputs(t *testing.T, config string) (p *plan.Plan, classic, v2 []emit.
 	if v2, err = GenerateV2(p); err != nil {
 		t.Fatal(err)
 	}
-	return p, classic, v2
+	return classic, v2
 }
 
 // seen is what a dashboard shows, read from its JSON in either schema: what must not differ
@@ -326,14 +334,12 @@ func TestLintReadsV2AsClassic(t *testing.T) {
 func TestSchemasChooseTheFiles(t *testing.T) {
 	for _, config := range v2Configs[:2] {
 		p := plantest.Plan(t, config)
-		classic, _ := Generate(p)
-		v2, _ := GenerateV2(p)
+		classic, v2 := generateBoth(t, p)
 		if len(classic) != len(p.Model.Dashboards) || len(v2) != 0 {
 			t.Errorf("%s: by default %d classic and %d v2 files", config, len(classic), len(v2))
 		}
 		p.Model.Deploy.Grafana.Schemas = []string{model.SchemaV2}
-		classic, _ = Generate(p)
-		v2, _ = GenerateV2(p)
+		classic, v2 = generateBoth(t, p)
 		if len(classic) != 0 || len(v2) != len(p.Model.Dashboards) {
 			t.Errorf("%s: with v2 only %d classic and %d v2 files", config, len(classic), len(v2))
 		}

@@ -17,29 +17,16 @@ import (
 // file. On the embedded catalog and the adopter's (renamed labels and teams, sections off).
 func TestAddingACaseChangesOnlyItsLines(t *testing.T) {
 	t.Parallel()
-	adopter, err := os.ReadFile("../../internal/testutil/plantest/testdata/adopter.jsonnet")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, base := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
 		t.Run(base, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir() // a catalog imports only files under its own directory
-			if err := os.WriteFile(filepath.Join(dir, "adopter.jsonnet"), adopter, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			write := func(name, override string) string {
-				path := filepath.Join(dir, name)
-				text := "local t = import 'lib/test.libsonnet';\n" + base + " { " + override + " }\n"
-				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return path
+			write := func(override string) string {
+				return plantest.Catalog(t, "local t = import 'lib/test.libsonnet';\n"+base+" { "+override+" }\n")
 			}
 			// A case early in the alert's list would have moved every later case before.
 			added := `alerts+: { GPUTemperatureHigh+: { tests: [t.case('added: heat from the start', true, [t.series('DCGM_FI_DEV_GPU_TEMP', '99x60')], value=99, health=false)] + super.tests } }`
-			before := alertTestLines(t, write("before.jsonnet", ""))
-			after := alertTestLines(t, write("after.jsonnet", added))
+			before := alertTestLines(t, write(""))
+			after := alertTestLines(t, write(added))
 			scenario := "gputemperaturehigh-added-heat-from-the-start"
 			i := 0
 			var new []string

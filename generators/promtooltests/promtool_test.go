@@ -474,16 +474,7 @@ func TestSmallCatalog(t *testing.T) {
 // with the catalog's flags and promtool refuses it without them. On the adopter's catalog.
 func TestGeneratedTestsRunWithTheServersFlags(t *testing.T) {
 	t.Parallel()
-	adopter, err := os.ReadFile("../../internal/testutil/plantest/testdata/adopter.jsonnet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "adopter.jsonnet"), adopter, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(dir, "gpuobs.jsonnet")
-	err = os.WriteFile(config, []byte(`local t = import 'lib/test.libsonnet';
+	config := plantest.Catalog(t, `local t = import 'lib/test.libsonnet';
 (import 'adopter.jsonnet') {
   prometheus+: { enableFeatures: ['promql-experimental-functions'] },
   records+: {
@@ -496,10 +487,7 @@ func TestGeneratedTestsRunWithTheServersFlags(t *testing.T) {
     },
   },
 }
-`), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	p := plantest.Plan(t, config)
 	out := generateInto(t, config)
 	if text, err := promtool(t, out, "test", output.RecordsTests, p.Model.Prometheus.EnableFeatures...); err != nil {

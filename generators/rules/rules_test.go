@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -129,22 +127,9 @@ func TestSmallCatalog(t *testing.T) {
 // catalog's query offset, and no shard group has one; a single Prometheus has none. On the
 // embedded catalog sharded, and on the adopter's catalog sharded with an offset of its own.
 func TestGlobalGroupsReadBehind(t *testing.T) {
-	adopter, err := os.ReadFile("../../internal/testutil/plantest/testdata/adopter.jsonnet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"adopter.jsonnet": string(adopter),
-		"sharded.jsonnet": "(import 'adopter.jsonnet') { topology+: { mode: 'sharded', globalQueryOffset: '45s' } }",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for config, offset := range map[string]string{
-		"../../internal/testutil/plantest/testdata/sharded.jsonnet": plantest.Plan(t, "").Model.Topology.GlobalQueryOffset,
-		filepath.Join(dir, "sharded.jsonnet"):                       "45s",
+		"../../internal/testutil/plantest/testdata/sharded.jsonnet":                                                    plantest.Plan(t, "").Model.Topology.GlobalQueryOffset,
+		plantest.Catalog(t, "(import 'adopter.jsonnet') { topology+: { mode: 'sharded', globalQueryOffset: '45s' } }"): "45s",
 	} {
 		if offset == "" || offset == "0s" {
 			t.Fatalf("%s: no offset to check", config)

@@ -317,23 +317,11 @@ func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
 // reported in the v2 resource as in the classic JSON; on the adopter's catalog too.
 func TestV2DashboardsAreCompared(t *testing.T) {
 	t.Parallel()
-	adopter, err := os.ReadFile("../testutil/plantest/testdata/adopter.jsonnet")
-	if err != nil {
-		t.Fatal(err)
-	}
 	both := `{ deploy+: { grafana+: { schemas: ['classic', 'v2'] } } }`
 	removed := both + ` + { dashboards+: { L1+: { rows: [r + { panels: [p for p in r.panels if p.title != 'GPUs healthy'] } for r in super.rows] } } }`
 	for _, catalog := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
 		write := func(override string) string {
-			dir := t.TempDir()
-			config := filepath.Join(dir, "gpuobs.jsonnet")
-			if err := os.WriteFile(filepath.Join(dir, "adopter.jsonnet"), adopter, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(config, []byte(catalog+" + "+override), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			files, managed, err := generators.Run(plantest.Plan(t, config), generators.Options{})
+			files, managed, err := generators.Run(plantest.Plan(t, plantest.Catalog(t, catalog+" + "+override)), generators.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

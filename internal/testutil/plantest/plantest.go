@@ -2,6 +2,7 @@
 package plantest
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -30,6 +31,27 @@ func Small(t testing.TB) *plan.Plan {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return Plan(t, filepath.Join(filepath.Dir(file), "testdata", "small.jsonnet"))
+}
+
+// Catalog writes a catalog file holding text into a directory of its own, beside a copy of the
+// adopter's catalog (testdata/adopter.jsonnet: a catalog imports only files under its own
+// directory), so that text may start from either: (import 'gpuobs.libsonnet') or
+// (import 'adopter.jsonnet'). It returns the file's path.
+func Catalog(t testing.TB, text string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	adopter, err := os.ReadFile(filepath.Join(filepath.Dir(file), "testdata", "adopter.jsonnet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "gpuobs.jsonnet")
+	for name, content := range map[string][]byte{"adopter.jsonnet": adopter, "gpuobs.jsonnet": []byte(text)} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
 }
 
 // GoldenFiles compares each generated file with dir/<its path>.golden (see testutil.Golden).
