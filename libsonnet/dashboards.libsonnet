@@ -78,10 +78,13 @@ local names = import 'lib/names.libsonnet';
     local value = if f.kind == 'counter' then 'rate(' + sel + '[$__rate_interval])' else sel;
     local scaled = shown(name, value);
     // Device-level values repeat on every MIG instance: show them once.
-    local expr = if perInstance(f) then scaled else 'max by (' + l.gpu + ', ' + l.uuid + ') (' + scaled + ')';
+    local split = std.get(f, 'seriesLabels', []);
+    local expr = if perInstance(f) then scaled else 'max by (' + std.join(', ', [l.gpu, l.uuid] + split) + ') (' + scaled + ')';
+    local legend = (if perInstance(f) then 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}' else 'GPU {{' + l.gpu + '}}')
+                   + std.join('', [' ' + x + ' {{' + x + '}}' for x in split]);
     panel(std.rstripChars(f.help, '.'),
           'timeseries',
-          [q(expr, if perInstance(f) then 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}' else 'GPU {{' + l.gpu + '}}')],
+          [q(expr, legend)],
           unit=u.grafana,
           description=name + (if f.kind == 'counter' then ', as a rate' else '') + '.',
           thresholds=if std.objectHas(fieldThresholds, name) then alertAt(fieldThresholds[name]) else [],
@@ -188,7 +191,10 @@ local names = import 'lib/names.libsonnet';
           panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
           panel('Throttled (share of the last ' + $.windows.throttle + ')', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons) if std.get($.throttleReasons[r], 'perGPU', true)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
           panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x10 sync boost, 0x20/0x40 thermal, 0x80 power brake.', width=12),
-        ]),
+        ] + (if $.exporter.clockEventsTotalField == null then [] else [
+               local events = $.exporter.clockEventsTotalField;
+               panel('Clock events per minute, by reason', 'timeseries', [q('sum by (' + l.gpu + ', clock_event) (rate(' + events + '{' + node + ', clock_event!~"gpu_idle|clocks_setting|display_clocks"}[$__rate_interval])) * 60', byGPU + ' {{clock_event}}')], unit='cpm', description=events + ': how often each throttle reason became active, counted by the exporter between scrapes too, so a throttle shorter than a scrape shows here and not in the bitmask. Idle, application-clock and display reasons are left out: they are not throttling.', width=24),
+             ])),
         row('Interconnect and errors', [
           panel('NVLink transmit', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_TX_BYTES'), byGPU)], unit='Bps', width=6),
           panel('NVLink receive', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_RX_BYTES'), byGPU)], unit='Bps', width=6),

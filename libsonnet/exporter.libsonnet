@@ -12,14 +12,30 @@
       throttleReasonsField: 'DCGM_FI_DEV_CLOCK_THROTTLE_REASONS',
       units: {},
       fieldNames: {},
+      // The exporter's own XID counts: per code within a window (up to 4.8.2), or per code
+      // since the exporter started (4.8.3 and later).
+      xidCountField: 'DCGM_EXP_XID_ERRORS_COUNT',
+      xidTotalField: null,
+      // What DCGM 4 and the exporters that ship it add: the clock-event counter, the
+      // exporter's DCGM health check and the driver's recovery action.
+      clockEventsTotalField: null,
+      healthStatusField: null,
+      recoveryActionField: null,
+    },
+    local dcgm4 = {
+      hostLabel: 'hostname',
+      xidCountField: null,
+      xidTotalField: 'DCGM_EXP_XID_ERRORS_TOTAL',
+      clockEventsTotalField: 'DCGM_EXP_CLOCK_EVENTS_TOTAL',
+      healthStatusField: 'DCGM_EXP_GPU_HEALTH_STATUS',
+      recoveryActionField: 'DCGM_FI_DEV_GPU_RECOVERY_ACTION',
     },
     '4.8.2': base,
-    '4.8.3': base { hostLabel: 'hostname' },
-    '4.9': base {
+    '4.8.3': base + dcgm4,
+    '4.9': base + dcgm4 {
       // Fill in the renamed fields as your exporter exports them (catalog name: exporter
       // name); every generated file follows.
       fieldNames: {},
-      hostLabel: 'hostname',
       driverLabel: 'DCGM_FI_SYSTEM_DRIVER_VERSION',
       throttleReasonsField: 'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',
       units: {
@@ -64,9 +80,20 @@
     // external label of one Prometheus per cluster (topology sharded by it): the label
     // self-check then looks only at the host label.
     clusterOnSeries:: !($.topology.mode == 'sharded' && $.topology.shardLabel == $.labels.cluster),
-    // dcgm-exporter's per-code XID count (the events of each XID within its window, label xid),
-    // which sees a repeated XID that the last-XID gauge hides; null for an exporter without it.
-    xidCountField:: 'DCGM_EXP_XID_ERRORS_COUNT',
+    // dcgm-exporter's per-code XID counts, which see a repeated XID that the last-XID gauge
+    // hides: the events of each code within the exporter's window (xidCountField), or since
+    // the exporter started (xidTotalField, a counter); null for an exporter without it. The
+    // counter file collects the ones set.
+    xidCountField:: profile.xidCountField,
+    xidTotalField:: profile.xidTotalField,
+    // The clock-event counter (label clock_event), read by L3; null where not collected.
+    clockEventsTotalField:: profile.clockEventsTotalField,
+    // The exporter's DCGM health check (labels health_watch, health_error_code); its failures
+    // ticket. null where not collected.
+    healthStatusField:: profile.healthStatusField,
+    // The driver's recovery action (DCGM field 1523); its alerts follow recoveryActions
+    // (hardware.libsonnet). null where not collected (DCGM before 4, drivers before R570).
+    recoveryActionField:: profile.recoveryActionField,
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
     // Whether the exporter runs with --kubernetes-virtual-gpus: a GPU shared by time-slicing or
@@ -95,7 +122,11 @@
     // neither.
     extraCounters: [
       self.throttleReasonsField,
-    ] + (if self.xidCountField == null then [] else [self.xidCountField]) + [
+    ] + [
+      f
+      for f in [self.xidCountField, self.xidTotalField, self.clockEventsTotalField, self.healthStatusField, self.recoveryActionField]
+      if f != null
+    ] + [
       'DCGM_FI_DEV_ECC_SBE_VOL_TOTAL',
       'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',
       'DCGM_FI_DEV_RETIRED_PENDING',

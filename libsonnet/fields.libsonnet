@@ -20,8 +20,10 @@
 //              per interval, two for averages).
 //   byNamespace  also roll up by namespace, over pod-attributed series: for what a workload
 //              uses (utilization, memory, power, bandwidth), not for hardware health
+//   seriesLabels  labels that split a GPU's value into series of their own (the code of the
+//              exporter's XID counts): dashboards keep them apart
 {
-  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false) = {
+  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false, labels=[]) = {
     id: id,
     type: type,
     kind: kind,
@@ -33,6 +35,7 @@
     profiling: profiling,
     rollup: rollup,
     byNamespace: byNamespace,
+    seriesLabels:: labels,
   },
 
   fields: {
@@ -70,7 +73,18 @@
 
     // Computed by dcgm-exporter itself (no DCGM field id): the XID events of each code within
     // the exporter's window (--xid-count-window-size, 5 minutes by default), labelled xid.
-    DCGM_EXP_XID_ERRORS_COUNT: field(0, 'gauge', 'count', 'xid', 'gpu', 'XID errors of each code within the exporter window (label xid).'),
+    DCGM_EXP_XID_ERRORS_COUNT: field(0, 'gauge', 'count', 'xid', 'gpu', 'XID errors of each code within the exporter window (label xid).', labels=['xid']),
+    // dcgm-exporter 4.8.3 and later: the XIDs of each code since the exporter started (label
+    // xid). A code's series appears with its first XID, at 1, and every series starts again
+    // when the exporter restarts.
+    DCGM_EXP_XID_ERRORS_TOTAL: field(0, 'counter', 'count', 'xid', 'gpu', 'XID errors of each code since the exporter started (label xid).', labels=['xid']),
+    // dcgm-exporter 4.8.3 and later: how many times each clock-event reason became active since
+    // the exporter started (label clock_event: power_cap, hw_slowdown, hw_thermal, ...), counted
+    // between scrapes too, so that a throttle shorter than a scrape interval is seen.
+    DCGM_EXP_CLOCK_EVENTS_TOTAL: field(0, 'counter', 'count', 'throttling', 'gpu', 'Clock-event reasons that became active since the exporter started (label clock_event).', labels=['clock_event']),
+    // The exporter's DCGM health check, one series per watched system (labels health_watch
+    // and health_error_code): 0 pass, 10 warn, 20 fail.
+    DCGM_EXP_GPU_HEALTH_STATUS: field(0, 'gauge', 'state', 'health', 'gpu', 'DCGM health of each watched system (0 pass, 10 warn, 20 fail; labels health_watch, health_error_code).', labels=['health_watch']),
 
     // Throttle durations (declared in microseconds; nanoseconds in exporters since late 2025)
     DCGM_FI_DEV_POWER_VIOLATION: field(240, 'counter', 'microseconds', 'throttling', 'mig-repeated', 'Throttling duration due to power constraints.'),
@@ -111,6 +125,11 @@
     // Declared a counter, but dcgm-exporter reports the current bandwidth (MiB/s), which goes
     // up and down: a gauge (dcgm-exporter issue 417).
     DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: field(449, 'counter', 'MiB_per_second', 'nvlink', 'mig-repeated', 'NVLink bandwidth, all lanes, in MiB/s (already a per-second rate: never rate() it).', default=true, kind='gauge'),
+
+    // The driver's verdict on what the GPU needs to recover from a fault (nvmlDeviceGpuRecoveryAction_t,
+    // DCGM 4 with driver R570 or later): 0 none, 1 GPU reset, 2 node reboot, 3 drain P2P,
+    // 4 drain and reset. XID 154 announces each change.
+    DCGM_FI_DEV_GPU_RECOVERY_ACTION: field(1523, 'gauge', 'state', 'recovery', 'gpu', 'Recovery action the driver asks for (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset).'),
 
     // vGPU
     DCGM_FI_DEV_VGPU_LICENSE_STATUS: field(526, 'gauge', 'bool', 'vgpu', 'gpu', 'vGPU license status (1 = licensed).', default=true, kind='flag'),

@@ -7,6 +7,7 @@
 + (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
 + (import 'hardware.libsonnet')
++ (import 'recovery.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'cohorts.libsonnet')

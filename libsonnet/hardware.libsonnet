@@ -69,6 +69,7 @@ local t = import 'lib/test.libsonnet';
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.
   local xidRecord = names.xidEvents($.windows.event),
+  local xidTotalRecord = 'gpu:dcgm_exp_xid_errors_total:max',
   local exporterHost = 'instance:dcgm_exporter_host:group',
   // A utilization share in the unit the exporter reports GPU_UTIL in.
   local utilization(ratio) = if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 100 * ratio else ratio,
@@ -120,10 +121,11 @@ local t = import 'lib/test.libsonnet';
     // (err_code label changed); an old value never counts again, and a repeat of the same XID
     // is invisible. The last value is looked for up to windows.gap further back, so a
     // Prometheus outage or a scrape failure (whose stale marker ends the series) does not make
-    // every held XID new again when the data resumes. dcgm-exporter's per-code count
-    // (DCGM_EXP_XID_ERRORS_COUNT, labelled xid: the events of each code within its window,
-    // --xid-count-window-size) sees repeats: where it is collected it comes first, and the
-    // gauge covers exporters without it.
+    // every held XID new again when the data resumes. dcgm-exporter's per-code counts see
+    // repeats, and where they are collected they come first, the gauge covering what they do
+    // not: the cumulative counter (xidTotalField, 4.8.3 and later, read from the per-GPU
+    // record below) or the count within the exporter's window (xidCountField,
+    // --xid-count-window-size).
     [xidRecord]: {
       local x = 'DCGM_FI_DEV_XID_ERRORS',
       local w = $.windows.event,
@@ -134,10 +136,46 @@ local t = import 'lib/test.libsonnet';
                         + x + ' > 0 unless on (' + series + ') (' + x + ' == on (' + series + ') group_left () ' + before + ')'
                         + '))',
       local fromCount = 'max by (' + id + ', xid) (max_over_time(' + $.exporter.xidCountField + '{xid=~"[1-9][0-9]*"}[' + w + '])) > 0',
+      // Per GPU and code, the events since the count's last value at least an event window
+      // old (looked for up to windows.gap further back): its growth; its value where it went
+      // down (the exporter restarted, and counts again from 0); its whole value where it had
+      // none (a code's series appears with its first XID). The pods holding the GPU now come
+      // from the counter's own series.
+      local fromTotal = e.fill(|||
+        (
+            ($(total) - $(before) > 0)
+          or
+            ($(total) < $(before))
+          or
+            ($(total) unless $(before))
+        )
+        * on ($(gpuJoin), xid) group_right ()
+          group by ($(id), xid) ($(field){xid=~"[1-9][0-9]*"})
+      |||, {
+        total: xidTotalRecord,
+        before: 'last_over_time(' + xidTotalRecord + '[' + $.windows.gap + '] offset ' + w + ')',
+        gpuJoin: std.join(', ', $.identity.gpuJoin),
+        id: id,
+        field: $.exporter.xidTotalField,
+      }),
       family: 'xid',
-      expr: if $.exporter.xidCountField == null then fromGauge else fromCount + ' or ' + fromGauge,
+      expr: std.join(' or ', [
+        c.expr
+        for c in [
+          { field: $.exporter.xidTotalField, expr: fromTotal },
+          { field: $.exporter.xidCountField, expr: fromCount },
+        ]
+        if c.field != null
+      ] + [fromGauge]),
     },
-  },
+  } + (if $.exporter.xidTotalField == null then {} else {
+         // The cumulative XID count of each GPU and code, whatever the pod or target labels of
+         // its series: a pod exiting or the exporter restarting as a new target changes them.
+         [xidTotalRecord]: {
+           family: 'xid',
+           expr: 'max by (' + std.join(', ', $.identity.gpu + ['xid']) + ') (' + $.exporter.xidTotalField + ')',
+         },
+       }),
 
   alerts: {
     local l = $.labels,
@@ -182,38 +220,53 @@ local t = import 'lib/test.libsonnet';
     local eventAlert = { keepFiringFor: w.incident },
 
     local xid(code) = { xid: std.toString(code) },
-    local newXid(code) = function(minute) [t.series('DCGM_FI_DEV_XID_ERRORS', '_x' + minute + ' ' + code + 'x' + (60 - minute), { err_code: std.toString(code) })],
-    local held(code) = t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) }),
-    local xidCases(code, other, otherAlert) = [
-      t.case('new XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + code + 'x5', { err_code: std.toString(code) })], value=1, labels=xid(code)),
+    // The exporter's cumulative per-code count beside the gauge, where it is collected: the
+    // series it sends with every XID.
+    local total = $.exporter.xidTotalField,
+    local counted(code, values, labels={}, pod=true) = if total == null then [] else [t.series(total, values, xid(code) + labels, pod=pod)],
+    local newXid(code) = function(minute) [t.series('DCGM_FI_DEV_XID_ERRORS', '_x' + minute + ' ' + code + 'x' + (60 - minute), { err_code: std.toString(code) })] + counted(code, '_x' + minute + ' 1x' + (60 - minute)),
+    local held(code, pod=true) = t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x60', { err_code: std.toString(code) }, pod=pod),
+    local xidCases(alert, code, other, otherAlert, kept) = [
+      t.case('new XID', true, newXid(code)(55), value=1, labels=xid(code)),
       t.case('value changes in place (exporter without err_code)', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '0x57 ' + code + 'x3')], value=1, pod=false, labels=xid(code)),
-      t.case('old XID still held', false, [held(code)]),
+      t.case('old XID still held', false, [held(code)] + counted(code, '1x60')),
       // At evaluation, the value of ten minutes before falls in a gap: a Prometheus outage
       // (no samples at all), or a scrape failure whose stale marker ends the series there.
-      t.case('old XID held across a 10-minute Prometheus outage', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x40 _x10 ' + code + 'x9', { err_code: std.toString(code) })]),
-      t.case('old XID held across a 3-minute scrape failure', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x48 stale _x2 ' + code + 'x8', { err_code: std.toString(code) })]),
+      t.case('old XID held across a 10-minute Prometheus outage', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x40 _x10 ' + code + 'x9', { err_code: std.toString(code) })] + counted(code, '1x40 _x10 1x9')),
+      t.case('old XID held across a 3-minute scrape failure', false, [t.series('DCGM_FI_DEV_XID_ERRORS', code + 'x48 stale _x2 ' + code + 'x8', { err_code: std.toString(code) })] + counted(code, '1x48 stale _x2 1x8')),
       t.case('new XID in place of an old one across a Prometheus outage', true, [t.series('DCGM_FI_DEV_XID_ERRORS', other + 'x40 _x14 ' + code + 'x5')], value=1, pod=false, labels=xid(code)),
       t.case('other XID class', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + other + 'x5', { err_code: std.toString(other) })], alsoFires=[{ alert: otherAlert, value: 1, labels: xid(other) }]),
     ] + (if $.exporter.xidCountField == null then [] else [
            // The gauge already held the code: only the per-code count sees the repeat.
            t.case('the same XID again, seen by the per-code count', true, [held(code), t.series($.exporter.xidCountField, '_x55 3x5', xid(code))], value=3, labels=xid(code)),
            t.case('per-code count back to zero', false, [held(code), t.series($.exporter.xidCountField, '_x5 1x5 0x50', xid(code))]),
-         ]),
-    local xidAlert(severity, codes, summary, what, other, otherAlert) = hw {
+         ]) + (if total == null then [] else [
+                 // The gauge already holds the code in each: only the cumulative count sees
+                 // the XID.
+                 t.case('the same XID twice more, seen by the cumulative count', true, [held(code)] + counted(code, '1x55 3x5'), value=2, labels=xid(code)),
+                 t.case('the first XID of its code since the exporter started: its series appears', true, [held(code)] + counted(code, '_x55 1x5'), value=1, labels=xid(code)),
+                 t.case('the exporter restarted as a new target: the count starts again', true, [held(code)] + counted(code, '3x29') + counted(code, '_x55 1x5', { instance: '10.250.0.1:9400' }), value=1, labels=xid(code)),
+                 t.case('the cumulative count held across a 10-minute Prometheus outage', false, [held(code)] + counted(code, '2x40 _x10 2x9')),
+                 // The XID kills the job: the count moves to the series without the pod. The
+                 // alert of the XID's first minute, on the pod, is kept firing beside it
+                 // (keep_firing_for) where the alert keeps firing.
+                 t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, without=[$.labels.namespace, $.labels.pod], labels=xid(code), alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
+               ]),
+    local xidAlert(alert, severity, codes, summary, what, other, otherAlert) = hw {
       family: 'xid',
       severity: severity,
       expr: xidRecord + (if std.length(codes) == 1 then '{xid="' + codes[0] + '"}' else '{xid=~"' + std.join('|', [std.toString(c) for c in codes]) + '"}') + ' > 0',
       identity: $.identity.alert + ['xid'],
       summary: summary,
       description: gpuText + ' reported XID {{ $labels.xid }} (' + what + ') in the last ' + w.event + ': {{ $value | printf "%.0f" }} event(s).',
-      tests: xidCases(codes[0], other, otherAlert)
+      tests: xidCases(alert, codes[0], other, otherAlert, kept=severity != 'info')
              + (if severity == 'info' then [] else incidentCases(newXid(codes[0]), 1, xid(codes[0]))),
     } + (if severity == 'info' then {} else eventAlert),
 
-    GPUFellOffBus: xidAlert('critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal'),
-    GPUXidFatal: xidAlert('critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
-    GPUXidHardware: xidAlert('warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus'),
-    GPUXidApplication: xidAlert('info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
+    GPUFellOffBus: xidAlert('GPUFellOffBus', 'critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal'),
+    GPUXidFatal: xidAlert('GPUXidFatal', 'critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
+    GPUXidHardware: xidAlert('GPUXidHardware', 'warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus'),
+    GPUXidApplication: xidAlert('GPUXidApplication', 'info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
     // An XID in none of the classes still reaches a human: newer drivers emit codes the lists
     // do not know (154: a reset or reboot is required).
     local classified = std.set(std.flattenArrays([$.xid[c] for c in std.objectFields($.xid)])),
@@ -226,8 +279,8 @@ local t = import 'lib/test.libsonnet';
       summary: 'A GPU reported an XID error that no class of the catalog lists.',
       description: gpuText + ' reported XID {{ $labels.xid }} in the last ' + w.event + ' ({{ $value | printf "%.0f" }} event(s)); no class of the catalog (xid) lists it: look it up and add it to one.',
       tests: [
-        t.case('new unclassified XID', true, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + unclassified + 'x5', { err_code: std.toString(unclassified) })], value=1, labels=xid(unclassified)),
-        t.case('old unclassified XID still held', false, [held(unclassified)]),
+        t.case('new unclassified XID', true, newXid(unclassified)(55), value=1, labels=xid(unclassified)),
+        t.case('old unclassified XID still held', false, [held(unclassified)] + counted(unclassified, '1x60')),
         t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: 1, labels: xid($.xid.fatal[0]) }]),
       ] + incidentCases(newXid(unclassified), 1, xid(unclassified)),
     } + eventAlert,

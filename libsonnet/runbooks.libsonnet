@@ -52,7 +52,9 @@ local rb = import 'lib/runbook.libsonnet';
       q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpu),
     ] + (if $.exporter.xidCountField == null then [] else [
            q('Events of each XID code on this GPU (a repeat shows here, not in the last XID)', $.exporter.xidCountField + gpu),
-         ]) + [
+         ]) + (if $.exporter.xidTotalField == null then [] else [
+                 q('XIDs of each code on this GPU since its exporter started (a repeat shows here, not in the last XID)', $.exporter.xidTotalField + gpu),
+               ]) + [
       q('XIDs on every GPU of the node', 'DCGM_FI_DEV_XID_ERRORS' + node + ' > 0'),
       q('Other XIDs in the fleet in the last hour (a fleet-wide pattern points at a driver)', 'count by (err_code) (changes(DCGM_FI_DEV_XID_ERRORS[1h]) > 0)'),
     ],

@@ -20,6 +20,8 @@
     bool: { grafana: 'bool', scale: 1 },
     xid: { grafana: 'none', scale: 1 },
     bitmask: { grafana: 'none', scale: 1 },
+    // A code naming a state (a health result, a recovery action).
+    state: { grafana: 'none', scale: 1 },
     millijoules: { grafana: 'joule', scale: 0.001, rate: { grafana: 'watt', scale: 0.001 } },
     joules: { grafana: 'joule', scale: 1, suffix: '_joules', rate: { grafana: 'watt', scale: 1 } },
     kilobytes: { grafana: 'kbytes', scale: 1, rate: { grafana: 'Bps', scale: 1024 } },
