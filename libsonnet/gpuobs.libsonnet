@@ -6,6 +6,7 @@
 (import 'units.libsonnet')
 + (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
++ (import 'xids.libsonnet')
 + (import 'hardware.libsonnet')
 + (import 'recovery.libsonnet')
 + (import 'workloads.libsonnet')

@@ -58,13 +58,9 @@ local t = import 'lib/test.libsonnet';
     sync_boost: { bits: [16], help: 'sync boost (0x10): clocks held to the slowest GPU of a sync-boost group', perGPU:: false },
   },
 
-  // XID classes. The value of DCGM_FI_DEV_XID_ERRORS is the last XID seen.
-  xid: {
-    fellOffBus: [79],
-    fatal: [48, 62, 64, 95, 119, 120],
-    hardware: [63, 74, 92, 94],
-    application: [13, 31, 43, 45],
-  },
+  // Every XID class (xids.libsonnet) has its alert here; a class without one would leave its
+  // codes alerting nowhere.
+  assert std.setDiff(std.objectFields($.xid), ['application', 'fatal', 'fellOffBus', 'hardware']) == [] : 'xid: classes are application, fatal, fellOffBus and hardware; ' + std.join(', ', std.setDiff(std.objectFields($.xid), ['application', 'fatal', 'fellOffBus', 'hardware'])) + ' has no alert',
 
   // Recording rules the alerts read. XID events are detected once for the whole fleet, and the
   // XID alerts filter the (tiny) result by code.

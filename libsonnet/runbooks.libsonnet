@@ -7,25 +7,6 @@
 local e = import 'lib/expr.libsonnet';
 local rb = import 'lib/runbook.libsonnet';
 {
-  // What each XID code means and what to do about it.
-  xidMeanings:: {
-    '13': 'Graphics engine exception: almost always the application (illegal memory access, bad kernel). Check the job logs; act on the GPU only if it repeats across jobs.',
-    '31': 'GPU memory page fault: usually an application bug (out-of-bounds access). Treat like 13.',
-    '43': 'GPU stopped processing: the application hit a fatal error and its context was torn down; the GPU is usually fine.',
-    '45': 'Preemptive cleanup: the driver cleaned up after other errors or a killed job. Look for the XID that came before it.',
-    '48': 'Double-bit (uncorrectable) ECC error: data in GPU memory was corrupted. The running job is lost; the GPU needs a reset and, if it repeats, an RMA.',
-    '62': 'Internal micro-controller halt: the GPU firmware stopped. Reset the GPU; replace it if it recurs.',
-    '63': 'ECC page retirement or row-remap recording event: a bad memory row was recorded for remapping. It takes effect at the next reset; watch the rate.',
-    '64': 'ECC page retirement or row-remap recording failure: the GPU could not record a bad row. Drain it and open an RMA.',
-    '74': 'NVLink error: a link between GPUs failed. Check the NVLink error counters, reseat or replace the board or bridge.',
-    '79': 'GPU has fallen off the bus: the host lost the GPU on PCIe. Everything on it is lost; the node needs a reboot and usually hardware service.',
-    '92': 'High single-bit ECC error rate: memory is degrading. Plan an RMA.',
-    '94': 'Contained ECC error: an uncorrectable error was contained to the application that hit it. Reset the GPU when it is free.',
-    '95': 'Uncontained ECC error: an uncorrectable error could not be contained; every application on the GPU is affected. Drain and reset; RMA if it repeats.',
-    '119': 'GSP RPC timeout: the GPU System Processor stopped answering the driver. Reset the GPU; update the driver if it recurs fleet-wide.',
-    '120': 'GSP error: the GPU System Processor reported an error. Reset the GPU; update the driver if it recurs.',
-  },
-
   local l = $.labels,
   local is = rb.is,
   local sel(labels) = '{' + std.join(', ', [is(x) for x in labels]) + '}',
@@ -45,7 +26,13 @@ local rb = import 'lib/runbook.libsonnet';
   local xidRunbook(class, meaning, impact) = {
     meaning: meaning,
     impact: impact,
-    notes: ['XID ' + c + ': ' + $.xidMeanings[std.toString(c)] for c in $.xid[class]] + [
+    // Each code as NVIDIA's XID catalog describes it, with the action it gives (xids.libsonnet).
+    local cite(code) =
+      local x = std.get($.xidCatalog, std.toString(code), null);
+      if x == null then 'XID ' + code + ": not in xidCatalog; look it up in NVIDIA's XID catalog."
+      else 'XID ' + code + ', ' + x.name + (if std.objectHas(x, 'architectures') then ' (' + std.join(', ', x.architectures) + ')' else '')
+           + ": NVIDIA's action " + x.action + ', ' + $.xidActions[x.action].todo + '.' + (if std.objectHas(x, 'note') then ' ' + x.note else ''),
+    notes: [cite(c) for c in $.xid[class]] + [
       "An XID is new when it differs from the GPU's last XID at least " + $.windows.event + ' old, looked for up to ' + $.windows.gap + ' further back (windows.gap): a Prometheus restart or a scrape outage shorter than that does not announce held XIDs again. After a longer gap, an XID the GPU held before it is announced once more: check its L5 history before acting.',
     ],
     queries: [

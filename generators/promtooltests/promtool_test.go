@@ -240,8 +240,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a repaired GPU stays unavailable while the gauge holds its XID", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         `(gpu_pod:dcgm_xid_errors:new10m{xid=~"48|62|64|95|119|120|79"})`,
-			new:         `(DCGM_FI_DEV_XID_ERRORS{err_code=~"48|62|64|95|119|120|79"})`,
+			old:         `(gpu_pod:dcgm_xid_errors:new10m{xid=~"48|62|64|95|109|119|120|140|143|79"})`,
+			new:         `(DCGM_FI_DEV_XID_ERRORS{err_code=~"48|62|64|95|109|119|120|140|143|79"})`,
 			wantFailure: `expr: "cluster:gpu_healthy:count"`,
 		},
 		{
