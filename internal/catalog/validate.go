@@ -85,7 +85,7 @@ func (v *validator) xid(m *model.Model) {
 			case c <= 0:
 				v.add(p, "XID code %d is not positive", c)
 			case seen && other != class:
-				v.add(p, "XID code %d is also in xid.%s; a code belongs to one class", c, other)
+				v.add(p, "XID code %d is also in xid.%s; a code belongs to one class (move a code with xidCatalog+: { '%d'+: { class: '...' } })", c, other, c)
 			case !seen:
 				classOf[c] = class
 			}

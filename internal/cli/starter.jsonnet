@@ -91,9 +91,18 @@ gpuobs {
     // GPUPowerThrottling+: { team: 'ml-platform' },
   },
 
-  xid+: {
+  // XID codes as NVIDIA's XID catalog classes them (name, action); the alert tiers follow the
+  // action, a code's class overrides it.
+  xidCatalog+: {
     // Page on NVLink XIDs too:
-    // fatal+: [74],
+    // '74'+: { class: 'fatal' },
+  },
+
+  // The driver's recovery actions (DCGM field 1523, dcgm-exporter 4.8.3 and later): the tier
+  // each one alerts at.
+  recoveryActions+: {
+    // Page on a pending GPU reset too:
+    // '1'+: { severity: 'critical' },
   },
 
   // gpuobs lint: the fleet projections are made for (100,000 GPUs by default; the cardinality
