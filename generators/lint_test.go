@@ -29,6 +29,8 @@ func TestEveryProfileLintsClean(t *testing.T) {
 		"promtooltests/testdata/exporter-renamed.jsonnet",
 		"promtooltests/testdata/virtual-gpus.jsonnet",
 		"promtooltests/testdata/native-histograms.jsonnet",
+		"promtooltests/testdata/dra.jsonnet",
+		"../internal/testutil/plantest/testdata/mixed.jsonnet",
 	} {
 		p := plantest.Plan(t, config)
 		p.Model.Deploy.Grafana.Schemas = []string{"classic", "v2"}

@@ -156,6 +156,32 @@
     gpuResources: self.gpuResource + '|' + self.migResources,
   },
 
+  // How Kubernetes hands GPUs to pods: 'device-plugin' (the nvidia.com/gpu extended resource of
+  // NVIDIA's device plugin), 'dra' (devices of ResourceClaims, published by NVIDIA's DRA driver:
+  // no node has the extended resource) or 'mixed' (node pools of both, as a fleet moves). The
+  // capacity, allocation, quota and scheduling rules read what each mode reports.
+  kubernetes: {
+    gpuAllocation: 'device-plugin',
+    // The DRA driver that publishes the GPUs, and their DeviceClass (a ResourceQuota limits
+    // <class>.deviceclass.resource.k8s.io/devices).
+    draDriver: 'gpu.nvidia.com',
+    draDeviceClass: 'gpu.nvidia.com',
+    // The kubelets' scrape job: kubelet reports DRA prepare failures.
+    kubeletJob: 'kubelet',
+    // promtool series of a node's GPUs in capacity, as the mode reports them: the device
+    // plugin's capacity (its time-slicing replicas each), or on a DRA fleet the GPU devices of
+    // the node's ResourceSlice. steps are [GPUs, minutes] in turn, as t.steps; labels are
+    // added to each series.
+    capacitySeries(node, steps, labels={})::
+      local t = import 'lib/test.libsonnet';
+      local ksm(extra) = { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080' } + labels + extra;
+      if self.gpuAllocation == 'dra' then [
+        // Device i is published in the steps that have more than i GPUs.
+        t.series('kube_resourceslice_device_info', std.join(' ', [(if p[0] > i then '1' else '_') + 'x' + p[1] for p in steps]), ksm({ resourceslice: node + '-gpu', driver: $.kubernetes.draDriver, pool_name: node, node_name: node, device_name: 'gpu-' + i }))
+        for i in std.range(0, std.foldl(std.max, [p[0] for p in steps], 0) - 1)
+      ] else [t.series('kube_node_status_capacity', t.steps([[p[0] * $.sharing.replicas, p[1]] for p in steps]), ksm({ node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
+  },
+
   // Label names as the series carry them. Derived from `exporter`; override single names here.
   labels: {
     local pod(name) = if $.exporter.honorLabels then name else 'exported_' + name,

@@ -65,5 +65,16 @@
     kube_pod_container_resource_limits: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
     kube_pod_status_phase: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'phase', 'uid'] },
     kube_pod_owner: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'owner_kind', 'owner_name', 'owner_is_controller', 'uid'] },
-  },
+  } + (if $.kubernetes.gpuAllocation == 'device-plugin' then {} else {
+         local ksm = [$.labels.cluster, 'job', 'instance'],
+         // kube-state-metrics' DRA series: the devices each ResourceSlice publishes, the devices
+         // allocated to each claim, whether a claim is allocated, and when it was created.
+         kube_resourceslice_device_info: { type: 'gauge', labels: ksm + ['resourceslice', 'driver', 'pool_name', 'node_name', 'device_name'] },
+         kube_resourceclaim_allocation_device_info: { type: 'gauge', labels: ksm + ['resourceclaim', 'namespace', 'request', 'driver', 'pool', 'device'] },
+         kube_resourceclaim_status_allocated: { type: 'gauge', labels: ksm + ['resourceclaim', 'namespace'] },
+         kube_resourceclaim_created: { type: 'gauge', labels: ksm + ['resourceclaim', 'namespace'] },
+         // kubelet's: how long preparing or unpreparing a pod's claims took, by outcome (the
+         // count of the failed ones is the failures).
+         dra_operations_duration_seconds_count: { type: 'counter', labels: [$.labels.cluster, 'job', 'instance', $.labels.node, 'operation_name', 'is_error'] },
+       }),
 }

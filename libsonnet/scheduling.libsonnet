@@ -18,8 +18,18 @@ local t = import 'lib/test.libsonnet';
 
   kubeStateMetrics+: {
     // The ResourceQuota resource that caps a namespace's GPU requests (kube_resourcequota keeps
-    // the resource name as Kubernetes spells it).
+    // the resource name as Kubernetes spells it), and on DRA nodes the one that caps the
+    // devices of the GPUs' DeviceClass.
     gpuQuotaResource:: 'requests.nvidia.com/gpu',
+    draQuotaResource:: $.kubernetes.draDeviceClass + '.deviceclass.resource.k8s.io/devices',
+    gpuQuotaResources:: (if $.kubernetes.gpuAllocation == 'dra' then [] else [self.gpuQuotaResource])
+                        + (if $.kubernetes.gpuAllocation == 'device-plugin' then [] else [self.draQuotaResource]),
+  },
+
+  kubernetes+: {
+    // The label of kubelet's series that names the node (kube-prometheus-stack's kubelet
+    // ServiceMonitor adds node).
+    kubeletNodeLabel:: 'node',
   },
 
   // The driver compatibility gate: the driver branches (major versions) validated for each
@@ -61,6 +71,20 @@ local t = import 'lib/test.libsonnet';
   local unschedulablePods = 'max ' + e.by(pod) + ' (kube_pod_status_unschedulable{job="' + ksmJob + '"}) == 1',
   local unschedulableGPUPods = '(' + podGPUs + ' > 0) and ' + e.on(pod) + ' (' + unschedulablePods + ')',
   local gate = 'gpu:dcgm_driver_outside_gate:group',
+  // DRA: on nodes that hand GPUs out through ResourceClaims, a pod waits for its claim's
+  // devices, and kubelet prepares them before the pod starts.
+  local k = $.kubernetes,
+  local dra = k.gpuAllocation != 'device-plugin',
+  local unallocatedClaims = 'namespace:kube_resourceclaims_unallocated:count',
+  local claimUnallocated = 'max ' + e.by([l.cluster, 'namespace', 'resourceclaim']) + ' (kube_resourceclaim_status_allocated{job="' + ksmJob + '"}) == 0',
+  local claim(metric, name, values, labels={}) = t.series(metric, values, e.ksm(ksmJob, { namespace: 'research', resourceclaim: name } + labels)),
+  // The nodes that have GPUs, with how many: the device plugin's capacity, or the GPU
+  // devices a DRA node's ResourceSlices publish.
+  local gpuNodes = std.join(' or ', (if k.gpuAllocation == 'dra' then [] else [
+                                       'kube_node_status_capacity{job="' + ksmJob + '", resource=~"' + gpuResources + '"} > 0',
+                                     ]) + (if !dra then [] else [
+                                             'count ' + e.by([l.cluster, l.node]) + ' (label_replace(kube_resourceslice_device_info{job="' + ksmJob + '", driver="' + k.draDriver + '"}, "' + l.node + '", "$1", "node_name", "(.+)"))',
+                                           ])),
 
   records+: {
     // GPU pods waiting for a node, by namespace (L2's scheduling panels).
@@ -87,7 +111,19 @@ local t = import 'lib/test.libsonnet';
         t.series('kube_pod_container_resource_requests', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', container: 'main', resource: $.kubeStateMetrics.gpuResource, unit: 'integer' })),
       ], [t.sample({ [l.cluster]: 'prod', namespace: 'research' }, e.seconds($.tests.evalTime) - 2400)], 'namespace:kube_gpu_pod_scheduling_wait_seconds:max')],
     },
-  } + {
+  } + (if !dra then {} else {
+         // ResourceClaims no device has been allocated to, by namespace (L2's scheduling row):
+         // on DRA nodes, the pods that wait for GPUs.
+         [unallocatedClaims]: {
+           section: 'scheduling',
+           family: 'capacity',
+           expr: 'count ' + e.by([l.cluster, 'namespace']) + ' (' + claimUnallocated + ')',
+           tests: [t.recordCase('two claims waiting, one allocated', [
+             claim('kube_resourceclaim_status_allocated', c.name, c.allocated + 'x60', { [l.cluster]: 'prod' })
+             for c in [{ name: 'train-0-gpu', allocated: 0 }, { name: 'train-1-gpu', allocated: 0 }, { name: 'infer-0-gpu', allocated: 1 }]
+           ], [t.sample({ [l.cluster]: 'prod', namespace: 'research' }, 2)], unallocatedClaims)],
+         },
+       }) + {
     // GPUs whose driver is outside the branches validated for their SKU: one rule per SKU,
     // told apart by modelName, as the price table. A series without the driver label is the
     // label self-check's (DCGMExporterLabelMismatch), not the gate's.
@@ -147,17 +183,22 @@ local t = import 'lib/test.libsonnet';
       section: 'scheduling',
       family: 'capacity',
       severity: 'warning',
-      local quota(type) = 'max ' + e.by(pod[:2] + ['resourcequota']) + ' (kube_resourcequota{job="' + ksmJob + '", resource="' + $.kubeStateMetrics.gpuQuotaResource + '", type="' + type + '"})',
+      // Each resource apart: in a mixed fleet one quota may cap both the device plugin's GPUs
+      // and the DRA devices.
+      local resources = $.kubeStateMetrics.gpuQuotaResources,
+      local quota(type) = 'max ' + e.by(pod[:2] + ['resourcequota', 'resource']) + ' (kube_resourcequota{job="' + ksmJob + '", resource' + (if std.length(resources) == 1 then '="' + resources[0] else '=~"' + std.join('|', resources)) + '", type="' + type + '"})',
       // A hard limit of 0 forbids GPUs on purpose: nothing to divide.
       expr: quota('used') + ' / (' + quota('hard') + ' > 0) > ' + th.gpuQuotaRatio,
       'for': '30m',
-      identity: pod[:2] + ['resourcequota'],
+      identity: pod[:2] + ['resourcequota', 'resource'],
       summary: 'A namespace has almost used up its GPU quota.',
       description: 'Namespace {{ $labels.namespace }} in cluster {{ $labels.' + l.cluster + ' }} uses {{ $value | humanizePercentage }} of the GPUs its quota {{ $labels.resourcequota }} allows (threshold ' + e.percent(th.gpuQuotaRatio) + ' %): its next GPU pods will be rejected.',
       tests:
-        local quota(type, values) = t.series('kube_resourcequota', values, e.ksm(ksmJob, { namespace: 'research', resourcequota: 'gpu-quota', resource: $.kubeStateMetrics.gpuQuotaResource, type: type }));
+        local resource = $.kubeStateMetrics.gpuQuotaResources[0];
+        local quota(type, values, of=resource) = t.series('kube_resourcequota', values, e.ksm(ksmJob, { namespace: 'research', resourcequota: 'gpu-quota', resource: of, type: type }));
         [
-          t.case('16 of 16 GPUs used', true, [], extra=[quota('hard', '16x60'), quota('used', '16x60')], target={ namespace: 'research', resourcequota: 'gpu-quota' }, value=1),
+          t.case('16 of 16 GPUs used', true, [], extra=[quota('hard', '16x60'), quota('used', '16x60')], target={ namespace: 'research', resourcequota: 'gpu-quota', resource: resource }, value=1),
+          t.case('CPU quota full, GPU quota not', false, [], extra=[quota('hard', '16x60'), quota('used', '8x60'), quota('hard', '64x60', 'requests.cpu'), quota('used', '64x60', 'requests.cpu')]),
           t.case('8 of 16 GPUs used', false, [], extra=[quota('hard', '16x60'), quota('used', '8x60')]),
           t.case('GPUs forbidden (quota 0)', false, [], extra=[quota('hard', '0x60'), quota('used', '0x60')]),
         ],
@@ -165,7 +206,7 @@ local t = import 'lib/test.libsonnet';
         meaning: 'Pods of the namespace request more than ' + e.percent(th.gpuQuotaRatio) + ' % of the GPUs its ResourceQuota allows.',
         impact: 'The next GPU pods of the namespace are rejected at admission (they never reach the scheduler).',
         queries: [
-          q('Quota use', 'kube_resourcequota{' + is(l.cluster) + ', namespace="$namespace", resource="' + $.kubeStateMetrics.gpuQuotaResource + '"}'),
+          q('Quota use', 'kube_resourcequota{' + is(l.cluster) + ', namespace="$namespace", resource="$resource"}'),
           q('GPU pods of the namespace', 'sum by (pod) (kube_pod_container_resource_requests{' + is(l.cluster) + ', namespace="$namespace", resource=~"' + gpuResources + '"})'),
           q('Idle allocated GPUs of the namespace', 'ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', namespace="$namespace", alertstate="firing"}'),
         ],
@@ -178,6 +219,75 @@ local t = import 'lib/test.libsonnet';
       },
     },
 
+  } + (if !dra then {} else {
+         GPUResourceClaimUnallocated: {
+           section: 'scheduling',
+           team: $.teams['ml-platform'],
+           family: 'capacity',
+           severity: 'warning',
+           expr: claimUnallocated,
+           'for': w.unschedulable,
+           identity: [l.cluster, 'namespace', 'resourceclaim'],
+           summary: 'A ResourceClaim has found no device for its pods.',
+           description: 'ResourceClaim {{ $labels.namespace }}/{{ $labels.resourceclaim }} in cluster {{ $labels.' + l.cluster + ' }} has had no device allocated for ' + w.unschedulable + ': no node publishes a free device that satisfies it, so the pods that use it cannot be scheduled.',
+           tests: [
+             t.case('no device for 40 minutes', true, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '0x60')], target={ namespace: 'research', resourceclaim: 'train-0-gpu' }, value=0),
+             t.case('allocated after 5 minutes', false, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '0x5 1x55')]),
+             t.case('waiting for 10 minutes so far', false, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '1x50 0x10')]),
+           ],
+           runbook: {
+             meaning: 'A ResourceClaim has stayed unallocated for ' + w.unschedulable + ': the scheduler finds no node whose ResourceSlices publish a free device that its requests and selectors accept. Its pods stay Pending. (kube-state-metrics does not say which DeviceClass a claim asks for: a claim for another kind of device alerts too.)',
+             impact: 'The workload does not start: training waits, inference cannot scale out.',
+             queries: [
+               q('Claims of the namespace and whether they are allocated', 'kube_resourceclaim_status_allocated{' + is(l.cluster) + ', namespace="$namespace"}'),
+               q('GPU devices the nodes publish', 'count by (node_name) (kube_resourceslice_device_info{' + is(l.cluster) + ', driver="' + k.draDriver + '"})'),
+               q('GPU devices allocated, by node', 'count by (pool) (kube_resourceclaim_allocation_device_info{' + is(l.cluster) + ', driver="' + k.draDriver + '"})'),
+             ],
+             diagnosis: [
+               step("Does `kubectl describe resourceclaim $resourceclaim -n $namespace` (or its pod's events) name a device class or selector nothing satisfies?", 'Fix the claim or its template (device class, CEL selector, MIG profile).'),
+               step('Do the nodes publish free GPU devices (L2, DRA claims)?', 'The free devices are of another kind (SKU, MIG profile) or on nodes the pod may not use: pack or resize the request.', 'The cluster is full: the autoscaler should add a node; check its logs and limits.'),
+             ],
+             mitigation: ['Free idle GPUs (GPUAllocatedIdle) or lower the request.', 'Fix the claim template of the workload.', 'Raise the node pool limit of the autoscaler.'],
+             escalation: 'ML platform team; the owning team of the namespace for the claim.',
+             dashboards: ['L2'],
+           },
+         },
+
+         GPUDRAPrepareFailing: {
+           section: 'scheduling',
+           team: $.teams.infra,
+           family: 'capacity',
+           severity: 'warning',
+           local failed = 'increase(dra_operations_duration_seconds_count{job="' + k.kubeletJob + '", operation_name="PrepareResources", is_error="true"}[' + w.unschedulable + '])',
+           expr: 'sum ' + e.by([l.cluster, l.host]) + ' (label_replace(' + failed + ', "' + l.host + '", "$1", "' + k.kubeletNodeLabel + '", "(.+)")) > 0',
+           'for': '5m',
+           identity: [l.cluster, l.host],
+           summary: "A node's kubelet fails to prepare the DRA devices of its pods.",
+           description: 'The kubelet of node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} failed {{ $value | printf "%.0f" }} times in the last ' + w.unschedulable + " to prepare the devices of a pod's claims: the pods stay in ContainerCreating.",
+           tests:
+             local prepared(values, failed) = t.series('dra_operations_duration_seconds_count', values, { job: k.kubeletJob, instance: '10.0.0.7:10250', [k.kubeletNodeLabel]: t.scenarioHost, operation_name: 'PrepareResources', is_error: failed });
+             [
+               t.case('every prepare fails', true, [], extra=[prepared('0+1x60', 'true'), prepared('5x60', 'false')], target={ [l.host]: t.scenarioHost }, value=e.seconds(w.unschedulable) / 60),
+               t.case('prepares succeed', false, [], extra=[prepared('0x60', 'true'), prepared('0+2x60', 'false')]),
+               t.case('one failure, half an hour ago', false, [], extra=[prepared('0x30 1x30', 'true'), prepared('0+2x60', 'false')]),
+             ],
+           runbook: {
+             meaning: "The node's kubelet asked the DRA driver to prepare the devices of a pod's ResourceClaims (NodePrepareResources) and it failed, " + w.unschedulable + ' or less ago: the driver is down, cannot reach the GPU, or the claim asks for a configuration it cannot make (a MIG layout, a sharing mode).',
+             impact: 'Pods scheduled on the node stay in ContainerCreating: their GPUs are allocated and idle.',
+             queries: [
+               q('Failed prepares of the node', 'increase(dra_operations_duration_seconds_count{' + is(l.cluster) + ', ' + k.kubeletNodeLabel + '="$' + l.host + '", operation_name="PrepareResources", is_error="true"}[1h])'),
+               q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', ' + l.team + '="' + $.teams.infra + '"}'),
+             ],
+             diagnosis: [
+               step('Do hardware alerts (XID, recovery action, fallen off the bus) fire on the node?', 'The driver cannot prepare a failed GPU: follow those runbooks.'),
+               step("Does the DRA driver's kubelet plugin run on the node (`kubectl get pods -n nvidia-dra-driver-gpu -o wide --field-selector spec.nodeName=$" + l.host + '`)?', "Read its logs for the claim's error: a MIG layout or sharing configuration it could not apply.", 'Restart it (the DaemonSet), or fix its scheduling on the node.'),
+             ],
+             mitigation: ['Restart the DRA kubelet plugin of the node.', 'Cordon the node while the driver fails: `kubectl cordon $' + l.host + '`.'],
+             escalation: 'Infrastructure on-call.',
+             dashboards: ['L2'],
+           },
+         },
+       }) + {
     GPUDevicePluginDegraded: {
       section: 'scheduling',
       team: $.teams.infra,
@@ -220,20 +330,20 @@ local t = import 'lib/test.libsonnet';
       family: 'exporter',
       severity: 'warning',
       local exporterHost = 'instance:dcgm_exporter_host:group',
-      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost('kube_node_status_capacity{job="' + ksmJob + '", resource=~"' + gpuResources + '"} > 0') + ')'
+      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost(gpuNodes) + ')'
             + ' unless ' + e.on([l.cluster, l.host]) + ' group ' + e.by([l.cluster, l.host]) + ' (last_over_time(' + exporterHost + '[' + w.missing + ']))',
       'for': '15m',
       identity: [l.cluster, l.host],
       summary: 'A GPU node has no dcgm-exporter: its GPUs are not monitored at all.',
-      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} lists {{ $value }} GPUs (time-slicing replicas included) in its capacity, but no dcgm-exporter has reported from it in the last ' + w.missing + ': no GPU alert can fire for it.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} lists {{ $value }} GPUs (time-slicing replicas included) in its capacity' + (if dra then ', or publishes as many GPU devices through DRA,' else '') + ' but no dcgm-exporter has reported from it in the last ' + w.missing + ': no GPU alert can fire for it.',
       tests:
-        local capacity(node, gpus) = t.series('kube_node_status_capacity', (gpus * $.sharing.replicas) + 'x60', e.ksm(ksmJob, { node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }));
+        local capacity(node, gpus) = k.capacitySeries(node, [[gpus, 60]]);
         // A node's GPUs that no exporter reports are unavailable capacity: the availability SLO
         // burns too (7 of the cluster's 8 GPUs; the scenario's one GPU reports from another host).
         local availability = [t.also('SLOGPUAvailability' + a, 7 / 8, target={ slo: 'GPUAvailability' }) for a in ['FastBurn', 'SlowBurn']];
         [
-          t.case('a new GPU node without an exporter', true, [], extra=[capacity('gpu-node-5', 8)], target={ [l.host]: 'gpu-node-5' }, value=8 * $.sharing.replicas, alsoFires=availability),
-          t.case('a node whose exporter reports', false, [], gpus=8, extra=[capacity(t.scenarioHost, 8)]),
+          t.case('a new GPU node without an exporter', true, [], extra=capacity('gpu-node-5', 8), target={ [l.host]: 'gpu-node-5' }, value=8 * $.sharing.replicas, alsoFires=availability),
+          t.case('a node whose exporter reports', false, [], gpus=8, extra=capacity(t.scenarioHost, 8)),
         ],
       runbook: {
         meaning: "Kubernetes lists GPUs on the node, but no dcgm-exporter target has reported the node's GPUs for " + w.missing + ': the exporter DaemonSet does not run there (node selector, taint, failing pod) or Prometheus does not scrape it.',

@@ -127,9 +127,7 @@ local t = import 'lib/test.libsonnet';
           target: {},
           gpus: capacity - missing,
           value: if bad == 'burst' then null else missing / capacity,
-          // The device plugin advertises its time-slicing replicas of each GPU.
-          local r = $.sharing.replicas,
-          extra: [t.series('kube_node_status_capacity', if bad == 'burst' then (25 * r) + 'x57 ' + (40 * r) + 'x3' else (capacity * r) + 'x60', e.ksm($.kubeStateMetrics.job, { node: t.scenarioHost, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
+          extra: $.kubernetes.capacitySeries(t.scenarioHost, if bad == 'burst' then [[25, 57], [40, 3]] else [[capacity, 60]]),
         },
     },
   },
@@ -200,10 +198,21 @@ local t = import 'lib/test.libsonnet';
                 check('slo:error_budget:burn_rate', 'failing three budgets: burning about 3x', sc.value / budget($.slos[n])))
     for n in sloNames
   ], {}) + {
+    // The device plugin's capacity; a DRA node has none, and its GPUs are those its
+    // ResourceSlices publish (the allocation group's node:kube_gpu_allocatable:sum).
+    local devicePlugin = 'sum ' + e.by([l.cluster, l.node]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"})',
+    local mode = $.kubernetes.gpuAllocation,
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
-      expr: 'sum ' + e.by([l.cluster]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"})',
-    },
+      // (In a mixed fleet, the nodes the device plugin offers GPUs on count their capacity only.)
+      local draNodes = if mode == 'dra' then 'node:kube_gpu_allocatable:sum' else 'node:kube_gpu_allocatable:sum unless ' + e.on([l.cluster, l.node]) + ' kube_node_status_allocatable{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"}',
+      expr: 'sum ' + e.by([l.cluster]) + ' (' + std.join(' or ', (if mode == 'dra' then [] else [devicePlugin]) + (if mode == 'device-plugin' then [] else [draNodes])) + ')',
+    } + (if mode == 'device-plugin' then {} else {
+           comments: [
+             'Reads the allocation group: at most one evaluation interval behind; a node publishes GPUs when it joins or a GPU fails.',
+             'pint disable rule/dependency',
+           ],
+         }),
     // A fatal XID makes a GPU unhealthy for the event window, read from the XID event rule:
     // the last-XID gauge holds the code until the exporter restarts, so a repaired GPU would
     // burn budget for ever.
@@ -216,9 +225,10 @@ local t = import 'lib/test.libsonnet';
       local fatal = $.xid.fatal + $.xid.fellOffBus,
       local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
       // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU, times the
-      // device plugin's time-slicing replicas.
+      // device plugin's time-slicing replicas; on a DRA fleet, GPUs.
       local replicas = $.sharing.replicas,
-      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + [l.migInstance]) + ' (' + $.exporter.healthField + ')'
+      local dra = $.kubernetes.gpuAllocation == 'dra',
+      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + (if dra then [] else [l.migInstance])) + ' (' + $.exporter.healthField + ')'
                     + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
                     + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
                     + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
@@ -238,7 +248,7 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=1)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
-      ], [t.sample({ [l.cluster]: 'prod' }, 4 * replicas)], 'cluster:gpu_healthy:count')],
+      ], [t.sample({ [l.cluster]: 'prod' }, if dra then 3 else 4 * replicas)], 'cluster:gpu_healthy:count')],
     },
     'cluster:gpu_unavailable:count': {
       family: 'slo',
@@ -253,11 +263,17 @@ local t = import 'lib/test.libsonnet';
       // slot in capacity and in the healthy count alike.
       local capacity(node, resource, n) = t.series('kube_node_status_capacity', (n * $.sharing.replicas) + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
       local slots(node, missing=null) = [t.series($.exporter.healthField, '60x60', t.gpu(l, node, i, mig=m)) for i in [0, 1] for m in std.range(1, 7) if [i, m] != missing],
-      tests: [t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [
-        capacity('single-node', $.kubeStateMetrics.gpuResource, 14),
-        capacity('mixed-node', $.kubeStateMetrics.gpuResource, 0),
-        capacity('mixed-node', 'nvidia_com_mig_1g_10gb', 14),
-      ], [t.sample({ [l.cluster]: 'prod' }, t.round3(1 / 28))], 'round(cluster:gpu_unavailable:ratio, 0.001)')],
+      // On a DRA fleet, two nodes publishing two GPUs each, one GPU of which does not report
+      // (the other MIG GPU reports one instance of two: it counts as a GPU).
+      local published(node) = $.kubernetes.capacitySeries(node, [[2, 60]], { [l.cluster]: 'prod' }),
+      tests: [if $.kubernetes.gpuAllocation == 'dra' then
+        t.recordCase('two DRA nodes, one GPU silent', [s for s in slots('node-a') if s.labels[l.gpu] == '0'] + [s for s in slots('node-b') if s.labels[l.migInstance] == '1'] + published('node-a') + published('node-b'), [t.sample({ [l.cluster]: 'prod' }, 0.25)], 'round(cluster:gpu_unavailable:ratio, 0.001)')
+      else
+        t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [
+          capacity('single-node', $.kubeStateMetrics.gpuResource, 14),
+          capacity('mixed-node', $.kubeStateMetrics.gpuResource, 0),
+          capacity('mixed-node', 'nvidia_com_mig_1g_10gb', 14),
+        ], [t.sample({ [l.cluster]: 'prod' }, t.round3(1 / 28))], 'round(cluster:gpu_unavailable:ratio, 0.001)')],
     },
   },
 

@@ -79,6 +79,9 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		{"testdata/exporter-renamed.jsonnet", every},
 		{"testdata/virtual-gpus.jsonnet", every},
 		{"testdata/native-histograms.jsonnet", every},
+		// GPUs through DRA (on 4.9), and a team's catalog on a fleet of both kinds of nodes.
+		{"testdata/dra.jsonnet", every},
+		{"../../internal/testutil/plantest/testdata/mixed.jsonnet", every},
 		// A team's own catalog (every label and team renamed, some sections off, an alert
 		// of its own) and a training fleet with every section off.
 		{"../../internal/testutil/plantest/testdata/adopter.jsonnet", every},
@@ -231,6 +234,34 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "(\n              DCGM_EXP_GPU_HEALTH_STATUS\n            )\n          >=\n            20",
 			new:         "(\n              DCGM_EXP_GPU_HEALTH_STATUS\n            )\n          >=\n            10",
 			wantFailure: "alertname: GPUHealthCheckFailed",
+		},
+		{
+			name: "a DRA MIG device counted as its whole GPU", file: "rules/recording.yaml", testFile: output.RecordingTests,
+			config:      "testdata/dra.jsonnet",
+			old:         `label_replace(vector(0.5), "mig_slices", "4", "", "")`,
+			new:         `label_replace(vector(1), "mig_slices", "4", "", "")`,
+			wantFailure: "kube_gpu_requested:sum",
+		},
+		{
+			name: "the MIG devices a DRA node publishes counted as GPUs", file: "rules/recording.yaml", testFile: output.RecordingTests,
+			config:      "testdata/dra.jsonnet",
+			old:         `"(gpu-[0-9]+).*"`,
+			new:         `"(.*)"`,
+			wantFailure: "kube_gpu_allocatable:sum",
+		},
+		{
+			name: "an allocated claim read as waiting", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/dra.jsonnet",
+			old:         "kube_resourceclaim_status_allocated{job=\"kube-state-metrics\"}\n            )\n          ==\n            0",
+			new:         "kube_resourceclaim_status_allocated{job=\"kube-state-metrics\"}\n            )\n          ==\n            1",
+			wantFailure: "alertname: GPUResourceClaimUnallocated",
+		},
+		{
+			name: "successful DRA prepares read as failures", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/dra.jsonnet",
+			old:         `dra_operations_duration_seconds_count{is_error="true"`,
+			new:         `dra_operations_duration_seconds_count{is_error="false"`,
+			wantFailure: "alertname: GPUDRAPrepareFailing",
 		},
 		{
 			name: "GPU-hours of a partial day averaged over the samples that exist", file: "rules/recording.yaml", testFile: output.RecordsTests,

@@ -1,6 +1,7 @@
 package promtooltests
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -15,6 +16,22 @@ type kubePod struct {
 	cluster, node string // node is empty while unscheduled
 	pod           synth.Pod
 	phase         string
+	// device is the device NVIDIA's DRA driver names for what the pod holds (gpu-0, or a
+	// MIG device gpu-0-mig-<profile>-<start>-<size>), and share the part of a GPU it is.
+	device string
+	share  float64
+}
+
+// migSlices are the memory slices (of plan.DRAMemorySlices) a MIG profile's placement takes.
+var migSlices = map[string]int{"1g.10gb": 1, "2g.20gb": 2, "3g.40gb": 4, "4g.40gb": 4, "7g.80gb": 8}
+
+// draCluster is the cluster whose nodes hand GPUs out through DRA in a mixed fleet (every
+// cluster under dra): the one with the MIG GPU and a pod scheduled but still Pending.
+const draCluster = "prod-a"
+
+// viaDRA reports whether the nodes of cluster hand GPUs out through DRA.
+func viaDRA(m *model.Model, cluster string) bool {
+	return m.Kubernetes.GPUAllocation == model.AllocationDRA || (m.Kubernetes.GPUAllocation == model.AllocationMixed && cluster == draCluster)
 }
 
 // recordingFleet is a small fleet of two clusters: whole GPUs held by pods, an idle GPU and a
@@ -44,13 +61,26 @@ func recordingFleet(m *model.Model) []synth.GPU {
 func kubePods(fleet []synth.GPU) []kubePod {
 	var out []kubePod
 	for _, g := range fleet {
-		for _, p := range g.Pods() {
-			out = append(out, kubePod{cluster: g.Cluster, node: g.Host, pod: *p, phase: "Running"})
+		whole := fmt.Sprintf("gpu-%d", g.Index)
+		if g.Pod != nil {
+			for _, p := range append([]*synth.Pod{g.Pod}, g.Shared...) {
+				out = append(out, kubePod{cluster: g.Cluster, node: g.Host, pod: *p, phase: "Running", device: whole, share: 1})
+			}
+		}
+		start := 0
+		for _, mi := range g.MIG {
+			size := migSlices[mi.Profile]
+			if mi.Pod != nil {
+				out = append(out, kubePod{cluster: g.Cluster, node: g.Host, pod: *mi.Pod, phase: "Running",
+					device: fmt.Sprintf("%s-mig-%d-%d-%d", whole, mi.ID, start, size), share: float64(size) / plan.DRAMemorySlices})
+			}
+			start += size
 		}
 	}
 	return append(out,
 		kubePod{cluster: "prod-a", node: "host-a1", pod: synth.Pod{Namespace: "team-a", Name: "done-0", Container: "main"}, phase: "Succeeded"},
-		kubePod{cluster: "prod-a", node: "host-a1", pod: synth.Pod{Namespace: "team-b", Name: "starting-0", Container: "main"}, phase: "Pending"},
+		// On host-a1's idle GPU.
+		kubePod{cluster: "prod-a", node: "host-a1", pod: synth.Pod{Namespace: "team-b", Name: "starting-0", Container: "main"}, phase: "Pending", device: "gpu-1", share: 1},
 		kubePod{cluster: "prod-b", pod: synth.Pod{Namespace: "team-a", Name: "unscheduled-0", Container: "main"}, phase: "Pending"},
 	)
 }
@@ -67,18 +97,28 @@ func kubeSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []
 	var out []series
 	for _, n := range nodes(m, fleet) {
 		base := synth.Labels{m.Labels.Cluster: n.cluster, "job": ksm.Job, m.Labels.Node: n.host}
-		out = append(out,
-			series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": ksm.GPUResource, "unit": "integer"})), Values: constant(float64(n.slots), steps)},
-			series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": "cpu", "unit": "core"})), Values: constant(96, steps)},
-		)
+		if viaDRA(m, n.cluster) {
+			out = append(out, resourceSlice(m, n, fleet, pods, steps)...)
+		} else {
+			out = append(out, series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": ksm.GPUResource, "unit": "integer"})), Values: constant(float64(n.slots), steps)})
+		}
+		out = append(out, series{Series: synth.Series("kube_node_status_allocatable", base.With(map[string]string{"resource": "cpu", "unit": "core"})), Values: constant(96, steps)})
 	}
 	for _, p := range pods {
 		base := synth.Labels{m.Labels.Cluster: p.cluster, "job": ksm.Job, "namespace": p.pod.Namespace, "pod": p.pod.Name}
-		req := base.With(map[string]string{"container": p.pod.Container, "resource": ksm.GPUResource, "unit": "integer"})
-		if p.node != "" {
-			req[m.Labels.Node] = p.node
+		switch {
+		case !viaDRA(m, p.cluster):
+			req := base.With(map[string]string{"container": p.pod.Container, "resource": ksm.GPUResource, "unit": "integer"})
+			if p.node != "" {
+				req[m.Labels.Node] = p.node
+			}
+			out = append(out, series{Series: synth.Series("kube_pod_container_resource_requests", req), Values: constant(1, steps)})
+		case p.holdsGPU():
+			// The pod's claim, allocated (a completed pod's claim is deleted with it; an
+			// unscheduled pod's is not allocated yet).
+			out = append(out, series{Series: synth.Series("kube_resourceclaim_allocation_device_info", synth.Labels{m.Labels.Cluster: p.cluster, "job": ksm.Job,
+				"resourceclaim": p.pod.Name + "-gpu", "namespace": p.pod.Namespace, "request": "gpu", "driver": m.Kubernetes.DRADriver, "pool": p.node, "device": p.device}), Values: constant(1, steps)})
 		}
-		out = append(out, series{Series: synth.Series("kube_pod_container_resource_requests", req), Values: constant(1, steps)})
 		for _, phase := range podPhases {
 			v := 0.0
 			if phase == p.phase {
@@ -90,9 +130,31 @@ func kubeSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []
 	return out
 }
 
+// resourceSlice is what NVIDIA's DRA driver publishes for node n: each GPU, and the MIG
+// devices of a MIG GPU, each once, beside a device of another driver that is no GPU.
+func resourceSlice(m *model.Model, n node, fleet []synth.GPU, pods []kubePod, steps int) []series {
+	devices := map[string]string{"nic-0": "nic.example.com"}
+	for _, g := range fleet {
+		if g.Cluster == n.cluster && g.Host == n.host {
+			devices[fmt.Sprintf("gpu-%d", g.Index)] = m.Kubernetes.DRADriver
+		}
+	}
+	for _, p := range pods {
+		if p.cluster == n.cluster && p.node == n.host && p.device != "" {
+			devices[p.device] = m.Kubernetes.DRADriver
+		}
+	}
+	var out []series
+	for _, name := range model.SortedKeys(devices) {
+		out = append(out, series{Series: synth.Series("kube_resourceslice_device_info", synth.Labels{m.Labels.Cluster: n.cluster, "job": m.KubeStateMetrics.Job,
+			"resourceslice": n.host + "-" + devices[name], "driver": devices[name], "pool_name": n.host, "node_name": n.host, "device_name": name}), Values: constant(1, steps)})
+	}
+	return out
+}
+
 type node struct {
 	cluster, host string
-	slots         int
+	slots, gpus   int
 }
 
 func nodes(m *model.Model, fleet []synth.GPU) []node {
@@ -107,6 +169,7 @@ func nodes(m *model.Model, fleet []synth.GPU) []node {
 			out = append(out, node{cluster: g.Cluster, host: g.Host})
 		}
 		out[i].slots += g.Slots(m)
+		out[i].gpus++
 	}
 	return out
 }
@@ -328,10 +391,16 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		conventions.LevelFleet:     {},
 	}[r.Level]
 	sum := combiner("sum")
+	// A device-plugin node offers its slots (a MIG device or a time-slicing replica each); a
+	// DRA node its GPUs, a MIG device allocated as its share of the GPU.
 	allocatable := func() []sample {
 		var gs groups
 		for _, n := range nodes(m, fleet) {
-			gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), float64(n.slots))
+			v := float64(n.slots)
+			if viaDRA(m, n.cluster) {
+				v = float64(n.gpus)
+			}
+			gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), v)
 		}
 		return gs.samples(sum)
 	}
@@ -339,7 +408,11 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		var gs groups
 		for _, p := range pods {
 			if p.holdsGPU() {
-				gs.add(synth.Labels{l.Cluster: p.cluster, l.Node: p.node, "namespace": p.pod.Namespace}.Project(keep), 1)
+				v := 1.0
+				if viaDRA(m, p.cluster) {
+					v = p.share
+				}
+				gs.add(synth.Labels{l.Cluster: p.cluster, l.Node: p.node, "namespace": p.pod.Namespace}.Project(keep), v)
 			}
 		}
 		return gs.samples(sum)

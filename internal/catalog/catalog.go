@@ -370,6 +370,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"apiVersion":       func(r json.RawMessage) { d.strict("apiVersion", r, &m.APIVersion) },
 		"exporter":         func(r json.RawMessage) { d.strict("exporter", r, &m.Exporter) },
 		"kubeStateMetrics": func(r json.RawMessage) { d.strict("kubeStateMetrics", r, &m.KubeStateMetrics) },
+		"kubernetes":       func(r json.RawMessage) { d.strict("kubernetes", r, &m.Kubernetes) },
 		"labels":           func(r json.RawMessage) { d.strict("labels", r, &m.Labels) },
 		"identity":         func(r json.RawMessage) { d.strict("identity", r, &m.Identity) },
 		"teams":            func(r json.RawMessage) { d.strict("teams", r, &m.Teams) },

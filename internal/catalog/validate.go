@@ -65,6 +65,7 @@ func validate(m *model.Model) Problems {
 	v.sharing(m)
 	v.counterFile(m)
 	v.topology(m)
+	v.kubernetes(m)
 	v.grafana(m)
 	v.runbooks(m)
 	v.alertmanager(m)
@@ -551,6 +552,24 @@ func (v *validator) topology(m *model.Model) {
 	v.duration("topology.globalQueryOffset", t.GlobalQueryOffset, true)
 	if !promql.IsValidLabelName(t.ShardLabel) {
 		v.add("topology.shardLabel", "is %q, not a label name; name the external label that tells shards apart (%s)", t.ShardLabel, m.Labels.Cluster)
+	}
+}
+
+// kubernetes checks how GPUs are handed to pods: a known mode, and on DRA nodes the driver and
+// the kubelet job the DRA rules read.
+func (v *validator) kubernetes(m *model.Model) {
+	k := m.Kubernetes
+	v.oneOf("kubernetes.gpuAllocation", k.GPUAllocation, model.GPUAllocations...)
+	if !k.DRA() {
+		return
+	}
+	if !k.DevicePlugin() && m.Sharing.Replicas > 1 {
+		v.add("sharing.replicas", "is %d, but gpuAllocation is %q: replicas are the device plugin's time-slicing, and DRA nodes share a GPU through a shared claim; set it to 1 (or gpuAllocation to %q where some node pools keep the device plugin)", m.Sharing.Replicas, k.GPUAllocation, model.AllocationMixed)
+	}
+	for _, f := range []struct{ path, value string }{{"kubernetes.draDriver", k.DRADriver}, {"kubernetes.draDeviceClass", k.DRADeviceClass}, {"kubernetes.kubeletJob", k.KubeletJob}} {
+		if f.value == "" {
+			v.add(f.path, "is empty: the DRA rules of gpuAllocation %q read it", k.GPUAllocation)
+		}
 	}
 }
 

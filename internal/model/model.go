@@ -11,6 +11,7 @@ type Model struct {
 	APIVersion       string           `json:"apiVersion"`
 	Exporter         Exporter         `json:"exporter"`
 	KubeStateMetrics KubeStateMetrics `json:"kubeStateMetrics"`
+	Kubernetes       Kubernetes       `json:"kubernetes"`
 	Labels           Labels           `json:"labels"`
 	Identity         Identity         `json:"identity"`
 	// Teams are the names of the teams that own alerts, by their role in the catalog.
@@ -323,6 +324,39 @@ type KubeStateMetrics struct {
 	// MIG device, whatever the MIG strategy.
 	GPUResources string `json:"gpuResources"`
 }
+
+// GPU allocation modes of a fleet's Kubernetes.
+const (
+	// AllocationDevicePlugin: GPUs are the nvidia.com/gpu extended resource of the device plugin.
+	AllocationDevicePlugin = "device-plugin"
+	// AllocationDRA: GPUs are devices of ResourceClaims, published by a DRA driver.
+	AllocationDRA = "dra"
+	// AllocationMixed: node pools of both.
+	AllocationMixed = "mixed"
+)
+
+// GPUAllocations lists the allocation modes.
+var GPUAllocations = []string{AllocationDevicePlugin, AllocationDRA, AllocationMixed}
+
+// Kubernetes is how the fleet's Kubernetes hands GPUs to pods.
+type Kubernetes struct {
+	// GPUAllocation is one of GPUAllocations.
+	GPUAllocation string `json:"gpuAllocation"`
+	// DRADriver is the DRA driver that publishes the GPUs (its ResourceSlices and the
+	// allocation results of claims name it).
+	DRADriver string `json:"draDriver"`
+	// DRADeviceClass is the DeviceClass of the GPUs, which a ResourceQuota limits as
+	// <class>.deviceclass.resource.k8s.io/devices.
+	DRADeviceClass string `json:"draDeviceClass"`
+	// KubeletJob is the Prometheus job of the kubelets, which report DRA prepare failures.
+	KubeletJob string `json:"kubeletJob"`
+}
+
+// DevicePlugin reports whether some nodes hand GPUs out through the device plugin.
+func (k Kubernetes) DevicePlugin() bool { return k.GPUAllocation != AllocationDRA }
+
+// DRA reports whether some nodes hand GPUs out through DRA.
+func (k Kubernetes) DRA() bool { return k.GPUAllocation != AllocationDevicePlugin }
 
 // Labels are the label names that the scraped series carry.
 type Labels struct {

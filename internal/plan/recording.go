@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -130,6 +131,12 @@ func namespaceRollup(m *model.Model, s Signal, window string) string {
 	}
 }
 
+// formatShare is the share of a GPU that slices of its DRAMemorySlices memory slices hold,
+// written exactly (0.125, 0.5).
+func formatShare(slices int) string {
+	return strconv.FormatFloat(float64(slices)/DRAMemorySlices, 'f', -1, 64)
+}
+
 // Allocation signal names, shared with the tests that check them.
 const (
 	AllocatableSignal = "kube_gpu_allocatable"
@@ -140,27 +147,77 @@ const (
 	allocationFamily  = "allocation"
 )
 
+// NVIDIA's DRA driver names a whole GPU gpu-<minor> and a MIG device
+// gpu-<minor>-mig-<profile>-<placement start>-<placement size>, the placement in memory slices
+// of the GPU (k8s-dra-driver-gpu, cmd/gpu-kubelet-plugin/deviceinfo.go).
+const (
+	draGPUDevice = `gpu-[0-9]+`
+	draMIGDevice = `gpu-[0-9]+-mig-[0-9]+-[0-9]+-([0-9]+)`
+	// DRAMemorySlices is how many memory slices a MIG-capable GPU has (A100, H100, H200,
+	// B200): a MIG device allocated through DRA counts as its slices' share of the GPU.
+	DRAMemorySlices = 8
+)
+
 // allocationRules record which pod holds which GPU, GPUs allocatable and requested by pods
 // (kube-state-metrics), next to the GPUs that dcgm-exporter sees and the ones it attributes
-// to pods.
+// to pods. Where GPUs are handed out through DRA, a node's allocatable GPUs are the GPUs its
+// ResourceSlices publish, and requests are the devices allocated to claims (a MIG device as
+// its share of the GPU); a mixed fleet adds up both.
 func allocationRules(m *model.Model) []Recorded {
-	l, ksm := m.Labels, m.KubeStateMetrics
+	l, ksm, k := m.Labels, m.KubeStateMetrics, m.Kubernetes
 	rec := func(level, signal, op string) string { return conventions.RecordName(level, signal, op) }
-	allocatable := fmt.Sprintf(`kube_node_status_allocatable{job="%s", resource=~"%s"}`, ksm.Job, ksm.GPUResources)
 	// Requests count while the pod is scheduled and Pending or Running: kube-state-metrics
 	// keeps exposing the requests of completed pods.
 	requested := fmt.Sprintf(`kube_pod_container_resource_requests{job="%[1]s", resource=~"%[2]s", %[3]s!=""}
   * on (%[4]s, namespace, pod) group_left ()
   max by (%[4]s, namespace, pod) (kube_pod_status_phase{job="%[1]s", phase=~"Pending|Running"} == 1)`, ksm.Job, ksm.GPUResources, l.Node, l.Cluster)
+	// The GPUs of each node's ResourceSlices, each counted once whatever MIG devices it
+	// publishes too; and the share of a GPU each device allocated to a claim holds (the
+	// driver's pools are named after their nodes).
+	draGPUs := fmt.Sprintf(`group by (%[1]s, %[2]s, gpu_device) (
+  label_replace(
+    label_replace(kube_resourceslice_device_info{job="%[3]s", driver="%[4]s", device_name=~"%[5]s|%[6]s"}, "%[2]s", "$1", "node_name", "(.+)"),
+    "gpu_device", "$1", "device_name", "(%[5]s).*"
+  )
+)`, l.Cluster, l.Node, ksm.Job, k.DRADriver, draGPUDevice, draMIGDevice)
+	claimed := func(device string) string {
+		return fmt.Sprintf(`label_replace(kube_resourceclaim_allocation_device_info{job="%s", driver="%s", device=~"%s"}, "%s", "$1", "pool", "(.+)")`, ksm.Job, k.DRADriver, device, l.Node)
+	}
+	shares := make([]string, DRAMemorySlices)
+	for i := range shares {
+		shares[i] = fmt.Sprintf(`label_replace(vector(%s), "mig_slices", "%d", "", "")`, formatShare(i+1), i+1)
+	}
+	draClaimed := fmt.Sprintf(`%s
+or
+  label_replace(%s, "mig_slices", "$1", "device", "%s")
+  * on (mig_slices) group_left ()
+  (%s)`, claimed(draGPUDevice), claimed(draMIGDevice), draMIGDevice, strings.Join(shares, " or "))
+	// Each mode's expression of a record, added up where the fleet has both.
+	both := func(labels []string, devicePlugin, dra string) string {
+		switch {
+		case !k.DRA():
+			return devicePlugin
+		case !k.DevicePlugin():
+			return dra
+		}
+		return fmt.Sprintf(`sum %s (label_replace(%s, "allocation", "device-plugin", "", "") or label_replace(%s, "allocation", "dra", "", ""))`, by(labels...), devicePlugin, dra)
+	}
+	node, namespace := []string{l.Cluster, l.Node}, []string{l.Cluster, "namespace"}
+	allocatable := both(node,
+		fmt.Sprintf(`sum %s (kube_node_status_allocatable{job="%s", resource=~"%s"})`, by(node...), ksm.Job, ksm.GPUResources),
+		fmt.Sprintf("count %s (%s)", by(node...), draGPUs))
+	requestedBy := func(labels []string) string {
+		return both(labels, fmt.Sprintf("sum %s (%s)", by(labels...), requested), fmt.Sprintf("sum %s (%s)", by(labels...), draClaimed))
+	}
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	out := []Recorded{
 		// Which pod holds which GPU, read once: alerts join it, GPU counts read it.
 		{Level: conventions.LevelGPUPod, Name: conventions.GPUInfo, Expr: fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.HealthField)},
-		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster, l.Node), allocatable)},
+		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, AllocatableSignal, "sum"), Expr: allocatable},
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, AllocatableSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, AllocatableSignal, "sum"))},
-		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster, l.Node), requested)},
-		{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster, "namespace"), requested)},
+		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, RequestedSignal, "sum"), Expr: requestedBy(node)},
+		{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, RequestedSignal, "sum"), Expr: requestedBy(namespace)},
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, RequestedSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, RequestedSignal, "sum"))},
 	}

@@ -1,0 +1,2 @@
+// A GPU allocation mode spelt wrong.
+(import 'gpuobs.libsonnet') { kubernetes+: { gpuAllocation: 'DRA' } }
