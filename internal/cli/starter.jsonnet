@@ -91,6 +91,12 @@ gpuobs {
     // GPUPowerThrottling+: { team: 'ml-platform' },
   },
 
+  // How Kubernetes hands GPUs to pods: 'device-plugin' (nvidia.com/gpu), 'dra' (ResourceClaims
+  // through NVIDIA's DRA driver) or 'mixed' (node pools of both).
+  kubernetes+: {
+    // gpuAllocation: 'dra',
+  },
+
   // XID codes as NVIDIA's XID catalog classes them (name, action); the alert tiers follow the
   // action, a code's class overrides it.
   xidCatalog+: {
