@@ -1,7 +1,8 @@
 // How dcgm-exporter and kube-state-metrics label their series, as configuration.
 {
   // What changes between dcgm-exporter versions: the host label ('Hostname' up to 4.8.2,
-  // 'hostname' from 4.8.3), the driver-version label, the name of the clock-event bitmask, and
+  // 'hostname' from 4.8.3), from 4.8.3 the exporter's cumulative counters, its health check and
+  // the recovery action, the driver-version label, the name of the clock-event bitmask, and
   // in 4.9 the units of eleven fields (clocks MHz->Hz, energy mJ->J, utilization %->ratio,
   // framebuffer MiB->bytes, NVLink bandwidth). 4.9 also renames fields that DCGM 4.7
   // deprecates; those names are not modelled here yet (see README).
@@ -92,7 +93,7 @@
     // ticket. null where not collected.
     healthStatusField:: profile.healthStatusField,
     // The driver's recovery action (DCGM field 1523); its alerts follow recoveryActions
-    // (hardware.libsonnet). null where not collected (DCGM before 4, drivers before R570).
+    // (recovery.libsonnet). null where not collected (DCGM before 4, drivers before R570).
     recoveryActionField:: profile.recoveryActionField,
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
     healthField: 'DCGM_FI_DEV_GPU_TEMP',
@@ -173,8 +174,9 @@
     // the node's ResourceSlice. steps are [GPUs, minutes] in turn, as t.steps; labels are
     // added to each series.
     capacitySeries(node, steps, labels={})::
+      local e = import 'lib/expr.libsonnet';
       local t = import 'lib/test.libsonnet';
-      local ksm(extra) = { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080' } + labels + extra;
+      local ksm(extra) = e.ksm($.kubeStateMetrics.job, labels + extra);
       if self.gpuAllocation == 'dra' then [
         // Device i is published in the steps that have more than i GPUs.
         t.series('kube_resourceslice_device_info', std.join(' ', [(if p[0] > i then '1' else '_') + 'x' + p[1] for p in steps]), ksm({ resourceslice: node + '-gpu', driver: $.kubernetes.draDriver, pool_name: node, node_name: node, device_name: 'gpu-' + i }))

@@ -75,6 +75,6 @@
          kube_resourceclaim_created: { type: 'gauge', labels: ksm + ['resourceclaim', 'namespace'] },
          // kubelet's: how long preparing or unpreparing a pod's claims took, by outcome (the
          // count of the failed ones is the failures).
-         dra_operations_duration_seconds_count: { type: 'counter', labels: [$.labels.cluster, 'job', 'instance', $.labels.node, 'operation_name', 'is_error'] },
+         dra_operations_duration_seconds_count: { type: 'counter', labels: [$.labels.cluster, 'job', 'instance', $.kubernetes.kubeletNodeLabel, 'operation_name', 'is_error'] },
        }),
 }

@@ -2,7 +2,6 @@
 // (DCGM_FI_DEV_GPU_RECOVERY_ACTION, exporter.recoveryActionField) and the exporter's DCGM health
 // check (DCGM_EXP_GPU_HEALTH_STATUS, exporter.healthStatusField). Each alert exists where its
 // field is collected (dcgm-exporter 4.8.3 and later by default).
-local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
