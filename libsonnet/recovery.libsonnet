@@ -96,7 +96,7 @@ local t = import 'lib/test.libsonnet';
                 expr: asking(mine),
                 'for': w.verdict,
                 identity: $.identity.alert + ['recovery_action'],
-                summary: if tier == 'critical' then 'The driver asks for a GPU to be drained and reset or its node rebooted.' else 'The driver asks for a GPU to be reset or its peer-to-peer traffic drained.',
+                summary: 'The driver asks for a ' + std.join(' or a ', [actions[c].name for c in mine]) + ' of a GPU.',
                 description: gpuText + ' has asked for a {{ $labels.recovery_action }} (recovery action {{ $value }}) for ' + w.verdict + ': the driver says what the fault needs. Follow the runbook for that action.',
                 tests: [
                   t.case('the driver asks for a ' + actions[c].name, true, recovery(c, 10), value=std.parseInt(c), labels=named(c))
