@@ -231,7 +231,7 @@ local t = import 'lib/test.libsonnet';
            summary: 'A ResourceClaim has found no device for its pods.',
            description: 'ResourceClaim {{ $labels.namespace }}/{{ $labels.resourceclaim }} in cluster {{ $labels.' + l.cluster + ' }} has had no device allocated for ' + w.unschedulable + ': no node publishes a free device that satisfies it, so the pods that use it cannot be scheduled.',
            tests: [
-             t.case('no device for 40 minutes', true, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '0x60')], target={ namespace: 'research', resourceclaim: 'train-0-gpu' }, value=0),
+             t.case('no device for an hour', true, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '0x60')], target={ namespace: 'research', resourceclaim: 'train-0-gpu' }, value=0),
              t.case('allocated after 5 minutes', false, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '0x5 1x55')]),
              t.case('waiting for 10 minutes so far', false, [], extra=[claim('kube_resourceclaim_status_allocated', 'train-0-gpu', '1x50 0x10')]),
            ],
