@@ -152,7 +152,7 @@ local names = import 'lib/names.libsonnet';
         row('Scheduling', [
           panel('GPU pods waiting for a node, by namespace', 'timeseries', [q('namespace:kube_gpu_pods_unschedulable:count{' + cluster + '}', '{{namespace}}')], description='Pods that request GPUs and that the scheduler could not place; GPUPodUnschedulable tickets those waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
           panel('Longest scheduling wait, by namespace', 'bargauge', [q('sort_desc(namespace:kube_gpu_pod_scheduling_wait_seconds:max{' + cluster + '})', '{{namespace}}')], unit='s', thresholds=alertAt(e.seconds($.windows.unschedulable)), width=12),
-        ] + (if $.kubernetes.gpuAllocation == 'device-plugin' then [] else [
+        ] + (if !$.kubernetes.dra then [] else [
                panel('DRA claims waiting for a device, by namespace', 'timeseries', [q('namespace:kube_resourceclaims_unallocated:count{' + cluster + '}', '{{namespace}}')], description='ResourceClaims no device has been allocated to: on DRA nodes, the pods that wait for GPUs. GPUResourceClaimUnallocated tickets a claim waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
                panel('Nodes failing to prepare DRA devices', 'stat', [q('count(ALERTS{alertname="GPUDRAPrepareFailing", alertstate="firing", ' + cluster + '})')], description="Nodes whose kubelet failed to prepare a pod's claimed devices in the last " + $.windows.unschedulable + ' (GPUDRAPrepareFailing): their pods stay in ContainerCreating.', width=12),
              ])),

@@ -167,8 +167,15 @@
     // <class>.deviceclass.resource.k8s.io/devices).
     draDriver: 'gpu.nvidia.com',
     draDeviceClass: 'gpu.nvidia.com',
-    // The kubelets' scrape job: kubelet reports DRA prepare failures.
+    // The kubelets' scrape job: kubelet reports DRA prepare failures; and the label of
+    // kubelet's series that names the node (kube-prometheus-stack's kubelet ServiceMonitor
+    // adds node).
     kubeletJob: 'kubelet',
+    kubeletNodeLabel:: 'node',
+    // Derived from gpuAllocation, as the Go model's DevicePlugin and DRA: whether some nodes
+    // hand GPUs out through the device plugin, and whether some do through DRA.
+    devicePlugin:: self.gpuAllocation != 'dra',
+    dra:: self.gpuAllocation != 'device-plugin',
     // promtool series of a node's GPUs in capacity, as the mode reports them: the device
     // plugin's capacity (its time-slicing replicas each), or on a DRA fleet the GPU devices of
     // the node's ResourceSlice. steps are [GPUs, minutes] in turn, as t.steps; labels are
@@ -177,7 +184,7 @@
       local e = import 'lib/expr.libsonnet';
       local t = import 'lib/test.libsonnet';
       local ksm(extra) = e.ksm($.kubeStateMetrics.job, labels + extra);
-      if self.gpuAllocation == 'dra' then [
+      if !self.devicePlugin then [
         // Device i is published in the steps that have more than i GPUs.
         t.series('kube_resourceslice_device_info', std.join(' ', [(if p[0] > i then '1' else '_') + 'x' + p[1] for p in steps]), ksm({ resourceslice: node + '-gpu', driver: $.kubernetes.draDriver, pool_name: node, node_name: node, device_name: 'gpu-' + i }))
         for i in std.range(0, std.foldl(std.max, [p[0] for p in steps], 0) - 1)

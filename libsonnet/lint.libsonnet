@@ -65,7 +65,7 @@
     kube_pod_container_resource_limits: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'container', 'node', 'resource', 'unit'] },
     kube_pod_status_phase: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'phase', 'uid'] },
     kube_pod_owner: { type: 'gauge', labels: ksm + ['namespace', 'pod', 'owner_kind', 'owner_name', 'owner_is_controller', 'uid'] },
-  } + (if $.kubernetes.gpuAllocation == 'device-plugin' then {} else {
+  } + (if !$.kubernetes.dra then {} else {
          local ksm = [$.labels.cluster, 'job', 'instance'],
          // kube-state-metrics' DRA series: the devices each ResourceSlice publishes, the devices
          // allocated to each claim, whether a claim is allocated, and when it was created.

@@ -22,14 +22,8 @@ local t = import 'lib/test.libsonnet';
     // devices of the GPUs' DeviceClass.
     gpuQuotaResource:: 'requests.nvidia.com/gpu',
     draQuotaResource:: $.kubernetes.draDeviceClass + '.deviceclass.resource.k8s.io/devices',
-    gpuQuotaResources:: (if $.kubernetes.gpuAllocation == 'dra' then [] else [self.gpuQuotaResource])
-                        + (if $.kubernetes.gpuAllocation == 'device-plugin' then [] else [self.draQuotaResource]),
-  },
-
-  kubernetes+: {
-    // The label of kubelet's series that names the node (kube-prometheus-stack's kubelet
-    // ServiceMonitor adds node).
-    kubeletNodeLabel:: 'node',
+    gpuQuotaResources:: (if $.kubernetes.devicePlugin then [self.gpuQuotaResource] else [])
+                        + (if $.kubernetes.dra then [self.draQuotaResource] else []),
   },
 
   // The driver compatibility gate: the driver branches (major versions) validated for each
@@ -74,13 +68,13 @@ local t = import 'lib/test.libsonnet';
   // DRA: on nodes that hand GPUs out through ResourceClaims, a pod waits for its claim's
   // devices, and kubelet prepares them before the pod starts.
   local k = $.kubernetes,
-  local dra = k.gpuAllocation != 'device-plugin',
+  local dra = k.dra,
   local unallocatedClaims = 'namespace:kube_resourceclaims_unallocated:count',
   local claimUnallocated = 'max ' + e.by([l.cluster, 'namespace', 'resourceclaim']) + ' (kube_resourceclaim_status_allocated{job="' + ksmJob + '"}) == 0',
   local claim(metric, name, values, labels={}) = t.series(metric, values, e.ksm(ksmJob, { namespace: 'research', resourceclaim: name } + labels)),
   // The nodes that have GPUs, with how many: the device plugin's capacity, or the GPU
   // devices a DRA node's ResourceSlices publish.
-  local gpuNodes = std.join(' or ', (if k.gpuAllocation == 'dra' then [] else [
+  local gpuNodes = std.join(' or ', (if !k.devicePlugin then [] else [
                                        'kube_node_status_capacity{job="' + ksmJob + '", resource=~"' + gpuResources + '"} > 0',
                                      ]) + (if !dra then [] else [
                                              'count ' + e.by([l.cluster, l.node]) + ' (label_replace(kube_resourceslice_device_info{job="' + ksmJob + '", driver="' + k.draDriver + '"}, "' + l.node + '", "$1", "node_name", "(.+)"))',

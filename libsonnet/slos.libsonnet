@@ -201,13 +201,13 @@ local t = import 'lib/test.libsonnet';
     // The device plugin's capacity; a DRA node has none, and its GPUs are those its
     // ResourceSlices publish (the allocation group's node:kube_gpu_allocatable:sum).
     local devicePlugin = 'sum ' + e.by([l.cluster, l.node]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"})',
-    local mode = $.kubernetes.gpuAllocation,
+    local k = $.kubernetes,
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
       // (In a mixed fleet, the nodes the device plugin offers GPUs on count their capacity only.)
-      local draNodes = if mode == 'dra' then 'node:kube_gpu_allocatable:sum' else 'node:kube_gpu_allocatable:sum unless ' + e.on([l.cluster, l.node]) + ' kube_node_status_allocatable{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"}',
-      expr: 'sum ' + e.by([l.cluster]) + ' (' + std.join(' or ', (if mode == 'dra' then [] else [devicePlugin]) + (if mode == 'device-plugin' then [] else [draNodes])) + ')',
-    } + (if mode == 'device-plugin' then {} else {
+      local draNodes = if !k.devicePlugin then 'node:kube_gpu_allocatable:sum' else 'node:kube_gpu_allocatable:sum unless ' + e.on([l.cluster, l.node]) + ' kube_node_status_allocatable{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"}',
+      expr: 'sum ' + e.by([l.cluster]) + ' (' + std.join(' or ', (if k.devicePlugin then [devicePlugin] else []) + (if k.dra then [draNodes] else [])) + ')',
+    } + (if !k.dra then {} else {
            comments: [
              'Reads the allocation group: at most one evaluation interval behind; a node publishes GPUs when it joins or a GPU fails.',
              'pint disable rule/dependency',
@@ -227,8 +227,8 @@ local t = import 'lib/test.libsonnet';
       // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU, times the
       // device plugin's time-slicing replicas; on a DRA fleet, GPUs.
       local replicas = $.sharing.replicas,
-      local dra = $.kubernetes.gpuAllocation == 'dra',
-      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + (if dra then [] else [l.migInstance])) + ' (' + $.exporter.healthField + ')'
+      local onlyDRA = !$.kubernetes.devicePlugin,
+      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + (if onlyDRA then [] else [l.migInstance])) + ' (' + $.exporter.healthField + ')'
                     + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
                     + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
                     + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
@@ -248,7 +248,7 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x60', g(3)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=1)),
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
-      ], [t.sample({ [l.cluster]: 'prod' }, if dra then 3 else 4 * replicas)], 'cluster:gpu_healthy:count')],
+      ], [t.sample({ [l.cluster]: 'prod' }, if onlyDRA then 3 else 4 * replicas)], 'cluster:gpu_healthy:count')],
     },
     'cluster:gpu_unavailable:count': {
       family: 'slo',
@@ -266,7 +266,7 @@ local t = import 'lib/test.libsonnet';
       // On a DRA fleet, two nodes publishing two GPUs each, one GPU of which does not report
       // (the other MIG GPU reports one instance of two: it counts as a GPU).
       local published(node) = $.kubernetes.capacitySeries(node, [[2, 60]], { [l.cluster]: 'prod' }),
-      tests: [if $.kubernetes.gpuAllocation == 'dra' then
+      tests: [if !$.kubernetes.devicePlugin then
         t.recordCase('two DRA nodes, one GPU silent', [s for s in slots('node-a') if s.labels[l.gpu] == '0'] + [s for s in slots('node-b') if s.labels[l.migInstance] == '1'] + published('node-a') + published('node-b'), [t.sample({ [l.cluster]: 'prod' }, 0.25)], 'round(cluster:gpu_unavailable:ratio, 0.001)')
       else
         t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [

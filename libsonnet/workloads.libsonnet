@@ -246,19 +246,19 @@ local t = import 'lib/test.libsonnet';
       description: 'Cluster {{ $labels.' + l.cluster + ' }} has {{ $value | humanizePercentage }} of its allocatable GPUs requested by pods (threshold ' + e.num(th.clusterAllocationRatio) + '): new GPU pods will wait.',
       tests:
         local node = e.ksm(ksmJob, { node: 'gpu-node-0', resource: gpuResource, unit: 'integer' });
-        local dra = $.kubernetes.gpuAllocation == 'dra';
+        local onlyDRA = !$.kubernetes.devicePlugin;
         // A pod holding gpus GPUs (from device first on) while running is 1: its requests and
         // phase, or on a DRA fleet its claim's devices while it runs.
-        local pod(name, gpus, running, first=0) = if dra then [
+        local pod(name, gpus, running, first=0) = if onlyDRA then [
           t.series('kube_resourceclaim_allocation_device_info', std.strReplace(running, '0x', '_x'), e.ksm(ksmJob, { resourceclaim: name + '-gpu', namespace: 'ml-team', request: 'gpu', driver: $.kubernetes.draDriver, pool: t.scenarioHost, device: 'gpu-' + i }))
           for i in std.range(first, first + gpus - 1)
         ] else [
           t.series('kube_pod_container_resource_requests', gpus + 'x60', e.ksm(ksmJob, { namespace: 'ml-team', pod: name, container: 'worker', node: 'gpu-node-0', resource: gpuResource, unit: 'integer' })),
           t.series('kube_pod_status_phase', running, e.ksm(ksmJob, { namespace: 'ml-team', pod: name, phase: 'Running', uid: 'uid-' + name })),
         ];
-        local allocatable = if dra then $.kubernetes.capacitySeries(t.scenarioHost, [[8, 60]]) else [t.series('kube_node_status_allocatable', '8x60', node)];
+        local allocatable = if onlyDRA then $.kubernetes.capacitySeries(t.scenarioHost, [[8, 60]]) else [t.series('kube_node_status_allocatable', '8x60', node)];
         // The node's GPUs report (a DRA node's capacity is the GPUs it publishes).
-        local gpus = if dra then 8 else 1;
+        local gpus = if onlyDRA then 8 else 1;
         [
           t.case('every GPU requested', true, [], gpus=gpus, extra=allocatable + pod('trainer', 8, '1x60'), target={}, value=1),
           t.case('half the GPUs requested', false, [], gpus=gpus, extra=allocatable + pod('trainer', 4, '1x60')),
