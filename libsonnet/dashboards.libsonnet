@@ -207,7 +207,21 @@ local names = import 'lib/names.libsonnet';
           panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=alertAt(th.eccSingleBitPerHour), width=6),
           panel('Last XID', 'timeseries', [q(dev('DCGM_FI_DEV_XID_ERRORS'), byGPU)], unit='none', width=6),
         ]),
-      ],
+      ] + (if !std.all([std.objectHas($.fields, f) && collected(f) for f in std.objectFields($.platformFields.gb200)]) then [] else [
+             // Grace Blackwell (exporter.platform gb200): the node's GPUs in the rack's NVLink
+             // fabric, their C2C links and their NVLink 5 error rates.
+             local perMinute(field) = q(names.gpuRate(field, $.recording.rateWindow) + '{' + node + '} * 60', byGPU);
+             local states(field, what) = panel(what, 'timeseries', [q(dev(field), byGPU)], unit='none', description=$.fields[field].help, width=6);
+             row('NVLink fabric, C2C and NVLink 5', [
+               states('DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY', 'Fabric health') { thresholds: [[null, 'green'], [$.fabricStates.health.unhealthy, 'red'], [$.fabricStates.health['limited capacity'], 'orange']] },
+               states('DCGM_FI_DEV_FABRIC_MANAGER_STATUS', 'Fabric registration'),
+               panel('C2C links active', 'timeseries', [q(dev('DCGM_FI_DEV_C2C_LINK_STATUS'), byGPU)], unit='bool', min=0, max=1, width=6),
+               panel('C2C CRC errors and replays per minute', 'timeseries', [perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_INTR') { legend+: ' CRC' }, perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_REPLAY') { legend+: ' replays' }], thresholds=alertAt(th.c2cErrorsPerMinute), width=6),
+               panel('NVLink 5 errors after error correction, per minute', 'timeseries', [perMinute('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS')], thresholds=alertAt(th.nvlinkEffectiveErrorsPerMinute), width=8),
+               panel('NVLink 5 bit error rate', 'timeseries', [q(dev('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), byGPU + ' effective'), q(dev('DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT'), byGPU + ' symbol')], unit=unitOf('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), description='Symbol: before forward error correction; effective: after it (each effective error costs a replay).', width=8),
+               panel('NVLink 5 links declared down, per hour', 'timeseries', [q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS', '[1h])'), byGPU + ' failed'), q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS', '[1h])'), byGPU + ' recovered')], description='Link recoveries: failed ones leave the link down (GPUNvlinkLinkDown).', width=8),
+             ]),
+           ]),
     },
 
     L4: {

@@ -62,6 +62,11 @@
   exporter: {
     // The dcgm-exporter version: 4.8.2 (and older), 4.8.3 (4.8.3 to 4.8.x) or 4.9.
     version: '4.8.2',
+    // The GPU platforms the exporters run on, for the fields only some GPUs report
+    // (platformFields in fields.libsonnet): 'hgx' (GPU boards of x86 servers, NVLink 4 and
+    // older) or 'gb200' (Grace Blackwell NVL72 racks, alone or beside HGX nodes: NVLink 5,
+    // NVLink-C2C and the NVLink fabric's health; their alerts, panels and counter rows).
+    platform: 'hgx',
     // Prometheus job of the dcgm-exporter targets.
     job: 'dcgm-exporter',
     // Host label, from the version; override if you relabel.
@@ -106,13 +111,14 @@
     virtualGPUs: false,
     perProcessFields: ['DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED'],
     // The counter file's own DCGM fields that every GPU reports while the file collects them (no
-    // NVLink, profiling or event fields, which some GPUs never send, nor the exporter's own
+    // NVLink, profiling, event or platform fields, which some GPUs never send, nor the exporter's own
     // counts, which its flags enable): where GPUs report the default fields but none of these,
     // the exporter runs with its default counter set (DCGMExporterStockCounterSet). Derived from extraCounters; the first is the one the
     // promtool scenarios send on every GPU, so it must read 0 as "nothing happened".
     local everyGPUReports(f) =
       local field = $.fields[f];
       field.id != 0 && !field.default && !field.profiling && field.family != 'nvlink'
+      && !std.objectHas($.platformFields[self.platform], f)
       && std.member(['gpu', 'mig-repeated'], field.entity) && field.kind != 'last-event',
     counterFileFields: [f for f in self.extraCounters if std.objectHas($.fields, f) && everyGPUReports(f)],
     // The alert that tickets a cluster whose exporters run the default counter set ('' for none);
@@ -143,7 +149,7 @@
       'DCGM_FI_DEV_POWER_MGMT_LIMIT',
       'DCGM_FI_PROF_NVLINK_TX_BYTES',
       'DCGM_FI_PROF_NVLINK_RX_BYTES',
-    ],
+    ] + std.objectFields($.platformFields[self.platform]),
   },
 
   kubeStateMetrics: {

@@ -38,7 +38,36 @@
     seriesLabels:: labels,
   },
 
-  fields: {
+  // Fields that only the GPUs of some platforms report, by exporter.platform: the catalog and
+  // the counter file gain them where the fleet has that platform, and the alerts that read
+  // them exist where they are in the catalog.
+  platformFields:: {
+    hgx: {},
+    // Grace Blackwell NVL72 racks (GB200, GB300): the GPU's place in the rack's NVLink fabric
+    // (DCGM fields 170 to 175), its NVLink-C2C link to its Grace CPU (285, 286, 1400, 1401)
+    // and the NVLink 5 counters, each over all links of the GPU (1211 to 1219; NVLink 4 and
+    // older GPUs report none of them). DCGM 4.7 renames the NVLINK_COUNT_ ones
+    // (DCGM_FI_DEV_NVLINK_RECOVERY_FAILED_TOTAL, ...): map them in exporter.fieldNames where
+    // your exporter exports the new names.
+    gb200: {
+      DCGM_FI_DEV_FABRIC_MANAGER_STATUS: field(170, 'gauge', 'state', 'fabric', 'mig-repeated', "The GPU's registration in its NVLink fabric (0 not supported, 1 not started, 2 in progress, 3 success, 4 failure, 5 unrecognized, 6 NVML too old)."),
+      DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE: field(171, 'gauge', 'state', 'fabric', 'mig-repeated', 'Why the fabric registration failed (an NVML return code; set once registration completed).'),
+      DCGM_FI_DEV_FABRIC_HEALTH_MASK: field(174, 'gauge', 'bitmask', 'fabric', 'mig-repeated', 'Fabric health, two bits per condition (degraded bandwidth, route recovery, unhealthy route, access-timeout recovery, configuration).', kind='bitmask'),
+      DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY: field(175, 'gauge', 'state', 'fabric', 'mig-repeated', 'Overall fabric health (0 not supported, 1 healthy, 2 unhealthy, 3 limited capacity).'),
+      DCGM_FI_DEV_C2C_LINK_COUNT: field(285, 'gauge', 'count', 'c2c', 'mig-repeated', 'NVLink-C2C links between the GPU and its Grace CPU.'),
+      DCGM_FI_DEV_C2C_LINK_STATUS: field(286, 'gauge', 'bool', 'c2c', 'mig-repeated', 'NVLink-C2C link status (1 active, 0 inactive).', kind='flag'),
+      DCGM_FI_DEV_C2C_LINK_ERROR_INTR: field(1400, 'counter', 'count', 'c2c', 'mig-repeated', 'NVLink-C2C CRC errors.', rollup='rate'),
+      DCGM_FI_DEV_C2C_LINK_ERROR_REPLAY: field(1401, 'counter', 'count', 'c2c', 'mig-repeated', 'NVLink-C2C replays.', rollup='rate'),
+      DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS: field(1211, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink 5 link recoveries that brought the link back up, all links.'),
+      DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS: field(1212, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink 5 link recoveries that failed: the link was declared down, all links.', rollup='rate'),
+      DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT: field(1216, 'gauge', 'bit_error_rate', 'nvlink', 'mig-repeated', 'NVLink 5 symbol bit error rate, before forward error correction, all links.'),
+      DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT: field(1218, 'gauge', 'bit_error_rate', 'nvlink', 'mig-repeated', 'NVLink 5 effective bit error rate, after forward error correction, all links.'),
+      DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS: field(1219, 'counter', 'count', 'nvlink', 'mig-repeated', 'NVLink 5 errors that forward error correction could not correct, all links.', rollup='rate'),
+    },
+  },
+
+  // (An unknown platform adds nothing here: exporter.platform's check reports it.)
+  fields: std.get($.platformFields, $.exporter.platform, {}) + {
     // Clocks
     DCGM_FI_DEV_SM_CLOCK: field(100, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'SM clock frequency.', default=true),
     DCGM_FI_DEV_MEM_CLOCK: field(101, 'gauge', 'MHz', 'clocks', 'mig-repeated', 'Memory clock frequency.', default=true),

@@ -68,6 +68,13 @@ local slo(path, s) =
        ]))
     + (if std.objectHas(s, 'alerts') then want(path + ['alerts'], s.alerts, 'object', 'an object of alerts by suffix') else []);
 
+// exporter.platform names a profile of platformFields (the embedded ones or the catalog's own).
+local platform(c) =
+  local p = std.get(section(c, 'exporter'), 'platform', null);
+  local known = std.objectFields(std.get(c, 'platformFields', {}, inc_hidden=true));
+  if p == null || std.type(p) == 'string' && std.member(known, p) then []
+  else problem(['exporter', 'platform'], 'is ' + kind(p) + '; want one of ' + std.join(', ', known) + ' (the profiles of platformFields)');
+
 {
   problems(c)::
     each(['labels'], section(c, 'labels'), function(p, v) want(p, v, 'string', 'a label name'))
@@ -80,5 +87,6 @@ local slo(path, s) =
     + typed(['topology'], section(c, 'topology'), { mode: ['string', 'single or sharded'], shardLabel: ['string', 'a label name'], globalEngine: ['string', 'thanos or mimir'] })
     + each(['slos'], section(c, 'slos'), slo)
     + each(['fields'], section(c, 'fields'), field)
+    + platform(c)
     + typed(['fleet'], section(c, 'fleet'), { [k]: ['number', 'a number'] for k in std.objectFields(section(c, 'fleet')) }),
 }

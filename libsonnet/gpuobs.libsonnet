@@ -9,6 +9,7 @@
 + (import 'xids.libsonnet')
 + (import 'hardware.libsonnet')
 + (import 'recovery.libsonnet')
++ (import 'fabric.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'cohorts.libsonnet')

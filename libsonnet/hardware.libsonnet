@@ -46,6 +46,9 @@ local t = import 'lib/test.libsonnet';
     gap: '30m',
   },
 
+  // The values of the fabric fields (exporter.platform gb200): the GPU's fabric registration
+  // (DCGM_FI_DEV_FABRIC_MANAGER_STATUS, dcgmFabricManagerStatus_t) and its fabric health
+  // (DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY, nvmlGpuFabricHealthSummary).
   // Reasons in the clock-event bitmask that mean real throttling. 0x1 (idle), 0x2 (application
   // clocks setting) and 0x100 (display clocks) are not throttling and appear nowhere here.
   throttleReasons: {
@@ -173,26 +176,25 @@ local t = import 'lib/test.libsonnet';
          },
        }),
 
-  alerts: {
+  // Builders of per-GPU alerts, shared by the catalog files that define them.
+  gpuAlerts:: {
     local l = $.labels,
-    local id = std.join(', ', $.identity.alert),
-    local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
-    local th = $.thresholds,
-    local w = $.windows,
-    // Families group alerts for rule groups and inhibition (a page inhibits the tickets of its
-    // family on the same GPU); every hardware alert goes to infra.
-    local hw = { team: $.teams.infra },
+    // The GPU of an alert, for its description.
+    gpuText: 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
     // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
-    // GPU-to-pod map.
-    local attributed(expr) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right () ' + names.gpuInfo,
+    // GPU-to-pod map; keep names a label of the expression the result keeps.
+    attributed(expr, keep=''):: '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right (' + keep + ') ' + names.gpuInfo,
     // How much a counter field grew on a GPU over a window, read from the per-GPU counter so
     // that an increment on a series that just changed identity still counts.
-    local increasedOver(field, window) = 'increase(' + names.gpuCounter(field) + '[' + window + '])',
+    increasedOver(field, window):: 'increase(' + names.gpuCounter(field) + '[' + window + '])',
+    // A counter field's per-minute rate on a GPU above a threshold, from the per-GPU rate the
+    // recording rules keep anyway.
+    perMinute(field, threshold):: names.gpuRate(field, $.recording.rateWindow) + ' * 60 > ' + threshold,
     // Scenarios of an event counter whose series change identity at the moment of the event:
     // the job dies with the error (the increment lands on the series without its pod), and the
     // exporter restarts as a new target. kept names an alert with keep_firing_for: its first
     // firing, on the GPU while the pod still held it, keeps firing beside the one without the pod.
-    local churnCases(field, what, count, kept=null) = [
+    churnCases(field, what, count, kept=null):: [
       t.case(what + ' kills the job: the increment lands on the series without the pod', true, [
         t.series(field, '0x54'),
         t.series(field, '_x56 ' + count + 'x4', pod=false),
@@ -202,6 +204,20 @@ local t = import 'lib/test.libsonnet';
         t.series(field, '_x56 ' + count + 'x4', { instance: '10.250.0.1:9400' }),
       ], value=count),
     ],
+  },
+
+  alerts: {
+    local l = $.labels,
+    local id = std.join(', ', $.identity.alert),
+    local gpuText = $.gpuAlerts.gpuText,
+    local th = $.thresholds,
+    local w = $.windows,
+    // Families group alerts for rule groups and inhibition (a page inhibits the tickets of its
+    // family on the same GPU); every hardware alert goes to infra.
+    local hw = { team: $.teams.infra },
+    local attributed = $.gpuAlerts.attributed,
+    local increasedOver = $.gpuAlerts.increasedOver,
+    local churnCases = $.gpuAlerts.churnCases,
 
     // An event alert stays firing for windows.incident after its event leaves the event window:
     // one case inside that time, one (where the hour has room for it) after it. event(minute)
@@ -365,7 +381,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     // Error rates read the per-GPU rates that the recording rules keep anyway.
-    local perMinute(field, threshold) = names.gpuRate(field, $.recording.rateWindow) + ' * 60 > ' + threshold,
+    local perMinute = $.gpuAlerts.perMinute,
 
     GPUNvlinkCrcErrors: hw {
       family: 'nvlink',

@@ -16,7 +16,7 @@ local t = import 'lib/test.libsonnet';
   maintenance:: {
     // The pages a maintenance turns into tickets. Each twin is built from the page as the
     // library defines it: a catalog that overrides a page's expression overrides the twin's too.
-    pages: ['GPUEccDoubleBit', 'GPURowRemapFailure', 'GPUFellOffBus', 'GPUXidFatal'] + $.recoveryActionPages,
+    pages: ['GPUEccDoubleBit', 'GPURowRemapFailure', 'GPUFellOffBus', 'GPUXidFatal'] + $.recoveryActionPages + $.platformPages,
   },
 
   records+: {

@@ -57,10 +57,9 @@ local t = import 'lib/test.libsonnet';
     warning: 'GPURecoveryPending',
   },
   local tiers = std.set([actions[c].severity for c in codes]),
-  local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
+  local gpuText = $.gpuAlerts.gpuText,
   local id = std.join(', ', $.identity.gpu),
-  // The pods on the GPU attached from the recorded GPU-to-pod map, keeping label.
-  local attributed(expr, label) = '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right (' + label + ') ' + names.gpuInfo,
+  local attributed = $.gpuAlerts.attributed,
   // The GPUs that ask for an action, recorded once: the alerts read this handful of series,
   // not every GPU's.
   local asked = 'gpu:dcgm_gpu_recovery_action:max',
@@ -141,7 +140,7 @@ local t = import 'lib/test.libsonnet';
                 family: 'recovery',
                 team: $.teams.infra,
                 severity: 'warning',
-                expr: attributed(asked + ' unless (' + std.join(' or ', [asked + ' == ' + c for c in codes]) + ')', ''),
+                expr: attributed(asked + ' > 0 unless (' + std.join(' or ', [asked + ' == ' + c for c in codes]) + ')', ''),
                 'for': w.verdict,
                 summary: 'The driver asks for a recovery action that the catalog does not know.',
                 description: gpuText + ' has asked for recovery action {{ $value }} for ' + w.verdict + '; the catalog (recoveryActions) knows ' + listed + ': look the value up in nvmlDeviceGpuRecoveryAction_t and add it.',

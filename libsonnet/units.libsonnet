@@ -22,6 +22,8 @@
     bitmask: { grafana: 'none', scale: 1 },
     // A code naming a state (a health result, a recovery action).
     state: { grafana: 'none', scale: 1 },
+    // Errors per bit transferred (NVLink's BER), shown in scientific notation.
+    bit_error_rate: { grafana: 'sci', scale: 1 },
     millijoules: { grafana: 'joule', scale: 0.001, rate: { grafana: 'watt', scale: 0.001 } },
     joules: { grafana: 'joule', scale: 1, suffix: '_joules', rate: { grafana: 'watt', scale: 1 } },
     kilobytes: { grafana: 'kbytes', scale: 1, rate: { grafana: 'Bps', scale: 1024 } },

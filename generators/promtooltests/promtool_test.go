@@ -63,7 +63,8 @@ func replaceIn(t *testing.T, path, old, new string) {
 // shaped for each profile, for dcgm-exporter 4.8.3 (hostname), 4.9 (hostname, the new driver
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
 // with honorLabels: false and other thresholds, GPUs time-sliced and copied per pod by the
-// exporter's virtual-GPU mode, servers that keep native histograms, the small fixture catalog,
+// exporter's virtual-GPU mode, servers that keep native histograms, GPUs through DRA, Grace
+// Blackwell racks, the small fixture catalog,
 // and the embedded catalog sharded
 // (shard and global rule files evaluated together; 4.8.2 is the embedded catalog, which make
 // test runs).
@@ -82,6 +83,10 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		// GPUs through DRA (on 4.9), and a team's catalog on a fleet of both kinds of nodes.
 		{"testdata/dra.jsonnet", every},
 		{"../../internal/testutil/plantest/testdata/mixed.jsonnet", every},
+		// Grace Blackwell NVL72 racks (NVLink fabric, C2C, NVLink 5) on 4.9, and beside the
+		// HGX nodes of a team's catalog.
+		{"testdata/gb200.jsonnet", every},
+		{"../../internal/testutil/plantest/testdata/gb200.jsonnet", every},
 		// A team's own catalog (every label and team renamed, some sections off, an alert
 		// of its own) and a training fleet with every section off.
 		{"../../internal/testutil/plantest/testdata/adopter.jsonnet", every},
@@ -224,8 +229,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			name: "an unknown recovery action unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			config:      "testdata/exporter-4.8.3.jsonnet",
-			old:         "gpu:dcgm_gpu_recovery_action:max\n              unless",
-			new:         "gpu:dcgm_gpu_recovery_action:max\n              and",
+			old:         "gpu:dcgm_gpu_recovery_action:max > 0\n              unless",
+			new:         "gpu:dcgm_gpu_recovery_action:max > 0\n              and",
 			wantFailure: "alertname: GPURecoveryActionUnknown",
 		},
 		{
@@ -238,8 +243,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			name: "a DRA MIG device counted as its whole GPU", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			config:      "testdata/dra.jsonnet",
-			old:         `label_replace(vector(0.5), "mig_slices", "4", "", "")`,
-			new:         `label_replace(vector(1), "mig_slices", "4", "", "")`,
+			old:         "*\n                        0.5\n",
+			new:         "*\n                        1\n",
 			wantFailure: "kube_gpu_requested:sum",
 		},
 		{
@@ -262,6 +267,62 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         `dra_operations_duration_seconds_count{is_error="true"`,
 			new:         `dra_operations_duration_seconds_count{is_error="false"`,
 			wantFailure: "alertname: GPUDRAPrepareFailing",
+		},
+		{
+			name: "an unhealthy NVLink fabric unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "(DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY) == 2",
+			new:         "(DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY) == 5",
+			wantFailure: "alertname: GPUFabricUnhealthy",
+		},
+		{
+			name: "a failed fabric registration unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "(DCGM_FI_DEV_FABRIC_MANAGER_STATUS) == 4",
+			new:         "(DCGM_FI_DEV_FABRIC_MANAGER_STATUS) == 5",
+			wantFailure: "alertname: GPUFabricUnhealthy",
+		},
+		{
+			name: "a fabric of limited capacity unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "(DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY) == 3",
+			new:         "(DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY) == 5",
+			wantFailure: "alertname: GPUFabricDegraded",
+		},
+		{
+			name: "a fabric registration stuck in progress unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "(DCGM_FI_DEV_FABRIC_MANAGER_STATUS) == 2",
+			new:         "(DCGM_FI_DEV_FABRIC_MANAGER_STATUS) == 5",
+			wantFailure: "alertname: GPUFabricNotRegistered",
+		},
+		{
+			name: "a GPU without C2C links read as its link down", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "(DCGM_FI_DEV_C2C_LINK_COUNT) > 0",
+			new:         "(DCGM_FI_DEV_C2C_LINK_COUNT) >= 0",
+			wantFailure: "alertname: GPUC2CLinkDown",
+		},
+		{
+			name: "C2C replays unseen", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "gpu:dcgm_c2c_link_error_replay:rate5m * 60 > 1",
+			new:         "gpu:dcgm_c2c_link_error_intr:rate5m * 60 > 1",
+			wantFailure: "alertname: GPUC2CLinkErrors",
+		},
+		{
+			name: "uncorrected NVLink 5 errors held to a tenfold threshold", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "gpu:dcgm_nvlink_count_effective_errors:rate5m * 60 > 1",
+			new:         "gpu:dcgm_nvlink_count_effective_errors:rate5m * 60 > 10",
+			wantFailure: "alertname: GPUNvlinkEffectiveErrors",
+		},
+		{
+			name: "an NVLink 5 link down unseen when the job dies with it", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			config:      "testdata/gb200.jsonnet",
+			old:         "increase(gpu:dcgm_nvlink_count_link_recovery_failed_events:max[15m])",
+			new:         "increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS[15m])",
+			wantFailure: "alertname: GPUNvlinkLinkDown",
 		},
 		{
 			name: "GPU-hours of a partial day averaged over the samples that exist", file: "rules/recording.yaml", testFile: output.RecordsTests,

@@ -282,7 +282,10 @@ type DashAnnotation struct {
 // Exporter describes how dcgm-exporter is deployed and scraped.
 type Exporter struct {
 	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9).
-	Version              string `json:"version"`
+	Version string `json:"version"`
+	// Platform names the GPU platform profile (hgx, gb200): the fields only its GPUs report,
+	// which the catalog, the counter file and the alerts then read.
+	Platform             string `json:"platform"`
 	Job                  string `json:"job"`
 	HostLabel            string `json:"hostLabel"`
 	HonorLabels          bool   `json:"honorLabels"`

@@ -152,7 +152,7 @@ const (
 // of the GPU (k8s-dra-driver-gpu, cmd/gpu-kubelet-plugin/deviceinfo.go).
 const (
 	draGPUDevice = `gpu-[0-9]+`
-	draMIGDevice = `gpu-[0-9]+-mig-[0-9]+-[0-9]+-([0-9]+)`
+	draMIGDevice = `gpu-[0-9]+-mig-[0-9]+-[0-9]+-[0-9]+`
 	// DRAMemorySlices is how many memory slices a MIG-capable GPU has (A100, H100, H200,
 	// B200): a MIG device allocated through DRA counts as its slices' share of the GPU.
 	DRAMemorySlices = 8
@@ -183,15 +183,11 @@ func allocationRules(m *model.Model) []Recorded {
 	claimed := func(device string) string {
 		return fmt.Sprintf(`label_replace(kube_resourceclaim_allocation_device_info{job="%s", driver="%s", device=~"%s"}, "%s", "$1", "pool", "(.+)")`, ksm.Job, k.DRADriver, device, l.Node)
 	}
-	shares := make([]string, DRAMemorySlices)
-	for i := range shares {
-		shares[i] = fmt.Sprintf(`label_replace(vector(%s), "mig_slices", "%d", "", "")`, formatShare(i+1), i+1)
+	// A whole GPU counts 1; a MIG device, by its placement size, its slices' share.
+	draClaimed := []string{claimed(draGPUDevice)}
+	for slices := 1; slices <= DRAMemorySlices; slices++ {
+		draClaimed = append(draClaimed, fmt.Sprintf("%s * %s", claimed(fmt.Sprintf("gpu-[0-9]+-mig-[0-9]+-[0-9]+-%d", slices)), formatShare(slices)))
 	}
-	draClaimed := fmt.Sprintf(`%s
-or
-  label_replace(%s, "mig_slices", "$1", "device", "%s")
-  * on (mig_slices) group_left ()
-  (%s)`, claimed(draGPUDevice), claimed(draMIGDevice), draMIGDevice, strings.Join(shares, " or "))
 	// Each mode's expression of a record, added up where the fleet has both.
 	both := func(labels []string, devicePlugin, dra string) string {
 		switch {
@@ -207,7 +203,7 @@ or
 		fmt.Sprintf(`sum %s (kube_node_status_allocatable{job="%s", resource=~"%s"})`, by(node...), ksm.Job, ksm.GPUResources),
 		fmt.Sprintf("count %s (%s)", by(node...), draGPUs))
 	requestedBy := func(labels []string) string {
-		return both(labels, fmt.Sprintf("sum %s (%s)", by(labels...), requested), fmt.Sprintf("sum %s (%s)", by(labels...), draClaimed))
+		return both(labels, fmt.Sprintf("sum %s (%s)", by(labels...), requested), fmt.Sprintf("sum %s (%s)", by(labels...), strings.Join(draClaimed, " or ")))
 	}
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	out := []Recorded{
@@ -233,6 +229,17 @@ or
 	)
 	for i := range out {
 		out[i].Family = allocationFamily
+		// The rules that read the parts of DRA device names.
+		if strings.Contains(out[i].Expr, "-mig-") {
+			out[i].Comments = draDeviceNameComments
+		}
 	}
 	return out
+}
+
+// draDeviceNameComments explain, above the rules that read them, the selectors on the parts of
+// a DRA device's name, which pint takes for a label that should have been split.
+var draDeviceNameComments = []string{
+	"NVIDIA's DRA driver names a MIG device gpu-<minor>-mig-<profile>-<placement start>-<placement size>, and kube-state-metrics has no label of its own for the parts: the selectors read them from the name.",
+	"pint disable promql/regexp",
 }
