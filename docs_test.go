@@ -154,24 +154,27 @@ func TestTablesRender(t *testing.T) {
 	}
 }
 
-// TestAlertTableListsEveryAlert: the alerts page names every alert of the embedded catalog (an
-// SLO's alerts by their SLO<Name><Suffix> pattern).
+// TestAlertTableListsEveryAlert: the alerts page names every alert of the embedded catalog and
+// of the profiles that add alerts (DCGM 4 and Grace Blackwell on 4.9, DRA), an SLO's alerts by
+// their SLO<Name><Suffix> pattern.
 func TestAlertTableListsEveryAlert(t *testing.T) {
 	data, err := os.ReadFile("docs/alerts.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	named := map[string]bool{}
-	for _, m := range regexp.MustCompile("`([A-Za-z<>]+)`").FindAllStringSubmatch(string(data), -1) {
+	for _, m := range regexp.MustCompile("`([A-Za-z0-9<>]+)`").FindAllStringSubmatch(string(data), -1) {
 		named[m[1]] = true
 	}
-	p := plantest.Plan(t, "")
-	for name := range p.Alerts {
-		if slo := p.Alerts[name].Labels["slo"]; slo != "" {
-			name = "SLO<Name>" + strings.TrimPrefix(name, "SLO"+slo)
-		}
-		if !named[name] {
-			t.Errorf("docs/alerts.md does not list %s", name)
+	for _, config := range []string{"", "generators/promtooltests/testdata/gb200.jsonnet", "generators/promtooltests/testdata/dra.jsonnet"} {
+		p := plantest.Plan(t, config)
+		for name := range p.Alerts {
+			if slo := p.Alerts[name].Labels["slo"]; slo != "" {
+				name = "SLO<Name>" + strings.TrimPrefix(name, "SLO"+slo)
+			}
+			if !named[name] {
+				t.Errorf("docs/alerts.md does not list %s (catalog %q)", name, config)
+			}
 		}
 	}
 }

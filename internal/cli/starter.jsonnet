@@ -12,6 +12,11 @@ gpuobs {
     // ratios and bytes for eleven fields). Every generated file follows it.
     // version: '4.8.3',
 
+    // Grace Blackwell NVL72 racks in the fleet (alone or beside HGX nodes): the NVLink
+    // fabric, NVLink-C2C and NVLink 5 fields join the counter file, with their alerts and an
+    // L3 row.
+    // platform: 'gb200',
+
     // Prometheus scrapes the exporter with honorLabels: false (the Helm chart's default
     // ServiceMonitor): pod attribution arrives as exported_namespace/exported_pod.
     // honorLabels: false,
