@@ -32,7 +32,7 @@ func TestEveryProfileLintsClean(t *testing.T) {
 		"promtooltests/testdata/dra.jsonnet",
 		"../internal/testutil/plantest/testdata/mixed.jsonnet",
 		"promtooltests/testdata/gb200.jsonnet",
-		"../internal/testutil/plantest/testdata/gb200.jsonnet",
+		"../internal/testutil/plantest/testdata/adopter-gb200.jsonnet",
 	} {
 		p := plantest.Plan(t, config)
 		p.Model.Deploy.Grafana.Schemas = []string{"classic", "v2"}

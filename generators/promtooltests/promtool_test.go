@@ -76,20 +76,19 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		files  []string
 	}{
 		{"testdata/exporter-4.8.3.jsonnet", every},
-		{"testdata/exporter-4.9.jsonnet", every},
+		// 4.9 on Grace Blackwell racks (the NVLink fabric, C2C and NVLink 5 alerts beside
+		// every 4.9 rule): a superset of exporter-4.9.jsonnet, tested in its place.
+		{"testdata/gb200.jsonnet", every},
 		{"testdata/exporter-renamed.jsonnet", every},
 		{"testdata/virtual-gpus.jsonnet", every},
 		{"testdata/native-histograms.jsonnet", every},
 		// GPUs through DRA (on 4.9), and a team's catalog on a fleet of both kinds of nodes.
 		{"testdata/dra.jsonnet", every},
 		{"../../internal/testutil/plantest/testdata/mixed.jsonnet", every},
-		// Grace Blackwell NVL72 racks (NVLink fabric, C2C, NVLink 5) on 4.9, and beside the
-		// HGX nodes of a team's catalog.
-		{"testdata/gb200.jsonnet", every},
-		{"../../internal/testutil/plantest/testdata/gb200.jsonnet", every},
 		// A team's own catalog (every label and team renamed, some sections off, an alert
-		// of its own) and a training fleet with every section off.
-		{"../../internal/testutil/plantest/testdata/adopter.jsonnet", every},
+		// of its own), with Grace Blackwell racks beside its HGX nodes (a superset of
+		// adopter.jsonnet, tested in its place), and a training fleet with every section off.
+		{"../../internal/testutil/plantest/testdata/adopter-gb200.jsonnet", every},
 		{"../../internal/testutil/plantest/testdata/training.jsonnet", every},
 		{"../../internal/catalog/testdata/override.jsonnet", every},
 		{"../../internal/testutil/plantest/testdata/small.jsonnet", every},
