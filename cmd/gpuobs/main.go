@@ -3,12 +3,22 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/cli"
 )
 
+// gcPercent is the garbage collector's target for a run of gpuobs, which allocates much and
+// keeps little for under a second: collecting a quarter as often as Go's default (100) saves
+// about a third of a generation's CPU (0.78 to 0.55 CPU-s on a catalog of one's own) for
+// about 25 MB more memory. A GOGC of the environment decides instead.
+const gcPercent = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	if len(os.Args) > 1 && os.Args[1] == catalog.EvaluatorCommand {
 		os.Exit(catalog.RunEvaluator(os.Args[2:], os.Stdout, os.Stderr))
 	}

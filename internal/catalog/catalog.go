@@ -261,11 +261,13 @@ func override(keys []string) string {
 // Decode decodes catalog JSON strictly and validates it.
 func Decode(data []byte) (*model.Model, error) {
 	d := decoder{}
-	renamed, fieldNames := renameFields(data)
-	m := d.decode(renamed)
+	// Jsonnet writes indented JSON: compact, every pass below reads half the bytes.
+	var compact bytes.Buffer
+	if json.Compact(&compact, data) == nil {
+		data = compact.Bytes()
+	}
+	m := d.decode(data)
 	if m != nil {
-		// The renaming rewrote the map's own keys too: keep the catalog's names.
-		m.Exporter.FieldNames = fieldNames
 		// Entries that failed to decode are left out, so the rest is still validated and
 		// every problem is reported at once; a value that did not decode is not reported
 		// again for the zero it was left at.
@@ -294,9 +296,7 @@ func (d *decoder) add(path, format string, args ...any) {
 
 // strict decodes one JSON value, rejecting unknown fields, and reports under path.
 func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := decodeStrict(raw, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
 			at := path
@@ -310,6 +310,13 @@ func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
 		return false
 	}
 	return true
+}
+
+// decodeStrict decodes one JSON value into v, rejecting unknown fields.
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // article names a JSON value kind as the decoder reports it: a string, a number, an object.
@@ -344,8 +351,16 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
-// entries decodes a map section entry by entry, so every bad entry is reported by name.
+// entries decodes a map section. A section that decodes whole takes one pass; one with a bad
+// entry is decoded entry by entry, so that every bad entry is reported by name.
 func entries[V any](d *decoder, path string, raw json.RawMessage) map[string]V {
+	var whole map[string]V
+	if decodeStrict(raw, &whole) == nil {
+		if whole == nil {
+			whole = map[string]V{}
+		}
+		return whole
+	}
 	var rawMap map[string]json.RawMessage
 	if !d.strict(path, raw, &rawMap) {
 		return nil
@@ -364,6 +379,13 @@ func (d *decoder) decode(data []byte) *model.Model {
 	var top map[string]json.RawMessage
 	if !d.strict("", data, &top) {
 		return nil
+	}
+	fieldNames := exporterFieldNames(top["exporter"])
+	if len(fieldNames) > 0 {
+		top = nil
+		if !d.strict("", renameFields(data, fieldNames), &top) {
+			return nil
+		}
 	}
 	m := &model.Model{}
 	sections := map[string]func(json.RawMessage){
@@ -407,30 +429,36 @@ func (d *decoder) decode(data []byte) *model.Model {
 		}
 		decodeSection(top[key])
 	}
+	if len(fieldNames) > 0 {
+		// The renaming rewrote the map's own keys too: keep the catalog's names.
+		m.Exporter.FieldNames = fieldNames
+	}
 	return m
+}
+
+// exporterFieldNames reads exporter.fieldNames from the exporter section, if it decodes.
+func exporterFieldNames(exporter json.RawMessage) map[string]string {
+	var e struct {
+		FieldNames map[string]string `json:"fieldNames"`
+	}
+	if json.Unmarshal(exporter, &e) != nil {
+		return nil
+	}
+	return e.FieldNames
 }
 
 // renameFields applies exporter.fieldNames (catalog name -> the name the exporter exports) to
 // the whole evaluated catalog before it is decoded: field keys, every expression, dashboards,
 // scenarios and runbooks then use the exporter's names. DCGM field names are distinct tokens,
-// so whole-token replacement is exact. Catalogs that do not decode are left to the decoder.
-// It returns the renamed catalog and the renaming.
-func renameFields(data []byte) ([]byte, map[string]string) {
-	var top struct {
-		Exporter struct {
-			FieldNames map[string]string `json:"fieldNames"`
-		} `json:"exporter"`
-	}
-	if json.Unmarshal(data, &top) != nil || len(top.Exporter.FieldNames) == 0 {
-		return data, top.Exporter.FieldNames
-	}
+// so whole-token replacement is exact.
+func renameFields(data []byte, fieldNames map[string]string) []byte {
 	out := string(data)
-	for _, old := range model.SortedKeys(top.Exporter.FieldNames) {
+	for _, old := range model.SortedKeys(fieldNames) {
 		token := regexp.MustCompile(`(^|[^A-Za-z0-9_:])` + regexp.QuoteMeta(old) + `([^A-Za-z0-9_:]|$)`)
 		// Two passes: adjacent occurrences share a boundary character.
 		for range 2 {
-			out = token.ReplaceAllString(out, "${1}"+top.Exporter.FieldNames[old]+"${2}")
+			out = token.ReplaceAllString(out, "${1}"+fieldNames[old]+"${2}")
 		}
 	}
-	return []byte(out), top.Exporter.FieldNames
+	return []byte(out)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sort"
+	"strings"
 	"text/template/parse"
 	"time"
 
@@ -86,6 +87,10 @@ const TemplateBound = 2 * time.Second
 // ExpandAlertTemplate renders an alert's label value or annotation for the given series
 // labels and value, as the Prometheus rule manager does, within TemplateBound.
 func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
+	if !strings.Contains(text, "{{") {
+		// No action: the rule manager's expansion (its definitions emit nothing) is the text.
+		return text, nil
+	}
 	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
 	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
 	type expansion struct {
