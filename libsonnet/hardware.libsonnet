@@ -46,9 +46,6 @@ local t = import 'lib/test.libsonnet';
     gap: '30m',
   },
 
-  // The values of the fabric fields (exporter.platform gb200): the GPU's fabric registration
-  // (DCGM_FI_DEV_FABRIC_MANAGER_STATUS, dcgmFabricManagerStatus_t) and its fabric health
-  // (DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY, nvmlGpuFabricHealthSummary).
   // Reasons in the clock-event bitmask that mean real throttling. 0x1 (idle), 0x2 (application
   // clocks setting) and 0x100 (display clocks) are not throttling and appear nowhere here.
   throttleReasons: {
