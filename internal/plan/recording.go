@@ -152,7 +152,8 @@ const (
 // of the GPU (k8s-dra-driver-gpu, cmd/gpu-kubelet-plugin/deviceinfo.go).
 const (
 	draGPUDevice = `gpu-[0-9]+`
-	draMIGDevice = `gpu-[0-9]+-mig-[0-9]+-[0-9]+-[0-9]+`
+	draMIGPrefix = `gpu-[0-9]+-mig-[0-9]+-[0-9]+-`
+	draMIGDevice = draMIGPrefix + `[0-9]+`
 	// DRAMemorySlices is how many memory slices a MIG-capable GPU has (A100, H100, H200,
 	// B200): a MIG device allocated through DRA counts as its slices' share of the GPU.
 	DRAMemorySlices = 8
@@ -186,7 +187,7 @@ func allocationRules(m *model.Model) []Recorded {
 	// A whole GPU counts 1; a MIG device, by its placement size, its slices' share.
 	draClaimed := []string{claimed(draGPUDevice)}
 	for slices := 1; slices <= DRAMemorySlices; slices++ {
-		draClaimed = append(draClaimed, fmt.Sprintf("%s * %s", claimed(fmt.Sprintf("gpu-[0-9]+-mig-[0-9]+-[0-9]+-%d", slices)), formatShare(slices)))
+		draClaimed = append(draClaimed, fmt.Sprintf("%s * %s", claimed(draMIGPrefix+strconv.Itoa(slices)), formatShare(slices)))
 	}
 	// Each mode's expression of a record, added up where the fleet has both.
 	both := func(labels []string, devicePlugin, dra string) string {
