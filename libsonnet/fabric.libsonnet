@@ -91,7 +91,7 @@ local t = import 'lib/test.libsonnet';
   local fabricQueries = [
     q("This GPU's fabric registration and health", registration + gpuSel + ' or ' + fabricHealth + gpuSel),
     q('Fabric health of every GPU of the node (one GPU, or the whole tray?)', fabricHealth + nodeSel),
-    q('GPUs of the cluster whose fabric is not healthy (one rack, or more?)', 'count by (' + l.cluster + ') (' + fabricHealth + '{' + rb.is(l.cluster) + '} != ' + fabric.health.healthy + ')'),
+    q('GPUs of the cluster whose fabric is unhealthy or of limited capacity (one rack, or more?)', 'count by (' + l.cluster + ') (' + std.join(' or ', [fabricHealth + '{' + rb.is(l.cluster) + '} == ' + fabric.health[s] for s in ['unhealthy', 'limited capacity']]) + ')'),
   ],
   local nvlinkQueries = [
     q('NVLink 5 errors left after error correction, per minute', '60 * rate(' + effective + gpuSel + '[5m])'),
