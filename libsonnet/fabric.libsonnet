@@ -77,8 +77,8 @@ local t = import 'lib/test.libsonnet';
   local step = rb.step,
   local gpuSel = '{' + std.join(', ', [rb.is(x) for x in [l.cluster, l.host, l.uuid]]) + '}',
   local nodeSel = '{' + std.join(', ', [rb.is(x) for x in [l.cluster, l.host]]) + '}',
-  local cordon = 'Cordon the node so nothing new lands on it: `kubectl cordon $' + l.host + '`.',
-  local drain = 'Drain it once the owners of running jobs know: `kubectl drain $' + l.host + ' --ignore-daemonsets --delete-emptydir-data`.',
+  local cordon = rb.cordon(l.host),
+  local drain = rb.drain(l.host),
   local runbook(meaning, impact, queries, diagnosis, mitigation) = {
     meaning: meaning,
     impact: impact,

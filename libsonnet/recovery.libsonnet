@@ -125,8 +125,8 @@ local t = import 'lib/test.libsonnet';
                     step('Did the value go back to 0 after the action?', 'Recovered: uncordon the node.', 'The action did not clear the fault: keep the node cordoned and open an RMA with the XID history.'),
                   ],
                   mitigation: [
-                    'Cordon the node: `kubectl cordon $' + l.host + '`.',
-                    'Drain it once the job owners know: `kubectl drain $' + l.host + ' --ignore-daemonsets --delete-emptydir-data`.',
+                    rb.cordon(l.host),
+                    rb.drain(l.host),
                     'Do what the recovery_action label asks (the notes above), then check that ' + field + ' reads 0 before uncordoning.',
                   ],
                   escalation: 'Infrastructure on-call; hardware vendor support for RMAs.',
@@ -156,7 +156,7 @@ local t = import 'lib/test.libsonnet';
                   diagnosis: [
                     step('Does `nvidia-smi -q -i $' + l.gpu + '` name the action?', 'Follow it, and add the value to recoveryActions with its tier.', 'Treat it as a GPU reset: drain the GPU and reset it.'),
                   ],
-                  mitigation: ['Cordon the node: `kubectl cordon $' + l.host + '`.', 'Add the value to recoveryActions in your gpuobs.jsonnet so that it alerts at its tier.'],
+                  mitigation: [rb.cordon(l.host), 'Add the value to recoveryActions in your gpuobs.jsonnet so that it alerts at its tier.'],
                   escalation: 'Infrastructure on-call.',
                   dashboards: ['L5'],
                 },
@@ -189,7 +189,7 @@ local t = import 'lib/test.libsonnet';
                       step('Does another alert fire on this GPU (ECC, XID, NVLink, recovery action)?', 'Follow that alert: it names the fault.', ''),
                       step('Does `dcgmi health -c -g <group>` on the node show the same failure?', 'Drain the node and run `dcgmi diag -r 2` on the GPU.', 'A transient failure: watch the GPU on L5.'),
                     ],
-                    mitigation: ['Cordon the node: `kubectl cordon $' + l.host + '`.', 'Run `dcgmi diag -r 2` once it is drained; open an RMA if it fails.'],
+                    mitigation: [rb.cordon(l.host), 'Run `dcgmi diag -r 2` once it is drained; open an RMA if it fails.'],
                     escalation: 'Infrastructure on-call; hardware vendor support for RMAs.',
                     dashboards: ['L5'],
                   },

@@ -16,8 +16,8 @@ local rb = import 'lib/runbook.libsonnet';
   local q = rb.query,
   local step = rb.step,
 
-  local cordon = 'Cordon the node so nothing new lands on it: `kubectl cordon $' + l.host + '`.',
-  local drain = 'Drain it once the owners of running jobs know: `kubectl drain $' + l.host + ' --ignore-daemonsets --delete-emptydir-data`.',
+  local cordon = rb.cordon(l.host),
+  local drain = rb.drain(l.host),
   local reset = 'With no process on the GPU, reset it: `nvidia-smi --gpu-reset -i $' + l.gpu + '` (or reboot the node), then uncordon when the health checks pass.',
   local rma = 'If it fails again after the reset, keep the node cordoned and open an RMA with the GPU serial (`nvidia-smi -q -i $' + l.gpu + '`) and the XID/ECC history below.',
   local infraEscalation = 'Infrastructure on-call; hardware vendor support for RMAs.',

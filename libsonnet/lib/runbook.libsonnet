@@ -10,4 +10,9 @@
 
   // A matcher on the alert's own value of a label: label="$label".
   is(label):: label + '="$' + label + '"',
+
+  // The first steps of a mitigation on a node (host: the alert's host label): cordon it, then
+  // drain it.
+  cordon(host):: 'Cordon the node so nothing new lands on it: `kubectl cordon $' + host + '`.',
+  drain(host):: 'Drain it once the owners of running jobs know: `kubectl drain $' + host + ' --ignore-daemonsets --delete-emptydir-data`.',
 }
