@@ -10,8 +10,8 @@ import (
 
 // TestFabricTextFollowsTheCatalog: on the adopter's catalog with Grace Blackwell racks, other
 // thresholds and another registration window move the Grace Blackwell alerts' expressions,
-// descriptions, runbooks and L3's alert thresholds with them; and on an HGX fleet none of those
-// alerts exists.
+// descriptions, runbooks and L3's alert thresholds with them; L3's row stays while the fields
+// it reads are collected; and on an HGX fleet none of those alerts exists.
 func TestFabricTextFollowsTheCatalog(t *testing.T) {
 	p := plantest.Plan(t, plantest.Catalog(t, `(import 'adopter.jsonnet') + {
   exporter+: { platform: 'gb200' },
@@ -68,6 +68,17 @@ func TestFabricTextFollowsTheCatalog(t *testing.T) {
 		if !ok {
 			t.Errorf("%s: C2C %q / %q; NVLink 5 %q; registration for %q %q; L3 thresholds %v", what, c2c.Expr, c2c.Description, nvlink.Expr, waiting.For, waiting.Summary, threshold)
 		}
+	}
+	// A counter file without the fields the row does not read (the fabric's health mask and
+	// error code) keeps L3's row.
+	trimmed := plantest.Plan(t, plantest.Catalog(t, `(import 'adopter.jsonnet') + {
+  exporter+: { platform: 'gb200', extraCounters: std.setDiff(std.set(super.extraCounters), ['DCGM_FI_DEV_FABRIC_HEALTH_MASK', 'DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE']) },
+}`))
+	if row := m.Dashboards["L3"].Rows[len(m.Dashboards["L3"].Rows)-1].Title; row != "NVLink fabric, C2C and NVLink 5" {
+		t.Errorf("L3's last row on gb200 is %q", row)
+	}
+	if rows := trimmed.Model.Dashboards["L3"].Rows; rows[len(rows)-1].Title != "NVLink fabric, C2C and NVLink 5" {
+		t.Errorf("L3 lost its Grace Blackwell row when the counter file left out fields the row does not read")
 	}
 	hgx := plantest.Plan(t, plantest.Catalog(t, `(import 'adopter.jsonnet')`)).Model
 	for _, name := range []string{"GPUFabricUnhealthy", "GPUFabricDegraded", "GPUFabricNotRegistered", "GPUC2CLinkDown", "GPUC2CLinkErrors", "GPUNvlinkEffectiveErrors", "GPUNvlinkLinkDown", "GPUFabricUnhealthyInMaintenance"} {

@@ -181,6 +181,18 @@ local names = import 'lib/names.libsonnet';
       local dev(field, scale='') = 'max by (' + l.gpu + ', ' + l.uuid + ') (' + field + '{' + node + '}' + scale + ')',
       local byGPU = 'GPU {{' + l.gpu + '}}',
       local byInstance = 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}',
+      local gb200Fields = [
+        'DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY',
+        'DCGM_FI_DEV_FABRIC_MANAGER_STATUS',
+        'DCGM_FI_DEV_C2C_LINK_STATUS',
+        'DCGM_FI_DEV_C2C_LINK_ERROR_INTR',
+        'DCGM_FI_DEV_C2C_LINK_ERROR_REPLAY',
+        'DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS',
+        'DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT',
+        'DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT',
+        'DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS',
+        'DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS',
+      ],
       rows: [
         row('Utilization and memory', [
           panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + node + '}', byInstance)], drill='L5') + ratio,
@@ -207,9 +219,10 @@ local names = import 'lib/names.libsonnet';
           panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=alertAt(th.eccSingleBitPerHour), width=6),
           panel('Last XID', 'timeseries', [q(dev('DCGM_FI_DEV_XID_ERRORS'), byGPU)], unit='none', width=6),
         ]),
-      ] + (if !std.all([std.objectHas($.fields, f) && collected(f) for f in std.objectFields($.platformFields.gb200)]) then [] else [
+      ] + (if !std.all([std.objectHas($.fields, f) && collected(f) for f in gb200Fields]) then [] else [
              // Grace Blackwell (exporter.platform gb200): the node's GPUs in the rack's NVLink
-             // fabric, their C2C links and their NVLink 5 error rates.
+             // fabric, their C2C links and their NVLink 5 error rates, where every field the
+             // row reads is collected.
              local perMinute(field) = q(names.gpuRate(field, $.recording.rateWindow) + '{' + node + '} * 60', byGPU);
              local states(field, what) = panel(what, 'timeseries', [q(dev(field), byGPU)], unit='none', description=$.fields[field].help, width=6);
              row('NVLink fabric, C2C and NVLink 5', [
