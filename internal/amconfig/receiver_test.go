@@ -71,3 +71,60 @@ slack_configs: [{api_url: 'https://hooks.slack.com/services/` + token + `'}]`,
 		})
 	}
 }
+
+// TestPasswordURLsAndControlCharacters: a URL with a password in its user-info is refused by
+// its path in any field, typed as secret by Alertmanager or not; a URL holding a control
+// character is refused by its path before Alertmanager (whose error says no path) sees it.
+func TestPasswordURLsAndControlCharacters(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`opsgenie_configs: [{api_key_file: /s, api_url: 'https://u:T0KEN@api.example.com/'}]`, "opsgenie_configs[0].api_url: is a URL with a password"},
+		{`webhook_configs: [{url_file: /s, http_config: {proxy_url: 'http://p:T0KEN@proxy:3128'}}]`, "webhook_configs[0].http_config.proxy_url: is a URL with a password"},
+		{"slack_configs: [{api_url: \"https://hooks.example.com/T0KEN\\n\"}]", "slack_configs[0].api_url: is a URL with a control character"},
+	} {
+		var got []string
+		for _, p := range CheckReceiver("r", integrations(t, c.doc)) {
+			got = append(got, p.Path+": "+p.Message)
+		}
+		text := strings.Join(got, "\n")
+		if len(got) != 1 || !strings.Contains(text, c.want) || strings.Contains(text, "T0KEN") {
+			t.Errorf("%s:\n%s\nwant one problem saying %q", c.doc, text, c.want)
+		}
+	}
+}
+
+// FuzzReceiverValues: whatever a receiver's values hold (control characters, quotes, percent
+// signs, a URL's user-info), no problem CheckReceiver reports quotes them, in any quoting: the
+// fuzzed text surrounds a marker that must never reach a message.
+func FuzzReceiverValues(f *testing.F) {
+	for _, seed := range [][2]string{{"https://hooks.example.com/", "\n"}, {"http://u:", "@h/"}, {"htp//", "%zz"}, {"https://h/\"", "\x1b[0m"}, {"", ""}} {
+		f.Add(seed[0], seed[1])
+	}
+	const marker = "Zq7MARKzz"
+	f.Fuzz(func(t *testing.T, before, after string) {
+		value := before + marker + after
+		for _, field := range []func(v string) map[string]any{
+			func(v string) map[string]any {
+				return map[string]any{"slack_configs": []any{map[string]any{"api_url": v}}}
+			},
+			func(v string) map[string]any {
+				return map[string]any{"webhook_configs": []any{map[string]any{"url": v}}}
+			},
+			func(v string) map[string]any {
+				return map[string]any{"webhook_configs": []any{map[string]any{"url_file": "/s", "http_config": map[string]any{"proxy_url": v}}}}
+			},
+			func(v string) map[string]any {
+				return map[string]any{"opsgenie_configs": []any{map[string]any{"api_key_file": "/s", "api_url": v}}}
+			},
+			func(v string) map[string]any { return map[string]any{"email_configs": []any{map[string]any{"to": v}}} },
+			func(v string) map[string]any {
+				return map[string]any{"pagerduty_configs": []any{map[string]any{"routing_key": v}}}
+			},
+		} {
+			for _, p := range CheckReceiver("r", field(value)) {
+				if strings.Contains(p.Path+p.Message, marker) {
+					t.Fatalf("a message quotes the value %q: %s: %s", value, p.Path, p.Message)
+				}
+			}
+		}
+	})
+}

@@ -104,7 +104,7 @@ func (o *generateOptions) run() error {
 		fmt.Fprintf(o.Stdout, "%d generated files in %s are up to date\n", len(files), o.output)
 		return nil
 	}
-	recovered, err := emit.Recover(o.output, managed)
+	recovered, err := emit.Recover(o.output, files, managed)
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}

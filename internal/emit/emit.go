@@ -206,7 +206,8 @@ func Write(dir string, files []File, managed []string) error {
 		return fmt.Errorf("writing the journal: %w", err)
 	}
 	for i, f := range targets {
-		if err := rename(temps[i], filepath.Join(dir, f.Path)); err != nil {
+		from, _ := filepath.Rel(dir, temps[i])
+		if err := renameInside(dir, filepath.ToSlash(from), f.Path); err != nil {
 			err = fmt.Errorf("writing %s: %w", f.Path, cause(err))
 			unrestored := restore(dir, targets[:i], old)
 			temps = temps[i:]
@@ -219,7 +220,7 @@ func Write(dir string, files []File, managed []string) error {
 		}
 	}
 	for i, p := range d.Extra {
-		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+		if err := removeInside(dir, p); err != nil {
 			written := make([]string, 0, len(targets)+i)
 			for _, f := range targets {
 				written = append(written, f.Path)
@@ -283,15 +284,61 @@ func checkPaths(dir string, files []File, managed []string) error {
 	}
 	checked := map[string]bool{}
 	for _, p := range paths {
-		for at := filepath.FromSlash(p); at != "." && !checked[at]; at = filepath.Dir(at) {
-			checked[at] = true
-			info, err := os.Lstat(filepath.Join(dir, at))
-			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
-				return fmt.Errorf("%s is a symbolic link: gpuobs writes and removes nothing through a link; replace it with a directory or file of its own", filepath.Join(dir, at))
-			}
+		if err := noLinkOnTheWay(dir, p, checked); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// noLinkOnTheWay fails when the slash path p (inside dir), or a directory between dir and it,
+// is a symbolic link; checked holds the directories already seen (nil: check all).
+func noLinkOnTheWay(dir, p string, checked map[string]bool) error {
+	for at := filepath.FromSlash(p); at != "." && !checked[at]; at = filepath.Dir(at) {
+		if checked != nil {
+			checked[at] = true
+		}
+		info, err := os.Lstat(filepath.Join(dir, at))
+		if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: gpuobs writes and removes nothing through a link; replace it with a directory or file of its own", filepath.Join(dir, at))
+		}
+	}
+	return nil
+}
+
+// inside is dir joined with the slash path p, checked as it is now: local, and with no link on
+// the way. Every rename and removal calls it at the moment it acts, so a rename made before it
+// (a planted directory moved into place) cannot lead it out of the tree.
+func inside(dir, p string) (string, error) {
+	if !filepath.IsLocal(filepath.FromSlash(p)) {
+		return "", fmt.Errorf("refusing to touch %q: not a plain path inside %s", p, dir)
+	}
+	if err := noLinkOnTheWay(dir, p, nil); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.FromSlash(p)), nil
+}
+
+// renameInside renames one slash path inside dir to another, neither through a link.
+func renameInside(dir, from, to string) error {
+	src, err := inside(dir, from)
+	if err != nil {
+		return err
+	}
+	dst, err := inside(dir, to)
+	if err != nil {
+		return err
+	}
+	return rename(src, dst)
+}
+
+// removeInside removes one slash path inside dir, not through a link.
+func removeInside(dir, p string) error {
+	target, err := inside(dir, p)
+	if err != nil {
+		return err
+	}
+	return os.Remove(target)
 }
 
 // restore puts back the content renamed files had (or removes those that were missing), and
@@ -400,14 +447,21 @@ func generatedFiles(dir string, managed []string) ([]string, error) {
 }
 
 // isGenerated reports whether a file on disk carries the header.
-func isGenerated(path string) bool {
+func isGenerated(path string) bool { return isGeneratedFile(path, path) }
+
+// isGeneratedFile reports whether path is a regular file (not a link) that carries the header
+// of a file named as (a temporary file is read as its target).
+func isGeneratedFile(path, as string) bool {
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
 	content, err := io.ReadAll(io.LimitReader(f, maxHeaderScan))
-	return err == nil && output.HasHeader(path, content)
+	return err == nil && output.HasHeader(as, content)
 }
 
 // maxHeaderScan bounds how much of a file is read to find its header.

@@ -447,7 +447,7 @@ func TestKilledRunIsRecovered(t *testing.T) {
 					t.Fatal("the killed run's tree is already whole: the test kills too late")
 				}
 			}
-			found, err := Recover(dir, managed)
+			found, err := Recover(dir, killedNext, managed)
 			if err != nil || found != c.found {
 				t.Errorf("Recover = %+v, %v; want %+v", found, err, c.found)
 			}
@@ -478,7 +478,7 @@ func TestHostileJournalIsRefused(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, output.Journal), []byte(c.journal), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Recover(dir, []string{"rules"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := Recover(dir, nil, []string{"rules"}); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Recover: %v, want %q", err, c.want)
 			}
 		})
@@ -494,10 +494,138 @@ func TestHostileJournalIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, output.Journal), []byte(`{"remove":["rules/mine.yaml"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Recover(dir, []string{"rules"}); err != nil {
+	if _, err := Recover(dir, nil, []string{"rules"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(mine); err != nil {
 		t.Error("Recover removed a file gpuobs did not generate")
+	}
+}
+
+// plant writes files (slash paths under root, made with their directories) for a hostile tree.
+func plant(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		path := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPlantedJournalMovesNothingOutOfTheTree: a pull request that plants a journal beside a
+// directory named like a temporary file of gpuobs, holding a link out of the tree, cannot have
+// Recover rename the directory into place and then remove through the link; a journal that
+// renames onto a hand-written file, or onto a file gpuobs does not generate, is refused too,
+// with a sentence naming what it tried, and nothing is touched.
+func TestPlantedJournalMovesNothingOutOfTheTree(t *testing.T) {
+	header := "# " + output.Header + "\n"
+	declared := []File{gen("rules/x.yaml", "x: 1\n"), gen("rules/alerts.yaml", "a: 1\n")}
+	for _, c := range []struct {
+		name, journal, want string
+		tree                map[string]string
+		kept                string
+	}{
+		{
+			name:    "a planted directory that holds a link",
+			journal: `{"renames":[{"from":"rules/.x.yaml.gpuobs-1","to":"rules/x.yaml"}],"remove":["rules/x.yaml/out/victim.yaml"]}`,
+			tree:    map[string]string{"rules/.x.yaml.gpuobs-1/keep": "x"},
+			want:    `renames "rules/.x.yaml.gpuobs-1", which is not a file gpuobs wrote (a directory`,
+			kept:    "victim.yaml",
+		},
+		{
+			name:    "a rename over a hand-written file",
+			journal: `{"renames":[{"from":"rules/.alerts.yaml.gpuobs-1","to":"rules/alerts.yaml"}]}`,
+			tree:    map[string]string{"rules/.alerts.yaml.gpuobs-1": header + "a: 1\n", "rules/alerts.yaml": "groups: [] # mine\n"},
+			want:    `over "rules/alerts.yaml", a file without the gpuobs header`,
+			kept:    "rules/alerts.yaml",
+		},
+		{
+			name:    "a rename onto a file gpuobs does not generate",
+			journal: `{"renames":[{"from":"rules/.mine.yaml.gpuobs-1","to":"rules/mine.yaml"}]}`,
+			tree:    map[string]string{"rules/.mine.yaml.gpuobs-1": header + "a: 1\n", "rules/mine.yaml": header + "groups: []\n"},
+			want:    `onto "rules/mine.yaml", which gpuobs does not generate`,
+			kept:    "rules/mine.yaml",
+		},
+		{
+			name:    "a removal outside the managed directories",
+			journal: `{"remove":["notes.yaml"]}`,
+			tree:    map[string]string{"notes.yaml": header + "n: 1\n"},
+			want:    `removes "notes.yaml", which is outside the directories gpuobs manages`,
+			kept:    "notes.yaml",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			plant(t, outside, map[string]string{"victim.yaml": header + "v: 1\n"})
+			plant(t, dir, c.tree)
+			if strings.Contains(c.journal, "/out/") {
+				if err := os.Symlink(outside, filepath.Join(dir, "rules", ".x.yaml.gpuobs-1", "out")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			plant(t, dir, map[string]string{output.Journal: c.journal})
+			before := map[string][]byte{}
+			for p := range c.tree {
+				before[p], _ = os.ReadFile(filepath.Join(dir, p))
+			}
+			_, err := Recover(dir, declared, []string{"rules"})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "refused, nothing done") {
+				t.Errorf("Recover: %v\nwant a refusal saying %q", err, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(outside, "victim.yaml")); err != nil {
+				t.Error("a file outside the tree was removed")
+			}
+			for p, content := range before {
+				if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(got) != string(content) {
+					t.Errorf("%s was changed by a refused journal", p)
+				}
+			}
+		})
+	}
+}
+
+// TestLinkAppearingMidJournalStopsIt: the link check is made by every rename and removal as it
+// acts, so a removal whose way becomes a link after the renames (here by a rename the journal
+// itself makes) is not made through it.
+func TestLinkAppearingMidJournalStopsIt(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	header := "# " + output.Header + "\n"
+	plant(t, outside, map[string]string{"victim.yaml": header})
+	plant(t, dir, map[string]string{"rules/sub/a.yaml": header})
+	if err := os.RemoveAll(filepath.Join(dir, "rules", "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "rules", "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeInside(dir, "rules/sub/victim.yaml"); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("removeInside through a link: %v", err)
+	}
+	if err := renameInside(dir, "rules/sub/victim.yaml", "rules/v.yaml"); err == nil {
+		t.Error("renameInside through a link succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "victim.yaml")); err != nil {
+		t.Error("a file outside the tree was touched")
+	}
+}
+
+// TestStaleTemporaryCleanupStaysInTheTree: with a committed link where a managed directory's
+// parent should be (tests -> elsewhere) and no journal, the clean-up of a killed run's
+// temporary files does not walk through the link to remove files named like gpuobs'.
+func TestStaleTemporaryCleanupStaysInTheTree(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	plant(t, outside, map[string]string{"promtool/.a.yaml.gpuobs-7": "theirs"})
+	if err := os.Symlink(outside, filepath.Join(dir, "tests")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Recover(dir, nil, []string{"tests/promtool"}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("Recover with a linked managed directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "promtool", ".a.yaml.gpuobs-7")); err != nil {
+		t.Error("the clean-up removed a file outside the tree")
 	}
 }
