@@ -13,10 +13,10 @@ import (
 
 // routingChanged marks a diff with --fail-on-routing-change that found alerts routed or
 // silenced differently (exit 3, as lint findings).
-type routingChanged struct{ n int }
+type routingChanged struct{ alerts, receivers int }
 
 func (r routingChanged) Error() string {
-	return fmt.Sprintf("%d alerts reach other receivers or are silenced by other alerts", r.n)
+	return fmt.Sprintf("%d alerts reach other receivers or are silenced by other alerts; %d receivers notify otherwise", r.alerts, r.receivers)
 }
 
 type diffOptions struct {
@@ -38,12 +38,15 @@ receivers Alertmanager's routing tree sends it to and the alerts whose firing it
 rules let silence it (computed with Alertmanager's own packages on each side, from the
 alert's rule labels); recording rules added, removed or redefined, with the alerts, records
 and panels that read them; dashboard panels and queries added or removed; counter-file fields
-added or removed.
+added or removed; receivers whose integrations changed (type, target, a secret's file; a value
+that may be a secret is compared, never shown); and every other generated file whose content
+changed where none of these accounts for it.
 
 It reads rules/ (the plain rule files; rules/operator and rules/mimir repeat them),
-alertmanager/alertmanager.yml, dashboards/*.json and exporter/dcgm-counters.csv.
+alertmanager/alertmanager.yml, dashboards/*.json and exporter/dcgm-counters.csv, and hashes
+every file with gpuobs' header under the output's directories.
 Exit codes: 0 (whatever changed), 3 with --fail-on-routing-change when an alert's receivers
-or silencers differ, 1 error, 2 usage.`,
+or silencers differ or a receiver's integrations do, 1 error, 2 usage.`,
 		Example: `  gpuobs diff old/ new/
   gpuobs diff --base-ref origin/main .                      # the working tree against the base branch
   gpuobs diff --base-ref origin/main -f markdown . > diff.md  # a pull-request comment
@@ -61,7 +64,7 @@ or silencers differ, 1 error, 2 usage.`,
 	}
 	cmd.Flags().StringVar(&o.baseRef, "base-ref", "", "git ref: compare DIR (default .) in the working tree against DIR at this ref")
 	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(semdiff.Formats, ", "))
-	cmd.Flags().BoolVar(&o.failOnRouting, "fail-on-routing-change", false, "exit 3 when an alert reaches other receivers or is silenced by other alerts")
+	cmd.Flags().BoolVar(&o.failOnRouting, "fail-on-routing-change", false, "exit 3 when an alert reaches other receivers or is silenced by other alerts, or a receiver's integrations change")
 	completeValues(cmd, "format", semdiff.Formats)
 	return cmd
 }
@@ -97,8 +100,8 @@ func (o *diffOptions) run(args []string) error {
 	if err := semdiff.Write(o.Stdout, o.format, report); err != nil {
 		return failed(err)
 	}
-	if n := report.RoutingChanges(); o.failOnRouting && n > 0 {
-		return routingChanged{n}
+	if c := (routingChanged{report.RoutingChanges(), len(report.Receivers)}); o.failOnRouting && c.alerts+c.receivers > 0 {
+		return c
 	}
 	return nil
 }

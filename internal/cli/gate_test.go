@@ -65,3 +65,28 @@ func TestReceiverValuesAreNeverPrinted(t *testing.T) {
 		})
 	}
 }
+
+// TestRoutingGateSeesReceivers: a receiver whose pages move from PagerDuty to a webhook (no
+// alert changes receiver name) fails --fail-on-routing-change and is reported by diff, as is
+// a change of notification timing in alertmanager.yml that diff does not model.
+func TestRoutingGateSeesReceivers(t *testing.T) {
+	outputOf := func(body string) string {
+		config, _ := hostileCatalog(t, body)
+		out := t.TempDir()
+		if code, _, stderr := run(t, "generate", "-c", config, "-o", out); code != ExitOK {
+			t.Fatalf("generate: exit %d\n%s", code, stderr)
+		}
+		return out
+	}
+	base := outputOf(`gpuobs { alertmanager+: { integrations+: { 'infra-pager': { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty' }] } } } }`)
+	head := outputOf(`gpuobs { alertmanager+: { integrations+: { 'infra-pager': { webhook_configs: [{ url_file: '/etc/alertmanager/secrets/hook' }] } } } }`)
+	code, stdout, stderr := run(t, "diff", "--fail-on-routing-change", base, head)
+	if code != ExitFindings || !strings.Contains(stderr, "1 receivers notify otherwise") ||
+		!strings.Contains(stdout, "~ receiver infra-pager\n") || !strings.Contains(stdout, `webhook_configs[0].url_file: (absent) → "/etc/alertmanager/secrets/hook"`) {
+		t.Errorf("a receiver's integration: exit %d, want %d\n%s%s", code, ExitFindings, stdout, stderr)
+	}
+	timing := outputOf(`gpuobs { alertmanager+: { integrations+: { 'infra-pager': { pagerduty_configs: [{ routing_key_file: '/etc/alertmanager/secrets/pagerduty' }] } }, timing+: { critical+: { groupWait: '10m' } } } }`)
+	if code, stdout, stderr := run(t, "diff", base, timing); code != ExitOK || !strings.Contains(stdout, "~ alertmanager/alertmanager.yml\n") {
+		t.Errorf("notification timing: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

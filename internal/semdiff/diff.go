@@ -3,6 +3,9 @@ package semdiff
 import (
 	"maps"
 	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/output"
 )
 
 // Kinds of change.
@@ -20,6 +23,8 @@ type Report struct {
 	Records  []RecordChange  `json:"records"`
 	Panels   []PanelChange   `json:"panels"`
 	Counters []CounterChange `json:"counters"`
+	// Receivers are the receivers whose integrations changed.
+	Receivers []ReceiverChange `json:"receivers,omitempty"`
 	// Files are the other generated files that differ (runbooks, promtool tests, the catalog
 	// reference, dashboard ConfigMaps, and dashboards whose change lies outside their panels'
 	// queries: thresholds, units, text).
@@ -53,8 +58,10 @@ type FieldChange struct {
 type RecordChange struct {
 	Name   string `json:"name"`
 	Change string `json:"change"`
-	Base   string `json:"base,omitempty"`
-	Head   string `json:"head,omitempty"`
+	// File is the rule file that holds it (head side; base side for a removed record).
+	File string `json:"file"`
+	Base string `json:"base,omitempty"`
+	Head string `json:"head,omitempty"`
 	// ReadBy are the alerts, records and panels that read it (head side; base side for a
 	// removed record).
 	ReadBy []string `json:"readBy,omitempty"`
@@ -97,7 +104,7 @@ func (r *Report) RoutingChanges() int {
 
 // Empty reports whether nothing changed.
 func (r *Report) Empty() bool {
-	return len(r.Alerts)+len(r.Records)+len(r.Panels)+len(r.Counters)+len(r.Files) == 0
+	return len(r.Alerts)+len(r.Records)+len(r.Panels)+len(r.Counters)+len(r.Receivers)+len(r.Files) == 0
 }
 
 // Compare reports every change from base to head; the names label the sides in the report.
@@ -119,11 +126,11 @@ func Compare(baseName string, base *Output, headName string, head *Output) *Repo
 		c := RecordChange{Name: k}
 		switch {
 		case b == nil:
-			c.Change, c.Head, c.ReadBy = Added, h.Expr, head.readers(h.Name)
+			c.Change, c.File, c.Head, c.ReadBy = Added, h.File, h.Expr, head.readers(h.Name)
 		case h == nil:
-			c.Change, c.Base, c.ReadBy = Removed, b.Expr, base.readers(b.Name)
+			c.Change, c.File, c.Base, c.ReadBy = Removed, b.File, b.Expr, base.readers(b.Name)
 		case b.Expr != h.Expr:
-			c.Change, c.Base, c.Head, c.ReadBy = Changed, b.Expr, h.Expr, head.readers(h.Name)
+			c.Change, c.File, c.Base, c.Head, c.ReadBy = Changed, h.File, b.Expr, h.Expr, head.readers(h.Name)
 		default:
 			continue
 		}
@@ -143,22 +150,6 @@ func Compare(baseName string, base *Output, headName string, head *Output) *Repo
 			}
 		}
 	}
-	panelsChanged := map[string]bool{}
-	for _, c := range r.Panels {
-		panelsChanged[c.Dashboard] = true
-	}
-	for _, k := range unionKeys(base.Files, head.Files) {
-		b, inBase := base.Files[k]
-		h, inHead := head.Files[k]
-		switch {
-		case !inBase:
-			r.Files = append(r.Files, FileChange{Path: k, Change: Added})
-		case !inHead:
-			r.Files = append(r.Files, FileChange{Path: k, Change: Removed})
-		case b != h && !panelsChanged[k]:
-			r.Files = append(r.Files, FileChange{Path: k, Change: Changed})
-		}
-	}
 	for _, k := range unionKeys(base.Counters, head.Counters) {
 		b, inBase := base.Counters[k]
 		h, inHead := head.Counters[k]
@@ -171,7 +162,52 @@ func Compare(baseName string, base *Output, headName string, head *Output) *Repo
 			r.Counters = append(r.Counters, CounterChange{Field: k, Change: Changed, Base: b, Head: h})
 		}
 	}
+	r.Receivers = compareReceivers(base.Receivers, head.Receivers)
+	accounted := r.accounted()
+	for _, k := range unionKeys(base.Files, head.Files) {
+		b, inBase := base.Files[k]
+		h, inHead := head.Files[k]
+		switch {
+		case !inBase:
+			r.Files = append(r.Files, FileChange{Path: k, Change: Added})
+		case !inHead:
+			r.Files = append(r.Files, FileChange{Path: k, Change: Removed})
+		case b != h && !accounted(k):
+			r.Files = append(r.Files, FileChange{Path: k, Change: Changed})
+		}
+	}
 	return r
+}
+
+// accounted reports whether the report's other changes account for a changed file: a rule
+// file holding a changed rule (and the formats that repeat the rule files, when any rule
+// changed), a dashboard with changed panels, the Alertmanager files when routing or a receiver
+// changed, the exporter's files when a counter field changed.
+func (r *Report) accounted() func(path string) bool {
+	files := map[string]bool{}
+	for _, c := range r.Alerts {
+		for _, a := range []*Alert{c.Base, c.Head} {
+			if a != nil && (len(c.Fields) > 0 || c.Change != Changed) {
+				files[a.File] = true
+			}
+		}
+	}
+	for _, c := range r.Records {
+		files[c.File] = true
+	}
+	for _, c := range r.Panels {
+		files[c.Dashboard] = true
+	}
+	dirs := map[string]bool{
+		output.AlertmanagerDir: r.RoutingChanges()+len(r.Receivers) > 0,
+		output.ExporterDir:     len(r.Counters) > 0,
+	}
+	rulesChanged := len(r.Records) > 0 || slices.ContainsFunc(r.Alerts, func(c AlertChange) bool { return len(c.Fields) > 0 || c.Change != Changed })
+	return func(p string) bool {
+		dir, _, _ := strings.Cut(p, "/")
+		repeats := slices.ContainsFunc(output.RepeatedRuleFormats, func(f string) bool { return strings.HasPrefix(p, output.RulesDir+"/"+f+"/") })
+		return files[p] || dirs[dir] || repeats && rulesChanged
+	}
 }
 
 // compareAlert compares one alert's sides; ok is false when nothing differs.

@@ -7,6 +7,7 @@ package semdiff
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/output"
@@ -29,8 +32,10 @@ type Output struct {
 	Records  map[string]*Record
 	Panels   map[string]*Panel
 	Counters map[string]string // DCGM field → Prometheus type
-	// Files are the content hashes of the generated files whose meaning diff does not read
-	// (runbooks, tests, docs, dashboard ConfigMaps) and of the dashboards, by path.
+	// Receivers are the Alertmanager configuration's receivers, by name.
+	Receivers map[string]Receiver
+	// Files are the content hashes of every generated file, by path: a change no other part of
+	// the report accounts for is reported as the file's.
 	Files map[string]string
 	// routed is false when the directory has no Alertmanager configuration.
 	routed bool
@@ -77,7 +82,7 @@ type Panel struct {
 // Load reads an output directory as gpuobs generate writes it. Every problem is reported
 // together, each with its file.
 func Load(dir string) (*Output, error) {
-	out := &Output{Alerts: map[string]*Alert{}, Records: map[string]*Record{}, Panels: map[string]*Panel{}, Counters: map[string]string{}, Files: map[string]string{}}
+	out := &Output{Alerts: map[string]*Alert{}, Records: map[string]*Record{}, Panels: map[string]*Panel{}, Counters: map[string]string{}, Receivers: map[string]Receiver{}, Files: map[string]string{}}
 	var errs []error
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
@@ -95,15 +100,16 @@ func Load(dir string) (*Output, error) {
 	errs = append(errs, out.readDashboards(dir)...)
 	errs = append(errs, out.readCounters(dir)...)
 	errs = append(errs, out.route(dir)...)
-	errs = append(errs, out.hashFiles(dir)...)
+	errs = append(errs, out.hashFiles(dir, ruleFiles)...)
 	return out, errors.Join(errs...)
 }
 
 // hashFiles notes the content hash of every generated file (one with gpuobs' header) under
-// output.HashedDirs.
-func (o *Output) hashFiles(dir string) []error {
+// output.ReadDirs; a plain rule file is hashed by its meaning (expressions in canonical form,
+// keys in order, layout and comments left out), as its rules are compared.
+func (o *Output) hashFiles(dir string, ruleFiles []string) []error {
 	var errs []error
-	for _, d := range output.HashedDirs {
+	for _, d := range output.ReadDirs {
 		err := filepath.WalkDir(filepath.Join(dir, d), func(p string, e fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
@@ -115,10 +121,16 @@ func (o *Output) hashFiles(dir string) []error {
 			if err != nil {
 				return err
 			}
-			if rel, _ := filepath.Rel(dir, p); output.HasHeader(p, content) {
-				sum := sha256.Sum256(content)
-				o.Files[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			if !output.HasHeader(p, content) {
+				return nil
 			}
+			if slices.Contains(ruleFiles, rel) {
+				content = ruleMeaning(content)
+			}
+			sum := sha256.Sum256(content)
+			o.Files[rel] = hex.EncodeToString(sum[:])
 			return nil
 		})
 		if err != nil {
@@ -126,6 +138,40 @@ func (o *Output) hashFiles(dir string) []error {
 		}
 	}
 	return errs
+}
+
+// ruleMeaning is a rule file as data with every expression in canonical form (the file itself
+// when it does not read so: its rules' errors are reported apart).
+func ruleMeaning(data []byte) []byte {
+	var doc any
+	if yaml.Unmarshal(data, &doc) != nil {
+		return data
+	}
+	var canon func(v any) any
+	canon = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, child := range v {
+				if expr, ok := child.(string); ok && k == "expr" {
+					if c, err := promql.Canonical(expr); err == nil {
+						v[k] = c
+					}
+					continue
+				}
+				v[k] = canon(child)
+			}
+		case []any:
+			for i, child := range v {
+				v[i] = canon(child)
+			}
+		}
+		return v
+	}
+	meaning, err := json.Marshal(canon(doc))
+	if err != nil {
+		return data
+	}
+	return meaning
 }
 
 func (o *Output) readRules(dir, rel string) []error {
@@ -270,6 +316,11 @@ func (o *Output) route(dir string) []error {
 		return []error{fmt.Errorf("%s: %w", output.AlertmanagerConfig, err)}
 	}
 	o.routed = true
+	receivers, err := readReceivers(data)
+	if err != nil {
+		return []error{fmt.Errorf("%s: %w", output.AlertmanagerConfig, err)}
+	}
+	o.Receivers = receivers
 	keys := slices.Sorted(maps.Keys(o.Alerts))
 	lsets := make([]map[string]string, len(keys))
 	resolve := o.labelResolver()

@@ -54,12 +54,14 @@ func summaryRows(r *Report) [][4]string {
 	rc, ra, rr := counts(r.Records, func(c RecordChange) string { return c.Change })
 	pc, pa, pr := counts(r.Panels, func(c PanelChange) string { return c.Change })
 	cc, ca, cr := counts(r.Counters, func(c CounterChange) string { return c.Change })
+	nc, na, nr := counts(r.Receivers, func(c ReceiverChange) string { return c.Change })
 	fc, fa, fr := counts(r.Files, func(c FileChange) string { return c.Change })
 	return [][4]string{
 		row("alerts", ac, aa, ar),
 		row("recording rules", rc, ra, rr),
 		row("dashboard panels", pc, pa, pr),
 		row("counter fields", cc, ca, cr),
+		row("receivers", nc, na, nr),
 		row("other generated files", fc, fa, fr),
 	}
 }
@@ -109,7 +111,7 @@ func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "gpuobs diff %s → %s\n", escape.Line(r.Base), escape.Line(r.Head))
 	if r.Empty() {
-		b.WriteString("no change in alerts, recording rules, dashboard panels, counter fields or other generated files\n")
+		b.WriteString("no change in alerts, recording rules, dashboard panels, counter fields, receivers or other generated files\n")
 	}
 	for _, row := range summaryRows(r) {
 		fmt.Fprintf(&b, "%s: %s changed, %s added, %s removed\n", row[0], row[1], row[2], row[3])
@@ -157,6 +159,12 @@ func writeText(w io.Writer, r *Report) error {
 	for _, c := range r.Counters {
 		fmt.Fprintf(&b, "\n%s counter field %s %s\n", sign[c.Change], escape.Line(c.Field), escape.Line(strings.TrimSpace(c.Base+" → "+c.Head)))
 	}
+	for _, c := range r.Receivers {
+		fmt.Fprintf(&b, "\n%s receiver %s\n", sign[c.Change], escape.Line(c.Name))
+		for _, f := range c.Fields {
+			fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Line(f.Field), escape.Line(orAbsent(f.Base)), escape.Line(orAbsent(f.Head)))
+		}
+	}
 	if len(r.Files) > 0 {
 		b.WriteString("\n")
 	}
@@ -191,7 +199,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### gpuobs diff: %s → %s\n\n", escape.Code(r.Base), escape.Code(r.Head))
 	if r.Empty() {
-		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields or other generated files.\n")
+		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields, receivers or other generated files.\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -204,6 +212,15 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		for _, c := range r.Alerts {
 			if c.RoutingChanged {
 				fmt.Fprintf(&b, "- alert %s (%s): %s → %s\n", escape.Code(c.Name), tierOf(c), escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
+			}
+		}
+	}
+	if len(r.Receivers) > 0 {
+		fmt.Fprintf(&b, "\n**Receivers whose integrations changed: %d**\n\n", len(r.Receivers))
+		for _, c := range r.Receivers {
+			fmt.Fprintf(&b, "- %s receiver %s\n", c.Change, escape.Code(c.Name))
+			for _, f := range c.Fields {
+				fmt.Fprintf(&b, "  - %s: %s → %s\n", escape.Code(f.Field), escape.Markdown(orAbsent(f.Base)), escape.Markdown(orAbsent(f.Head)))
 			}
 		}
 	}

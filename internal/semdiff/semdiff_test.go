@@ -69,6 +69,13 @@ func summary(r *semdiff.Report) []string {
 	for _, c := range r.Counters {
 		out = append(out, c.Change+" counter "+c.Field)
 	}
+	for _, c := range r.Receivers {
+		var fields []string
+		for _, f := range c.Fields {
+			fields = append(fields, f.Field+": "+f.Base+" -> "+f.Head)
+		}
+		out = append(out, c.Change+" receiver "+c.Name+" ["+strings.Join(fields, "; ")+"]")
+	}
 	for _, c := range r.Files {
 		out = append(out, c.Change+" file "+c.Path)
 	}
@@ -172,6 +179,21 @@ func TestCatalogEdits(t *testing.T) {
 				"changed file runbooks/GPUThermalThrottling.md",
 				"changed file tests/promtool/alerts.test.yaml",
 			},
+		},
+		{
+			// A receiver gets a webhook: no alert's receiver name changes, the receiver's
+			// integrations do.
+			name:     "a receiver's integration",
+			override: `{ alertmanager+: { integrations+: { 'infra-pager': { webhook_configs: [{ url_file: '/etc/alertmanager/secrets/hook' }] } } } }`,
+			want: []string{
+				"changed receiver infra-pager [webhook_configs[0].url_file:  -> /etc/alertmanager/secrets/hook]",
+			},
+		},
+		{
+			// Timing is not modelled: the file's change is reported.
+			name:     "a notification timing",
+			override: `{ alertmanager+: { timing+: { warning+: { groupWait: '5m' } } } }`,
+			want:     []string{"changed file alertmanager/alertmanager.yml", "changed file alertmanager/gpuobs-fragment.yml"},
 		},
 		{
 			name:     "a dashboard change",
@@ -335,6 +357,46 @@ func TestV2DashboardsAreCompared(t *testing.T) {
 		want := []string{"removed panel dashboards/l1.json GPUs healthy", "removed panel dashboards/v2/l1.json GPUs healthy"}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: changes:\n  %s\nwant:\n  %s", catalog, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+	}
+}
+
+// TestReceiverIntegrationsAreComparedNotShown: an output whose receiver moves from PagerDuty to
+// a webhook, written inline by hand, is reported in every format, and neither the key nor the
+// URL appears in any of them.
+func TestReceiverIntegrationsAreComparedNotShown(t *testing.T) {
+	t.Parallel()
+	dir := generate(t, "")
+	path := filepath.Join(dir, "alertmanager", "alertmanager.yml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withIntegration := func(integration string) *semdiff.Output {
+		edited := strings.Replace(string(data), "  - name: infra-pager\n", "  - name: infra-pager\n"+integration, 1)
+		if edited == string(data) {
+			t.Fatal("no infra-pager receiver in the generated configuration")
+		}
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return load(t, dir)
+	}
+	const key, url = "0123456789abcdef0123456789abcdef", "https://hooks.example.com/services/T0/B0/XYZ-secret-token"
+	base := withIntegration("    pagerduty_configs:\n      - routing_key: " + key + "\n")
+	head := withIntegration("    webhook_configs:\n      - url: " + url + "\n")
+	r := semdiff.Compare("base", base, "head", head)
+	want := []string{"changed receiver infra-pager [pagerduty_configs[0].routing_key: (a value, not shown) -> ; webhook_configs[0].url:  -> (a value, not shown)]"}
+	if got := summary(r); !slices.Equal(got, want) {
+		t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	for _, format := range semdiff.Formats {
+		var b strings.Builder
+		if err := semdiff.Write(&b, format, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "infra-pager") || strings.Contains(b.String(), key) || strings.Contains(b.String(), "XYZ-secret-token") {
+			t.Errorf("%s: the receiver's change, without its values:\n%s", format, b.String())
 		}
 	}
 }
