@@ -18,14 +18,34 @@ if [ -z "$gpuobs" ]; then
   GOBIN="${RUNNER_TEMP:-/tmp}/gpuobs-bin" go install "github.com/gpuobs/gpuobs/cmd/gpuobs@$INPUT_VERSION"
   gpuobs="${RUNNER_TEMP:-/tmp}/gpuobs-bin/gpuobs"
 fi
+# listed NAME INPUT: a list input's entries, one per line or separated by spaces (a workflow's
+# YAML block gives one per line), into the array NAME; each must exist and be readable, and an
+# empty list is refused, so that nothing passes unread.
+listed() {
+  local -n into=$1
+  read -r -d '' -a into <<<"$2" || true
+  local entry
+  for entry in "${into[@]}"; do
+    if ! [ -r "$entry" ] || { [ -d "$entry" ] && ! [ -x "$entry" ]; }; then
+      echo "::error::$3 '$entry' does not exist or cannot be read" >&2
+      exit 2
+    fi
+  done
+}
 args=(lint -f github --fail-on "$INPUT_FAIL_ON")
 if [ -n "$INPUT_CONFIG" ]; then
   args+=(-c "$INPUT_CONFIG")
 fi
-read -r -a paths <<<"$INPUT_PATHS"
+listed paths "$INPUT_PATHS" "path"
+if [ "${#paths[@]}" = 0 ]; then
+  echo "::error::no paths to lint: give files or directories in the paths input" >&2
+  exit 2
+fi
+tests=()
+listed tests "$INPUT_TESTS" "promtool tests"
 status=0
 "$gpuobs" "${args[@]}" "${paths[@]}" || status=$?
-if [ -n "$INPUT_TESTS" ]; then
+if [ "${#tests[@]}" -gt 0 ]; then
   promtool="${GPUOBS_PROMTOOL:-}"
   if [ -z "$promtool" ]; then
     GOBIN="${RUNNER_TEMP:-/tmp}/gpuobs-bin" go install "github.com/prometheus/prometheus/cmd/promtool@$promtool_version"
@@ -36,10 +56,6 @@ if [ -n "$INPUT_TESTS" ]; then
     flags+=("--enable-feature=$INPUT_PROMTOOL_FEATURES")
   fi
   mkdir -p "$INPUT_JUNIT_DIR"
-  read -r -a tests <<<"$INPUT_TESTS"
-  for t in "${tests[@]}"; do
-    [ -e "$t" ] || { echo "::error::promtool tests '$t' do not exist" >&2; exit 2; }
-  done
   while IFS= read -r file; do
     "$promtool" test rules "${flags[@]}" --junit="$INPUT_JUNIT_DIR/$(basename "$file" .yaml).xml" "$file" || { [ "$status" != 0 ] || status=1; }
   done < <(find "${tests[@]}" -type f -name '*.yaml' | sort)

@@ -29,6 +29,25 @@ code=$?
 set -e
 [ "$code" = 3 ] || fail "a broken file: exit $code, want 3: $(cat "$work/out")"
 grep -q '^::error file=bad.yaml,line=5' "$work/out" || fail "no annotation on bad.yaml:5: $(cat "$work/out")"
+# A list input written one path per line (a YAML block in the workflow) is read whole.
+set +e
+run INPUT_PATHS=$'good.yaml\nbad.yaml\n' >"$work/out" 2>&1
+code=$?
+set -e
+[ "$code" = 3 ] && grep -q '^::error file=bad.yaml,line=5' "$work/out" || fail "paths one per line: exit $code, want 3 on bad.yaml: $(cat "$work/out")"
+# A path that does not exist, or cannot be read, is refused, not skipped.
+for missing in $'good.yaml\nnot-there.yaml' "good.yaml /proc/1/root/x"; do
+  set +e
+  run INPUT_PATHS="$missing" >"$work/out" 2>&1
+  code=$?
+  set -e
+  [ "$code" = 2 ] && grep -q "cannot be read" "$work/out" || fail "an unreadable path ($missing): exit $code, want 2: $(cat "$work/out")"
+done
+set +e
+run INPUT_PATHS=$' \n ' >"$work/out" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] && grep -q "no paths" "$work/out" || fail "an empty paths input: exit $code, want 2: $(cat "$work/out")"
 set +e
 (cd "$work" && env GPUOBS="$gpuobs" INPUT_VERSION=latest "$OLDPWD/integrations/action.sh") >"$work/out" 2>&1
 code=$?
@@ -65,5 +84,16 @@ tests INPUT_TESTS=missing >"$work/out2" 2>&1
 missing=$?
 set -e
 [ "$code" = 1 ] || fail "a failing test: exit $code, want 1: $(cat "$work/out")"
-[ "$missing" = 2 ] && grep -q "do not exist" "$work/out2" || fail "missing tests: exit $missing: $(cat "$work/out2")"
+[ "$missing" = 2 ] && grep -q "cannot be read" "$work/out2" || fail "missing tests: exit $missing: $(cat "$work/out2")"
+# Tests one per line: the failing file is run, not only the first line's.
+cp "$work/tests/good.test.yaml" "$work/second.test.yaml"
+sed -i 's#../good.yaml#good.yaml#' "$work/second.test.yaml"
+set +e
+tests INPUT_TESTS=$'missing-first-line-is-not-enough.test.yaml\nsecond.test.yaml' >"$work/out" 2>&1
+code=$?
+tests INPUT_TESTS=$'second.test.yaml\ntests' >"$work/out" 2>&1
+lines=$?
+set -e
+[ "$code" = 2 ] || fail "tests one per line, the first missing: exit $code, want 2: $(cat "$work/out")"
+[ "$lines" = 1 ] || fail "tests one per line, the second failing: exit $lines, want 1: $(cat "$work/out")"
 echo "action_test: ok"
