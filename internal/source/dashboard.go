@@ -49,7 +49,8 @@ func (d *Dashboard) Level() string {
 var dashboardKeys = []string{"panels", "rows", "templating", "schemaVersion", "elements", "spec"}
 
 // ReadDashboard reads a Grafana dashboard (bare, or wrapped in {"dashboard": ...}). JSON is
-// read as YAML, which keeps the position of every value.
+// read as YAML, which keeps the position of every value; a key given twice in an object is
+// read at its last value, as Grafana's JSON readers keep it.
 func ReadDashboard(path string, data []byte) *File {
 	f := &File{Path: path, Lines: splitLines(data)}
 	var doc yaml.Node

@@ -251,6 +251,9 @@ func ReadRules(path string, data []byte) *File {
 		if groups == nil || groups.Kind != yaml.SequenceNode {
 			continue
 		}
+		if f.Err = duplicateKey(root); f.Err != nil {
+			return f
+		}
 		for _, g := range groups.Content {
 			// A rule group is a mapping: a list of names (an OpenShift SCC's groups) is not.
 			if g = resolve(g); g == nil || g.Kind != yaml.MappingNode {
@@ -307,11 +310,18 @@ func embeddedDashboards(f *File, root *yaml.Node) []*File {
 			continue
 		}
 		d := ReadDashboard(f.Path, []byte(v.Value))
-		if d.Err != nil || d.Dashboard == nil {
-			continue
-		}
 		// The block starts on the line after its key, indented: shift every position there.
 		block := scalarAt(v.Value, v, f.Lines)
+		if d.Err != nil {
+			d.Err.Pos.Line += block.pos.Line - 1
+			d.Err.Pos.Col += block.col - 1
+			d.Lines = f.Lines
+			out = append(out, d)
+			continue
+		}
+		if d.Dashboard == nil {
+			continue
+		}
 		for _, q := range d.Dashboard.Queries {
 			q.Expr.pos.Line += block.pos.Line - 1
 			q.Expr.pos.Col += block.col - 1
@@ -360,14 +370,16 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 	return r
 }
 
-// mapValue is the value of a key in a mapping (aliases resolved, merge keys followed).
+// mapValue is the value of a key in a mapping (aliases resolved, merge keys followed); of a
+// key given twice, the last (as JSON readers keep it; a rule file with one is refused).
 func mapValue(n *yaml.Node, key string) *yaml.Node {
+	var value *yaml.Node
 	for _, kv := range pairs(n) {
 		if kv[0].Value == key {
-			return kv[1]
+			value = kv[1]
 		}
 	}
-	return nil
+	return value
 }
 
 // resolve follows an alias (*name) to the node its anchor names.
@@ -426,6 +438,31 @@ func pairsAt(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 		}
 	}
 	return own
+}
+
+// duplicateKey is the first mapping key given twice in a rule document, in file order
+// (aliases are not followed: each node is seen once), as Prometheus' reader refuses it; nil
+// when there is none. Merge keys may repeat.
+func duplicateKey(n *yaml.Node) *ReadError {
+	if n.Kind == yaml.MappingNode {
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+				continue
+			}
+			if line, ok := first[k.Value]; ok {
+				return &ReadError{Pos: Pos{k.Line, k.Column}, Message: fmt.Sprintf("key %q is given twice in one object (first on line %d): Prometheus refuses the file; give it once", k.Value, line)}
+			}
+			first[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if err := duplicateKey(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func lastLine(n *yaml.Node) int {

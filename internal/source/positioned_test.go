@@ -117,3 +117,24 @@ func TestPositionsInQuotedMultiLineQueries(t *testing.T) {
 		t.Errorf("YAML folded: token at %+v, want 6:13", pos)
 	}
 }
+
+// TestDuplicateKeys: a dashboard that gives expr or panels twice is read at the last value,
+// as Grafana reads it; a rule file that gives a key twice is refused at the second, as
+// Prometheus refuses it; a ConfigMap's dashboard that does not read is an error at its line,
+// not skipped.
+func TestDuplicateKeys(t *testing.T) {
+	dashboard := ReadDashboard("d.json", []byte(`{"title": "x", "panels": [
+  {"title": "p", "targets": [{"expr": "up", "expr": "sum(last)"}]}],
+ "panels": [{"title": "q", "targets": [{"expr": "first", "expr": "sum(kept)"}]}]}`))
+	if dashboard.Err != nil || len(dashboard.Dashboard.Queries) != 1 || dashboard.Dashboard.Queries[0].Expr.Text != "sum(kept)" {
+		t.Errorf("dashboard: want the last panels' last expr, got %+v %+v", dashboard.Err, dashboard.Dashboard)
+	}
+	rules := ReadRules("r.yaml", []byte("groups:\n  - name: g\n    rules:\n      - record: a:b:c\n        expr: up\n        expr: sum(up)\n"))
+	if rules.Err == nil || rules.Err.Pos != (Pos{6, 9}) || !strings.Contains(rules.Err.Message, `key "expr" is given twice in one object (first on line 5)`) || len(rules.Rules) != 0 {
+		t.Errorf("rule file: want refused at 6:9, got %+v, %d rules", rules.Err, len(rules.Rules))
+	}
+	configMap := ReadRules("cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\ndata:\n  gpu.json: |\n    {\"title\": \"x\",\n     \"panels\": [}\n"))
+	if len(configMap.Embedded) != 1 || configMap.Embedded[0].Err == nil || configMap.Embedded[0].Err.Pos.Line != 5 {
+		t.Errorf("a ConfigMap's unreadable dashboard: want an error on its line 5 (YAML names the line its flow starts), got %+v", configMap.Embedded[0].Err)
+	}
+}
