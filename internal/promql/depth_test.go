@@ -84,3 +84,31 @@ func TestEachExpressionIsParsedOnce(t *testing.T) {
 		t.Error("the parse error was not kept")
 	}
 }
+
+// TestFlatChainsAreBoundedBeforeParsing: flat chains of 100,000 and 20,000 operands (Prometheus'
+// parser would take half a minute, and a second) and an expression over MaxLength are refused
+// at once, by offset;
+// a chain at the bound parses, and operators inside label matchers and strings do not count.
+func TestFlatChainsAreBoundedBeforeParsing(t *testing.T) {
+	start := time.Now()
+	var pe *ParseError
+	if _, err := Parse("x" + strings.Repeat(" + x", 100000)); !errors.As(err, &pe) {
+		t.Errorf("a 100,000-operand chain: %v", err)
+	}
+	_, err := Parse("x" + strings.Repeat(" + x", 20000))
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "more than 2000 operators") || pe.Offset != 1+4*MaxOperators+1 {
+		t.Errorf("a 20,000-operand chain: %v", err)
+	}
+	if _, err := Parse(`x{a="` + strings.Repeat("a", MaxLength) + `"}`); !errors.As(err, &pe) || !strings.Contains(pe.Msg, "longer than") {
+		t.Errorf("a long expression: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Errorf("refusing took %v", elapsed)
+	}
+	if _, err := Parse("x" + strings.Repeat(" + x", MaxOperators-1) + ` and y{a!="+-*/", b=~"or|and"} > bool 1`); err == nil || !strings.Contains(err.Error(), "operators") {
+		t.Errorf("one past the bound with matchers: %v", err)
+	}
+	if _, err := Parse("x" + strings.Repeat(" + x", MaxOperators-2) + ` and y{a!="+-*/", b=~"or|and"}`); err != nil {
+		t.Errorf("at the bound, matchers not counted: %v", err)
+	}
+}
