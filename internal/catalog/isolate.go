@@ -55,11 +55,16 @@ func evaluateIsolated(opts Options) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limits.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, EvaluatorCommand, opts.ConfigPath, opts.ImportRoot, fmt.Sprint(limits.MaxMemoryMiB))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &boundedOutput{limit: int64(limits.MaxMemoryMiB) << 20, stop: cancel}
+	stderr := &boundedOutput{limit: maxTraceBytes, stop: cancel, tail: true}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
+	case stdout.overflowed:
+		return "", Problems{{Message: fmt.Sprintf("evaluating the catalog wrote more than %d MiB of JSON: it may build ever larger values (--eval-max-memory raises the limit)", limits.MaxMemoryMiB)}}
+	case stderr.overflowed:
+		return "", Problems{{Message: fmt.Sprintf("evaluating the catalog wrote more than %d MiB of trace output (std.trace): gpuobs stopped it", maxTraceBytes>>20)}}
 	case err == nil:
 		return stdout.String(), nil
 	case ctx.Err() != nil:
@@ -74,6 +79,41 @@ func evaluateIsolated(opts Options) (string, error) {
 		return "", Problems{{Message: "evaluating the catalog recursed too deeply: a function calls itself without end (tailstrict recursion is not bounded by Jsonnet's stack limit)"}}
 	}
 	return "", fmt.Errorf("evaluating the catalog in its own process: %w: %s", err, excerpt(lastLine(stderr.String())))
+}
+
+// maxTraceBytes is how much the evaluation may write to its stderr (std.trace's lines, then
+// an error): the child is stopped past it.
+const maxTraceBytes = 16 << 20
+
+// maxKeptTrace is how much of the end of the evaluation's stderr is kept: its error.
+const maxKeptTrace = 64 << 10
+
+// boundedOutput takes a child's output up to limit bytes, then stops the child; with tail
+// set, it keeps only the last maxKeptTrace bytes.
+type boundedOutput struct {
+	limit, written int64
+	stop           func()
+	tail           bool
+	overflowed     bool
+	kept           bytes.Buffer // not embedded: io.Copy would use its ReadFrom, past the limit
+}
+
+// String is what was kept.
+func (b *boundedOutput) String() string { return b.kept.String() }
+
+func (b *boundedOutput) Write(p []byte) (int, error) {
+	if b.written += int64(len(p)); b.written > b.limit {
+		if !b.overflowed {
+			b.overflowed = true
+			b.stop()
+		}
+		return len(p), nil
+	}
+	b.kept.Write(p)
+	if b.tail && b.kept.Len() > 2*maxKeptTrace {
+		b.kept.Next(b.kept.Len() - maxKeptTrace)
+	}
+	return len(p), nil
 }
 
 // RunEvaluator is the child side of an isolated evaluation: args are those after
