@@ -100,6 +100,20 @@ type Missing struct {
 	Alerts []string `json:"alerts"`
 }
 
+// MaxSteps is the most evaluation steps a backtest replays: a year at one minute, or a stray
+// sample years away from the rest of the data.
+const MaxSteps = 1_000_000
+
+// checkSteps refuses a range of more than MaxSteps steps, with the span and a way to narrow it.
+func checkSteps(from, to time.Time, step time.Duration) error {
+	steps := to.Sub(from) / step
+	if steps > MaxSteps {
+		return fmt.Errorf("the range from %s to %s is %.0f steps of %s; backtest replays at most %d steps (%.0f days at %s): narrow it with --from and --to (or, for groups that set no interval, step coarser with --interval)",
+			stamp(from), stamp(to), float64(to.Unix()-from.Unix())/step.Seconds(), step, MaxSteps, float64(MaxSteps)*step.Hours()/24, step)
+	}
+	return nil
+}
+
 // topTargets is how many instances a Stats lists.
 const topTargets = 3
 
@@ -161,6 +175,9 @@ func Run(ctx context.Context, dataDir string, sides []Side, opts Options) (res *
 		if loaded[i], err = replay.Load(data, scratch, opts.Interval, s.Files...); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
+	}
+	if err := checkSteps(from, to, loaded[0].Step()); err != nil {
+		return nil, err
 	}
 	missing, err := missingMetrics(data, loaded, from, to)
 	if err != nil {

@@ -16,8 +16,10 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/gpuobs/gpuobs/internal/backtest"
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/promql/replay"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
+	"unicode/utf8"
 )
 
 // minutes is how long the synthetic fleet is recorded, one sample a minute from time 0 (where
@@ -399,6 +401,37 @@ func TestRangeClampedToTheData(t *testing.T) {
 	}
 }
 
+// TestStepsAreBounded: data whose samples span 8,000 years (one stray sample far in the
+// future) would replay four billion steps; it is refused at once with the span and the bound.
+func TestStepsAreBounded(t *testing.T) {
+	t.Parallel()
+	store, err := ruleeval.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gpu := range slices.Sorted(maps.Keys(temperatures)) {
+		if err := store.AddSeries("DCGM_FI_DEV_GPU_TEMP", gpuLabels(gpu), 0, time.Minute.Milliseconds(), samples(gpu), temperatures[gpu]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stray := time.Date(9970, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	if err := store.AddSeries("DCGM_FI_DEV_GPU_TEMP", gpuLabels("stray"), stray, time.Minute.Milliseconds(), 1, func(int) float64 { return 40 }); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := errors.Join(store.Snapshot(dir), store.Close()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = backtest.Run(context.Background(), dir, []backtest.Side{{Name: "head", Files: []string{ruleFile(t, 85, "")}}}, backtest.Options{})
+	if err == nil || !strings.Contains(err.Error(), "from 1970-01-01T00:00:00Z to 9970-01-01T00:00:00Z is 4207") || !strings.Contains(err.Error(), "at most 1000000 steps") {
+		t.Errorf("error %v, want the span refused", err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %s", took)
+	}
+}
+
 // TestMissingFollowsRecordLabels: records of one name told apart by a label (as SLO records
 // are) each read their own metric; an alert selecting one record by that label reads only
 // that record's metric, so a metric only the other record reads is not missing for it.
@@ -474,5 +507,28 @@ func TestDamagedBlock(t *testing.T) {
 		if strings.Contains(err.Error(), wrong) {
 			t.Errorf("error %q says %q", err, wrong)
 		}
+	}
+}
+
+// TestMarkdownFitsAComment: a target whose labels hold a 200,000-character value (a label
+// from the data) leaves the Markdown report within GitHub's comment limit, with a line
+// saying what was cut; the text report keeps it whole.
+func TestMarkdownFitsAComment(t *testing.T) {
+	t.Parallel()
+	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{{Name: "head", Files: []string{ruleFile(t, 85, "")}}}, backtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{Hostname="` + strings.Repeat("n", 200_000) + `"}`
+	res.Alerts[0].Sides[0].Top[0].Labels = long
+	var markdown, text strings.Builder
+	if err := errors.Join(backtest.Write(&markdown, "markdown", res), backtest.Write(&text, "text", res)); err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCountInString(markdown.String()); n > escape.CommentLimit || !strings.Contains(markdown.String(), "**Cut here:**") {
+		t.Errorf("the Markdown report has %d characters (limit %d), ending:\n%s", n, escape.CommentLimit, markdown.String()[max(0, markdown.Len()-400):])
+	}
+	if !strings.Contains(text.String(), strings.Repeat("n", 200_000)) {
+		t.Error("the text report lost the value")
 	}
 }

@@ -132,6 +132,10 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 	if len(r.Missing) > 0 {
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	report := b.String()
+	if markdown {
+		report = escape.Comment(report)
+	}
+	_, err := io.WriteString(w, report)
 	return err
 }

@@ -3,10 +3,12 @@
 package escape
 
 import (
+	"fmt"
 	"html"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Line writes s on one line: control characters as Go escapes (\n, \r, \x1b), so that a
@@ -100,4 +102,65 @@ func longestRun(s string, c rune) int {
 		}
 	}
 	return longest
+}
+
+// CommentLimit is the most characters GitHub accepts in a pull-request comment's body.
+const CommentLimit = 65536
+
+// commentReserve is room kept under CommentLimit for the closers and the line that says
+// what was cut.
+const commentReserve = 512
+
+// Comment is a Markdown report that GitHub accepts as a comment: within CommentLimit
+// characters, cut at a line and ended by a line saying how much was cut, with the code block
+// and <details> sections open at the cut closed so that the line reads as text.
+func Comment(report string) string {
+	total := utf8.RuneCountInString(report)
+	if total <= CommentLimit {
+		return report
+	}
+	end := 0
+	for n := 0; n < CommentLimit-commentReserve; n++ {
+		_, size := utf8.DecodeRuneInString(report[end:])
+		end += size
+	}
+	if nl := strings.LastIndexByte(report[:end], '\n'); nl >= 0 {
+		end = nl + 1
+	}
+	kept, cut := report[:end], report[end:]
+	var b strings.Builder
+	b.WriteString(kept)
+	b.WriteString(closers(kept))
+	fmt.Fprintf(&b, "\n**Cut here:** this report has %d characters and GitHub takes at most %d in a comment; the last %d characters (%d lines) are not shown. Run the command with `--format text` or `--format json` for all of it.\n",
+		total, CommentLimit, utf8.RuneCountInString(cut), strings.Count(cut, "\n"))
+	return b.String()
+}
+
+// closers closes the code block and the <details> sections that are open at the end of a
+// Markdown text.
+func closers(markdown string) string {
+	fence, open := "", 0
+	for line := range strings.Lines(markdown) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(line, fence) && strings.Trim(line, "`") == "" {
+				fence = ""
+			}
+		case strings.HasPrefix(line, "```"):
+			fence = line[:len(line)-len(strings.TrimLeft(line, "`"))]
+		case strings.HasPrefix(line, "<details>"):
+			open++
+		case strings.HasPrefix(line, "</details>"):
+			open--
+		}
+	}
+	var b strings.Builder
+	if fence != "" {
+		b.WriteString(fence + "\n")
+	}
+	for range max(open, 0) {
+		b.WriteString("\n</details>\n")
+	}
+	return b.String()
 }

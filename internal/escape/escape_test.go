@@ -1,9 +1,11 @@
 package escape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 func TestEscapes(t *testing.T) {
@@ -62,4 +64,31 @@ func FuzzEscapes(f *testing.F) {
 			t.Errorf("%q: the fence %q does not outrun the content", s, Fence(block))
 		}
 	})
+}
+
+// TestCommentsFitGitHub: a report over GitHub's comment limit is cut at a line, within the
+// limit, with its open code block and <details> closed and a line saying what was cut; a
+// report within the limit is left as it is.
+func TestCommentsFitGitHub(t *testing.T) {
+	short := "### report\n\n| a | b |\n"
+	if got := Comment(short); got != short {
+		t.Errorf("a short report changed: %q", got)
+	}
+	long := "### report\n\n<details><summary>Alerts</summary>\n\n````diff\n" +
+		strings.Repeat("+ ünïcode value that is long enough to matter\n", 4000) + "````\n</details>\n"
+	got := Comment(long)
+	if n := utf8.RuneCountInString(got); n > CommentLimit {
+		t.Fatalf("cut report has %d characters, over %d", n, CommentLimit)
+	}
+	kept, note, found := strings.Cut(got, "````\n\n</details>\n\n**Cut here:**")
+	if !found {
+		t.Fatalf("the open fence and <details> are not closed before the note:\n%s", got[len(got)-600:])
+	}
+	if !strings.HasPrefix(long, kept) || !strings.HasSuffix(kept, "\n") {
+		t.Errorf("the kept part is not the report's start, cut at a line")
+	}
+	want := fmt.Sprintf("this report has %d characters", utf8.RuneCountInString(long))
+	if !strings.Contains(note, want) || !strings.Contains(note, "lines) are not shown") {
+		t.Errorf("the note does not say what was cut: %q", note)
+	}
 }

@@ -86,64 +86,102 @@ type shape struct {
 // scan measures an expression's shape outside string literals and comments; operators are
 // counted outside label matchers.
 func scan(expr string) shape {
-	var s shape
-	depth, braces := 0, 0
-	var quote byte
-	operator := func(at int) {
-		if s.operators++; s.operators == MaxOperators+1 {
-			s.manyAt = at
-		}
-	}
+	sc := scanner{expr: expr}
 	for i := 0; i < len(expr); i++ {
-		c := expr[i]
-		switch {
-		case quote != 0 && c == '\\' && quote != '`':
-			i++
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
+		switch c := expr[i]; {
+		case sc.quote != 0:
+			i = sc.inString(i)
 		case c == '"' || c == '\'' || c == '`':
-			quote = c
+			sc.quote = c
 		case c == '#':
-			for i < len(expr) && expr[i] != '\n' {
-				i++
-			}
+			i = sc.lineEnd(i)
 		case c == '(' || c == '[' || c == '{':
-			depth++
-			if c == '{' {
-				braces++
-			}
-			if depth > s.deepest {
-				s.deepest = depth
-				if depth == MaxNesting+1 {
-					s.deepAt = i
-				}
-			}
+			sc.open(i)
 		case c == ')' || c == ']' || c == '}':
-			depth--
-			if c == '}' {
-				braces--
-			}
-		case braces > 0:
-		case strings.IndexByte("+-*/%^<>=!", c) >= 0:
-			operator(i)
-			if i+1 < len(expr) && expr[i+1] == '=' {
-				i++
-			}
-		case isWordStart(expr, i):
-			end := i
-			for end < len(expr) && (isWordByte(expr[end])) {
-				end++
-			}
-			switch expr[i:end] {
-			case "and", "or", "unless", "atan2":
-				operator(i)
-			}
-			i = end - 1
+			sc.close(c)
+		case sc.braces > 0:
+		default:
+			i = sc.operatorAt(i)
 		}
 	}
-	return s
+	return sc.shape
+}
+
+// scanner is scan's state: the shape so far, the open brackets and the string being read.
+type scanner struct {
+	shape
+	expr          string
+	depth, braces int
+	quote         byte
+}
+
+// inString reads one byte of a string literal and returns the last offset it consumed.
+func (sc *scanner) inString(i int) int {
+	switch c := sc.expr[i]; {
+	case c == '\\' && sc.quote != '`':
+		return i + 1
+	case c == sc.quote:
+		sc.quote = 0
+	}
+	return i
+}
+
+// lineEnd returns the offset of the newline that ends the comment at i.
+func (sc *scanner) lineEnd(i int) int {
+	for i < len(sc.expr) && sc.expr[i] != '\n' {
+		i++
+	}
+	return i
+}
+
+func (sc *scanner) open(i int) {
+	sc.depth++
+	if sc.expr[i] == '{' {
+		sc.braces++
+	}
+	if sc.depth > sc.deepest {
+		sc.deepest = sc.depth
+		if sc.depth == MaxNesting+1 {
+			sc.deepAt = i
+		}
+	}
+}
+
+func (sc *scanner) close(c byte) {
+	sc.depth--
+	if c == '}' {
+		sc.braces--
+	}
+}
+
+// operatorAt counts the operator or keyword operator at i, if one starts there, and returns
+// the last offset it consumed.
+func (sc *scanner) operatorAt(i int) int {
+	expr := sc.expr
+	switch {
+	case strings.IndexByte("+-*/%^<>=!", expr[i]) >= 0:
+		sc.operator(i)
+		if i+1 < len(expr) && expr[i+1] == '=' {
+			return i + 1
+		}
+	case isWordStart(expr, i):
+		end := i
+		for end < len(expr) && isWordByte(expr[end]) {
+			end++
+		}
+		switch expr[i:end] {
+		case "and", "or", "unless", "atan2":
+			sc.operator(i)
+		}
+		return end - 1
+	}
+	return i
+}
+
+func (sc *scanner) operator(at int) {
+	if sc.operators++; sc.operators == MaxOperators+1 {
+		sc.manyAt = at
+	}
 }
 
 // isWordStart reports whether an identifier starts at i.

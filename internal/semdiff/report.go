@@ -195,53 +195,71 @@ func orAbsent(s string) string {
 	return strconv.Quote(s)
 }
 
+// writeMarkdown writes the report as a pull-request comment, cut to GitHub's limit.
 func writeMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### gpuobs diff: %s → %s\n\n", escape.Code(r.Base), escape.Code(r.Head))
 	if r.Empty() {
 		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields, receivers or other generated files.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+	} else {
+		b.WriteString("| | changed | added | removed |\n|---|---:|---:|---:|\n")
+		for _, row := range summaryRows(r) {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
+		}
+		for _, section := range []func(*strings.Builder, *Report){markdownRouting, markdownAlerts, markdownRecords, markdownOthers} {
+			section(&b, r)
+		}
 	}
-	b.WriteString("| | changed | added | removed |\n|---|---:|---:|---:|\n")
-	for _, row := range summaryRows(r) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
-	}
+	_, err := io.WriteString(w, escape.Comment(b.String()))
+	return err
+}
+
+// markdownRouting writes the alerts whose routing changed and the receivers whose
+// integrations changed.
+func markdownRouting(b *strings.Builder, r *Report) {
 	if n := r.RoutingChanges(); n > 0 {
-		fmt.Fprintf(&b, "\n**Routing changes for %d alerts** (receivers and silencing alerts computed by Alertmanager's routing and inhibition code):\n\n", n)
+		fmt.Fprintf(b, "\n**Routing changes for %d alerts** (receivers and silencing alerts computed by Alertmanager's routing and inhibition code):\n\n", n)
 		for _, c := range r.Alerts {
 			if c.RoutingChanged {
-				fmt.Fprintf(&b, "- alert %s (%s): %s → %s\n", escape.Code(c.Name), tierOf(c), escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
+				fmt.Fprintf(b, "- alert %s (%s): %s → %s\n", escape.Code(c.Name), tierOf(c), escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
 			}
 		}
 	}
 	if len(r.Receivers) > 0 {
-		fmt.Fprintf(&b, "\n**Receivers whose integrations changed: %d**\n\n", len(r.Receivers))
+		fmt.Fprintf(b, "\n**Receivers whose integrations changed: %d**\n\n", len(r.Receivers))
 		for _, c := range r.Receivers {
-			fmt.Fprintf(&b, "- %s receiver %s\n", c.Change, escape.Code(c.Name))
+			fmt.Fprintf(b, "- %s receiver %s\n", c.Change, escape.Code(c.Name))
 			for _, f := range c.Fields {
-				fmt.Fprintf(&b, "  - %s: %s → %s\n", escape.Code(f.Field), escape.Markdown(orAbsent(f.Base)), escape.Markdown(orAbsent(f.Head)))
+				fmt.Fprintf(b, "  - %s: %s → %s\n", escape.Code(f.Field), escape.Markdown(orAbsent(f.Base)), escape.Markdown(orAbsent(f.Head)))
 			}
 		}
 	}
 	for _, side := range r.Unrouted {
-		fmt.Fprintf(&b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), output.AlertmanagerConfig)
+		fmt.Fprintf(b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), output.AlertmanagerConfig)
 	}
+}
+
+// markdownAlerts writes each changed alert in full.
+func markdownAlerts(b *strings.Builder, r *Report) {
 	if len(r.Alerts) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
+		fmt.Fprintf(b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
 		for _, c := range r.Alerts {
-			fmt.Fprintf(&b, "#### %s %s (%s)\n\n", c.Change, escape.Code(c.Name), tierOf(c))
+			fmt.Fprintf(b, "#### %s %s (%s)\n\n", c.Change, escape.Code(c.Name), tierOf(c))
 			for _, f := range c.Fields {
 				body := prefixLines("- ", f.Base) + "\n" + prefixLines("+ ", f.Head)
 				fence := escape.Fence(body)
-				fmt.Fprintf(&b, "%s:\n%sdiff\n%s\n%s\n", escape.Code(f.Field), fence, body, fence)
+				fmt.Fprintf(b, "%s:\n%sdiff\n%s\n%s\n", escape.Code(f.Field), fence, body, fence)
 			}
-			fmt.Fprintf(&b, "Routing: %s → %s\n\n", escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
+			fmt.Fprintf(b, "Routing: %s → %s\n\n", escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
 		}
 		b.WriteString("</details>\n")
 	}
+}
+
+// markdownRecords writes each changed recording rule in full.
+func markdownRecords(b *strings.Builder, r *Report) {
 	if len(r.Records) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>Recording rules (%d)</summary>\n\n", len(r.Records))
+		fmt.Fprintf(b, "\n<details><summary>Recording rules (%d)</summary>\n\n", len(r.Records))
 		for _, c := range r.Records {
 			var body strings.Builder
 			if c.Base != "" {
@@ -251,43 +269,18 @@ func writeMarkdown(w io.Writer, r *Report) error {
 				body.WriteString(prefixLines("+ ", c.Head) + "\n")
 			}
 			fence := escape.Fence(body.String())
-			fmt.Fprintf(&b, "#### %s %s\n\n%sdiff\n%s%s\n", c.Change, escape.Code(c.Name), fence, body.String(), fence)
+			fmt.Fprintf(b, "#### %s %s\n\n%sdiff\n%s%s\n", c.Change, escape.Code(c.Name), fence, body.String(), fence)
 			if len(c.ReadBy) > 0 {
-				fmt.Fprintf(&b, "Read by: %s\n", escape.Markdown(strings.Join(c.ReadBy, "; ")))
+				fmt.Fprintf(b, "Read by: %s\n", escape.Markdown(strings.Join(c.ReadBy, "; ")))
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("</details>\n")
 	}
-	if len(r.Panels) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>Dashboard panels (%d)</summary>\n\n", len(r.Panels))
-		for _, c := range r.Panels {
-			fmt.Fprintf(&b, "- %s %s › %s\n", c.Change, escape.Code(c.Dashboard), escape.Markdown(c.Title))
-			for _, q := range c.Removed {
-				fmt.Fprintf(&b, "  - removed query %s\n", escape.Code(q))
-			}
-			for _, q := range c.Added {
-				fmt.Fprintf(&b, "  - added query %s\n", escape.Code(q))
-			}
-		}
-		b.WriteString("\n</details>\n")
-	}
-	if len(r.Counters) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>Counter fields (%d)</summary>\n\n", len(r.Counters))
-		for _, c := range r.Counters {
-			fmt.Fprintf(&b, "- %s %s %s\n", c.Change, escape.Code(c.Field), escape.Markdown(strings.TrimSpace(c.Base+" → "+c.Head)))
-		}
-		b.WriteString("\n</details>\n")
-	}
-	if len(r.Files) > 0 {
-		fmt.Fprintf(&b, "\n<details><summary>Other generated files (%d)</summary>\n\n", len(r.Files))
-		for _, c := range r.Files {
-			fmt.Fprintf(&b, "- %s %s%s\n", c.Change, escape.Code(c.Path), fileNote(c))
-		}
-		b.WriteString("\n</details>\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// markdownOthers writes the changed panels, counter fields and other generated files.
+func markdownOthers(b *strings.Builder, r *Report) {
 }
 
 // prefixLines prefixes every line of s.
