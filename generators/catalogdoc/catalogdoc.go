@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -39,7 +40,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	line("|---|---|---|---|---|---|")
 	for _, name := range model.SortedKeys(m.Alerts) {
 		a := m.Alerts[name]
-		line("| [`%s`](../runbooks/%s.md) | %s | %s | %s | %s | %s |", name, name, a.Severity, a.Team, a.Family, orDash(a.For), a.Summary)
+		line("| [`%s`](../runbooks/%s.md) | %s | %s | %s | %s | %s |", name, name, a.Severity, escape.Cell(a.Team), a.Family, orDash(a.For), escape.Cell(a.Summary))
 	}
 	line("")
 	line("## SLOs")
@@ -48,7 +49,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	line("|---|---|---|---|---|---|")
 	for _, name := range model.SortedKeys(m.SLOs) {
 		s := m.SLOs[name]
-		line("| %s | %g | %s | %s | %s | %s |", name, s.Objective, s.Period, s.Team, strings.Join(s.By, ", "), s.Description)
+		line("| %s | %g | %s | %s | %s | %s |", name, s.Objective, s.Period, escape.Cell(s.Team), strings.Join(s.By, ", "), escape.Cell(s.Description))
 	}
 	line("")
 	line("## Other metrics")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -41,12 +42,12 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 
 	line("# %s", name)
 	line("")
-	line("%s", a.Summary)
+	line("%s", escape.Prose(a.Summary))
 	line("")
 	line("| | |")
 	line("|---|---|")
 	line("| Tier | %s |", tiers[a.Severity])
-	line("| Team | %s |", a.Team)
+	line("| Team | %s |", escape.Cell(a.Team))
 	line("| Fires after | %s |", orDefault(a.For, "the first evaluation"))
 	if a.KeepFiringFor != "" {
 		line("| Keeps firing | %s after its condition clears (keep_firing_for): a repeat within it is the same alert, not a new notification |", a.KeepFiringFor)
@@ -67,7 +68,7 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 		line("## Details")
 		line("")
 		for _, n := range rb.Notes {
-			line("- %s", n)
+			line("- %s", escape.Prose(n))
 		}
 		line("")
 	}
@@ -79,7 +80,7 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	line("Copy into Prometheus or Grafana Explore; replace each `$label` with the value of that label on the alert.")
 	line("")
 	for _, q := range rb.Queries {
-		line("%s:", q.Title)
+		line("%s:", escape.Prose(q.Title))
 		line("")
 		line("```promql")
 		line("%s", q.Expr)
@@ -97,7 +98,7 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	line("## Mitigation")
 	line("")
 	for i, step := range rb.Mitigation {
-		line("%d. %s", i+1, step)
+		line("%d. %s", i+1, escape.Prose(step))
 	}
 	line("")
 	section(&b, "Escalation", rb.Escalation)
@@ -106,7 +107,7 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 		line("")
 		for _, level := range rb.Dashboards {
 			d := m.Dashboards[level]
-			line("- [%s %s](%s)", level, d.Title, dashboardLink(m, d))
+			line("- [%s %s](%s)", level, escape.Prose(d.Title), dashboardLink(m, d))
 		}
 		line("")
 	}
@@ -137,7 +138,7 @@ func blindSet(b *strings.Builder, p *plan.Plan, blind map[string][]string) {
 
 func section(b *strings.Builder, title, text string) {
 	if text != "" {
-		fmt.Fprintf(b, "## %s\n\n%s\n\n", title, text)
+		fmt.Fprintf(b, "## %s\n\n%s\n\n", title, escape.Prose(text))
 	}
 }
 

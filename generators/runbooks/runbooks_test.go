@@ -197,3 +197,33 @@ func TestSmallCatalog(t *testing.T) {
 	}
 	plantest.GoldenFiles(t, "testdata/small", files)
 }
+
+// TestHTMLFromTheCatalogIsShown: on the adopter's catalog (its own labels and teams), raw HTML
+// in an alert's summary, meaning and mitigation is written as text: a comment cannot hide the
+// rest of the page, a tag cannot run; the mitigation's code span is kept as code.
+func TestHTMLFromTheCatalogIsShown(t *testing.T) {
+	p := plantest.Plan(t, plantest.Catalog(t, `(import 'adopter.jsonnet') {
+  alerts+: { GPUTemperatureHigh+: {
+    summary: 'GPU hot <!-- the rest is hidden',
+    runbook+: { meaning: '<img src=x onerror="alert(1)">', mitigation: ['run `+"`"+`nvidia-smi -q | grep <Temp>`+"`"+` <b>now</b>'] },
+  } },
+}`))
+	files, err := Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page string
+	for _, f := range files {
+		if f.Path == output.Runbook("GPUTemperatureHigh") {
+			page = string(f.Content)
+		}
+	}
+	for _, want := range []string{"GPU hot &lt;!-- the rest is hidden", `&lt;img src=x onerror="alert(1)">`, "1. run `nvidia-smi -q | grep <Temp>` &lt;b>now&lt;/b>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	if n := strings.Count(page, "<!--"); n != 1 {
+		t.Errorf("%d HTML comments, want only the header's", n)
+	}
+}

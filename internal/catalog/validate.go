@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,6 +46,8 @@ func validate(m *model.Model) Problems {
 	if m.Runbooks.BaseURL == "" {
 		v.add("runbooks.baseURL", "is empty; set the base URL your runbook pages live under")
 	}
+	v.webURL("runbooks.baseURL", m.Runbooks.BaseURL, "every alert's runbook_url")
+	v.webURL("runbooks.grafanaURL", m.Runbooks.GrafanaURL, "the runbooks' dashboard links")
 	v.xid(m)
 	if !dcgmField.MatchString(m.Exporter.DriverField) {
 		v.add("exporter.driverField", "is %q, not a DCGM field name: the counter file's label row must name the field (DCGM_FI_DRIVER_VERSION, or DCGM_FI_SYSTEM_DRIVER_VERSION from 4.9), which dcgm-exporter refuses otherwise; rename the label with labels.driverVersion instead", m.Exporter.DriverField)
@@ -642,6 +646,35 @@ func (v *validator) runbooks(m *model.Model) {
 			}
 		}
 	}
+}
+
+// webURL checks a URL that people follow from an alert or a runbook: http or https, to a
+// host, with no user-info (a password there would be written into every alert). The value
+// itself is not printed: it may hold such a password.
+func (v *validator) webURL(path, value, use string) {
+	if value == "" {
+		return
+	}
+	u, err := url.Parse(value)
+	switch {
+	case err != nil:
+		v.add(path, "is not a URL Go can parse (%s); %s links to it: give an http:// or https:// address", parseProblem(err), use)
+	case u.Scheme != "http" && u.Scheme != "https":
+		v.add(path, "has scheme %q, not http or https; %s links to it, and a reader's browser would run or open it: give an http:// or https:// address", u.Scheme, use)
+	case u.Host == "":
+		v.add(path, "names no host; %s links to it: give an address such as https://host/path/", use)
+	case u.User != nil:
+		v.add(path, "holds user-info (user:password@) that would be written into %s: drop it and authenticate otherwise", use)
+	}
+}
+
+// parseProblem is what is wrong with a URL, without the URL (url.Error quotes it).
+func parseProblem(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return "malformed"
 }
 
 // integrations checks each receiver's integrations with Alertmanager's config package: only

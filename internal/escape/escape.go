@@ -164,3 +164,57 @@ func closers(markdown string) string {
 	}
 	return b.String()
 }
+
+// Prose is text from the catalog for a Markdown page, whose Markdown (code spans, emphasis,
+// links) is meant but whose HTML is not: outside code spans, < and & are written as entities,
+// so that a tag or a comment in a summary is shown, not run or hidden.
+func Prose(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '`' {
+			end := codeSpanEnd(s, i)
+			b.WriteString(s[i:end])
+			i = end
+			continue
+		}
+		switch s[i] {
+		case '<':
+			b.WriteString("&lt;")
+		case '&':
+			b.WriteString("&amp;")
+		default:
+			b.WriteByte(s[i])
+		}
+		i++
+	}
+	return b.String()
+}
+
+// codeSpanEnd is the offset after the code span that opens at i, or after its backticks when
+// no run of as many closes it (they are then literal text).
+func codeSpanEnd(s string, i int) int {
+	n := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
+	fence := s[i : i+n]
+	for j := i + n; j < len(s); {
+		k := strings.Index(s[j:], fence)
+		if k < 0 {
+			break
+		}
+		k += j
+		m := len(s[k:]) - len(strings.TrimLeft(s[k:], "`"))
+		if m == n {
+			return k + n
+		}
+		j = k + m
+	}
+	return i + n
+}
+
+// Cell is Prose for a cell of a Markdown table, on one line, with the pipes that would end
+// the cell escaped.
+func Cell(s string) string {
+	return strings.ReplaceAll(Prose(strings.Join(strings.Fields(s), " ")), "|", `\|`)
+}

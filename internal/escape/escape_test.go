@@ -92,3 +92,23 @@ func TestCommentsFitGitHub(t *testing.T) {
 		t.Errorf("the note does not say what was cut: %q", note)
 	}
 }
+
+// TestProseKeepsMarkdownNotHTML: a summary's tags and comments are shown, not run or hidden;
+// its code spans (where HTML is text already) and Markdown are kept.
+func TestProseKeepsMarkdownNotHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		"GPU hot":                                "GPU hot",
+		"<!-- hide the rest":                     "&lt;!-- hide the rest",
+		`<img src=x onerror="alert(1)"> R&D`:     `&lt;img src=x onerror="alert(1)"> R&amp;D`,
+		"run `kubectl get <pod>` & **then** <b>": "run `kubectl get <pod>` &amp; **then** &lt;b>",
+		"``a ` <b>`` <i>":                        "``a ` <b>`` &lt;i>",
+		"an unclosed ` <b>":                      "an unclosed ` &lt;b>",
+	} {
+		if got := Prose(in); got != want {
+			t.Errorf("Prose(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Cell("a | b\n<c>"); got != `a \| b &lt;c>` {
+		t.Errorf("Cell: %q", got)
+	}
+}

@@ -327,13 +327,26 @@ func (unitsMismatch) Doc() string {
 }
 func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 	in.Exprs(func(f *source.File, _ *source.Rule, _ *source.Query, e *source.Expr) {
+		// A mix is reported once per expression, at the outermost operator (the walk visits
+		// it first): in a chain (rate(x) + x + x …) every operator above the first mixes too.
+		var mixed *promql.Node
+		var mix string
+		var units []string
+		mixes := 0
 		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
 			if n.Kind != promql.Binary || n.Name != "+" && n.Name != "-" && n.Name != "or" && !comparison(n.Name) {
 				return
 			}
 			lu, ru := in.unitOf(n.Args[0]), in.unitOf(n.Args[1])
 			if lu != "" && ru != "" && lu != ru {
-				report(at(f, e, n, Warning, "%s combines %s with %s", n.Name, lu, ru))
+				if mixes++; mixed == nil {
+					mixed, mix = n, fmt.Sprintf("%s combines %s with %s", n.Name, lu, ru)
+				}
+				for _, u := range []string{lu, ru} {
+					if !slices.Contains(units, u) {
+						units = append(units, u)
+					}
+				}
 				return
 			}
 			if !comparison(n.Name) {
@@ -364,6 +377,12 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 				}
 			}
 		})
+		switch {
+		case mixes > 1:
+			report(at(f, e, mixed, Warning, "%s; %d operators of this expression mix units (%s), this is the outermost", mix, mixes, strings.Join(units, ", ")))
+		case mixed != nil:
+			report(at(f, e, mixed, Warning, "%s", mix))
+		}
 	})
 }
 
