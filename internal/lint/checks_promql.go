@@ -349,32 +349,8 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 				}
 				return
 			}
-			if !comparison(n.Name) {
-				return
-			}
-			for i, side := range n.Args {
-				lit := n.Args[1-i]
-				if lit.Kind != promql.Number {
-					continue
-				}
-				switch in.unitOf(side) {
-				case "ratio":
-					if lit.Value > 1 {
-						report(at(f, e, n, Warning, "compares a 0-1 ratio with %g: a percentage?", lit.Value))
-					}
-				case "percent":
-					if lit.Value > 0 && lit.Value < 1 {
-						report(at(f, e, n, Warning, "compares a percentage (0-100) with %g: a ratio?", lit.Value))
-					}
-				case "MHz":
-					if lit.Value >= hzInMHz {
-						report(at(f, e, n, Warning, "compares a clock in MHz with %g, which is %g GHz in MHz: a value in Hz?", lit.Value, lit.Value/1000))
-					}
-				case "Hz":
-					if lit.Value > 0 && lit.Value < hzInMHz {
-						report(at(f, e, n, Warning, "compares a clock in Hz with %g, which is %g kHz: a value in MHz? (dcgm-exporter 4.9 reports clocks in Hz)", lit.Value, lit.Value/1000))
-					}
-				}
+			for _, message := range literalScales(in, n) {
+				report(at(f, e, n, Warning, "%s", message))
 			}
 		})
 		switch {
@@ -384,6 +360,40 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 			report(at(f, e, mixed, Warning, "%s", mix))
 		}
 	})
+}
+
+// literalScales are the findings of a comparison of a value with a number of another scale
+// (a ratio with 85, a clock in Hz with 1500).
+func literalScales(in *Inputs, n *promql.Node) []string {
+	if !comparison(n.Name) {
+		return nil
+	}
+	var found []string
+	for i, side := range n.Args {
+		lit := n.Args[1-i]
+		if lit.Kind != promql.Number {
+			continue
+		}
+		switch in.unitOf(side) {
+		case "ratio":
+			if lit.Value > 1 {
+				found = append(found, fmt.Sprintf("compares a 0-1 ratio with %g: a percentage?", lit.Value))
+			}
+		case "percent":
+			if lit.Value > 0 && lit.Value < 1 {
+				found = append(found, fmt.Sprintf("compares a percentage (0-100) with %g: a ratio?", lit.Value))
+			}
+		case "MHz":
+			if lit.Value >= hzInMHz {
+				found = append(found, fmt.Sprintf("compares a clock in MHz with %g, which is %g GHz in MHz: a value in Hz?", lit.Value, lit.Value/1000))
+			}
+		case "Hz":
+			if lit.Value > 0 && lit.Value < hzInMHz {
+				found = append(found, fmt.Sprintf("compares a clock in Hz with %g, which is %g kHz: a value in MHz? (dcgm-exporter 4.9 reports clocks in Hz)", lit.Value, lit.Value/1000))
+			}
+		}
+	}
+	return found
 }
 
 // hzInMHz separates clock literals in MHz from those in Hz: no GPU clocks at 100 GHz, nor at
