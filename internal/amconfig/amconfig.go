@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/alertmanager/alert"
@@ -137,18 +139,34 @@ func modelLabels(lset map[string]string) model.LabelSet {
 }
 
 // Silencers reports, for each alert of a rule set given by its static labels, which others
-// of the set Alertmanager's inhibitor lets silence it: one inhibitor per source alert,
-// firing alone, asked about every other alert. Labels an inhibit rule requires equal that
-// neither label set has count as equal, as Alertmanager counts them.
+// of the set Alertmanager's inhibitor lets silence it. Labels an inhibit rule requires equal
+// that neither label set has count as equal, as Alertmanager counts them.
+//
+// Each inhibit rule's matchers (as Alertmanager builds them) index the candidates: its
+// sources by the values of its equal labels, each target looked up by its own; then one
+// inhibitor per source, that source firing alone, confirms each of its candidates. The work
+// follows the pairs that could silence, not every pair of the set.
 func (c *Config) Silencers(alerts []map[string]string) ([][]int, error) {
+	lsets := make([]model.LabelSet, len(alerts))
+	for i, a := range alerts {
+		lsets[i] = modelLabels(a)
+	}
+	candidates := map[int][]int{} // source → targets it may silence
+	for _, cr := range c.conf.InhibitRules {
+		r := inhibit.NewInhibitRule(cr)
+		for s, t := range candidatePairs(r, lsets) {
+			candidates[s] = append(candidates[s], t...)
+		}
+	}
 	out := make([][]int, len(alerts))
-	for s, source := range alerts {
-		mutes, err := c.mutes(source, alerts)
+	for _, s := range slices.Sorted(maps.Keys(candidates)) {
+		targets := slices.Compact(slices.Sorted(slices.Values(candidates[s])))
+		mutes, err := c.mutes(alerts[s], targets, alerts)
 		if err != nil {
 			return nil, err
 		}
-		for t, muted := range mutes {
-			if muted && t != s {
+		for i, t := range targets {
+			if mutes[i] {
 				out[t] = append(out[t], s)
 			}
 		}
@@ -156,8 +174,42 @@ func (c *Config) Silencers(alerts []map[string]string) ([][]int, error) {
 	return out, nil
 }
 
-// mutes asks one inhibitor, with source firing, whether it mutes each target.
-func (c *Config) mutes(source map[string]string, targets []map[string]string) ([]bool, error) {
+// candidatePairs are, by source, the alerts one inhibit rule may let it silence: targets
+// whose equal labels match a source's, neither the source itself nor, for a target on the
+// rule's both sides, a source on both sides too (Alertmanager disregards those).
+func candidatePairs(r *inhibit.InhibitRule, lsets []model.LabelSet) map[int][]int {
+	equal := slices.Sorted(maps.Keys(r.Equal))
+	key := func(ls model.LabelSet) string {
+		var b strings.Builder
+		for _, l := range equal {
+			b.WriteString(strconv.Quote(string(ls[l])))
+		}
+		return b.String()
+	}
+	sources := map[string][]int{}
+	for i, ls := range lsets {
+		if r.SourceMatchers.Matches(ls) {
+			sources[key(ls)] = append(sources[key(ls)], i)
+		}
+	}
+	pairs := map[int][]int{}
+	for t, ls := range lsets {
+		if !r.TargetMatchers.Matches(ls) {
+			continue
+		}
+		twoSided := r.SourceMatchers.Matches(ls)
+		for _, s := range sources[key(ls)] {
+			if s != t && (!twoSided || !r.TargetMatchers.Matches(lsets[s])) {
+				pairs[s] = append(pairs[s], t)
+			}
+		}
+	}
+	return pairs
+}
+
+// mutes asks one inhibitor, with source firing, whether it mutes each target (indexes into
+// alerts).
+func (c *Config) mutes(source map[string]string, targets []int, alerts []map[string]string) ([]bool, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ih, stop, err := c.inhibitor(ctx, []map[string]string{source})
@@ -167,7 +219,7 @@ func (c *Config) mutes(source map[string]string, targets []map[string]string) ([
 	defer stop()
 	out := make([]bool, len(targets))
 	for i, t := range targets {
-		out[i] = ih.Mutes(ctx, labelset.FromModel(modelLabels(t)))
+		out[i] = ih.Mutes(ctx, labelset.FromModel(modelLabels(alerts[t])))
 	}
 	return out, nil
 }
