@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,5 +86,33 @@ func TestEvaluationOrder(t *testing.T) {
 				t.Errorf("evaluated in windows of steps: %v, want %v", windowed, c.windowed)
 			}
 		})
+	}
+}
+
+// TestOrderingIsLinear: 3,000 groups, each reading the record of the group written after it
+// (a chain written last-first), are ordered in well under a second, last group first, and
+// each is kept (the alert at the chain's end reads them all).
+func TestOrderingIsLinear(t *testing.T) {
+	const n = 3000
+	var b strings.Builder
+	b.WriteString("groups:\n  - name: g0\n    rules:\n      - {alert: End, expr: \"r:1 > 0\"}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "  - name: g%d\n    rules:\n      - {record: \"r:%d\", expr: \"r:%d\"}\n", i, i, i+1)
+	}
+	path := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	groups, err := LoadGroups(storage.QueryableFunc(nil), nil, time.Minute, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	order, windowed := evaluationPlan(groups)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("ordering %d groups took %s", n, took)
+	}
+	if len(order) != n || order[0].rule.Name() != fmt.Sprintf("r:%d", n-1) || order[n-1].rule.Name() != "End" || !windowed {
+		t.Errorf("%d rules, first %s, last %s, windowed %v", len(order), order[0].rule.Name(), order[len(order)-1].rule.Name(), windowed)
 	}
 }

@@ -304,6 +304,7 @@ func (r *Rules) Close() error { return r.scratch.Close() }
 // rule's output meets), directly or through the records they read, to those alerts.
 func (r *Rules) Reads() map[string][]string {
 	out := map[string][]string{}
+	ws := indexWriters(r.rules)
 	for i, alert := range r.rules {
 		if _, ok := alert.rule.(*rules.AlertingRule); !ok {
 			continue
@@ -312,8 +313,8 @@ func (r *Rules) Reads() map[string][]string {
 		for queue := []int{i}; len(queue) > 0; queue = queue[1:] {
 			for _, s := range r.rules[queue[0]].reads {
 				fromRules := false
-				for j, w := range r.rules {
-					if s.reads(w) {
+				for _, j := range ws.candidates(s) {
+					if s.reads(r.rules[j]) {
 						fromRules = true
 						if !seen[j] {
 							seen[j] = true
@@ -321,7 +322,7 @@ func (r *Rules) Reads() map[string][]string {
 						}
 					}
 				}
-				name := s.name()
+				name := s.matcher(model.MetricNameLabel)
 				if !fromRules && name != nil && name.Type == labels.MatchEqual && !slices.Contains(out[name.Value], alert.rule.Name()) {
 					out[name.Value] = append(out[name.Value], alert.rule.Name())
 				}
@@ -476,165 +477,6 @@ func (r *Rules) write(app storage.AppenderV2, rule rules.Rule, vector promql.Vec
 	}
 	r.previous[rule] = written
 	return nil
-}
-
-// evaluated is a rule with its group and the matchers of each of its selectors.
-type evaluated struct {
-	group *rules.Group
-	rule  rules.Rule
-	reads []selector
-}
-
-// selector is one vector selector's matchers.
-type selector []*labels.Matcher
-
-// name is the selector's metric-name matcher, nil when it names no metric.
-func (s selector) name() *labels.Matcher {
-	if i := slices.IndexFunc(s, func(m *labels.Matcher) bool { return m.Name == model.MetricNameLabel }); i >= 0 {
-		return s[i]
-	}
-	return nil
-}
-
-// reads tells whether the selector may select a series that w writes: a record by its name,
-// an alert through ALERTS and ALERTS_FOR_STATE (with its alertname), either only if the
-// rule's own labels, which every series it writes carries, meet the matchers. A selector
-// that names no metric may read anything.
-func (s selector) reads(w evaluated) bool {
-	name := s.name()
-	if name == nil {
-		return true
-	}
-	written := w.rule.Labels()
-	if _, ok := w.rule.(*rules.AlertingRule); ok {
-		if !name.Matches(alertsMetric) && !name.Matches(alertsForStateMetric) {
-			return false
-		}
-		written = labels.NewBuilder(written).Set(labels.AlertName, w.rule.Name()).Labels()
-	} else if !name.Matches(w.rule.Name()) {
-		return false
-	}
-	for _, m := range s {
-		if m.Name != model.MetricNameLabel && written.Has(m.Name) && !m.Matches(written.Get(m.Name)) {
-			return false
-		}
-	}
-	return true
-}
-
-// readsFrom tells whether e may read a series that w writes.
-func (e evaluated) readsFrom(w evaluated) bool {
-	return slices.ContainsFunc(e.reads, func(s selector) bool { return s.reads(w) })
-}
-
-// inDependencyOrder lists the groups' rules, each group after the groups whose records (or
-// alerts, through ALERTS) it reads and otherwise as written, rules in a group as written; a
-// cycle is broken at the group written first. Prometheus runs groups concurrently, each at
-// its own offset, so there a rule reading another group's record sees it up to one interval
-// late; replay takes the order in which it is never late, the same on every run.
-func inDependencyOrder(groups []*rules.Group) []evaluated {
-	byGroup := make([][]evaluated, len(groups))
-	for i, g := range groups {
-		for _, rule := range g.Rules() {
-			byGroup[i] = append(byGroup[i], evaluated{group: g, rule: rule, reads: selectors(rule.Query())})
-		}
-	}
-	readsGroup := func(reader, writer []evaluated) bool {
-		for _, r := range reader {
-			for _, w := range writer {
-				if r.readsFrom(w) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	placed := make([]bool, len(groups))
-	var out []evaluated
-	for range groups {
-		next := -1
-		for i := range groups {
-			if placed[i] {
-				continue
-			}
-			if next < 0 {
-				next = i // the first unplaced group breaks a cycle
-			}
-			ready := true
-			for j := range groups {
-				ready = ready && (placed[j] || j == i || !readsGroup(byGroup[i], byGroup[j]))
-			}
-			if ready {
-				next = i
-				break
-			}
-		}
-		placed[next] = true
-		out = append(out, byGroup[next]...)
-	}
-	return out
-}
-
-// selectors lists an expression's vector selectors.
-func selectors(expr parser.Expr) []selector {
-	var out []selector
-	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
-		if sel, ok := node.(*parser.VectorSelector); ok {
-			out = append(out, sel.LabelMatchers)
-		}
-		return nil
-	})
-	return out
-}
-
-// alertsAndTheirInputs keeps, in order, the alerting rules and the records they read,
-// directly or through other records: a record no alert reads cannot change what fires.
-func alertsAndTheirInputs(all []evaluated) []evaluated {
-	needed := make([]bool, len(all))
-	var queue []int
-	for i, e := range all {
-		if _, ok := e.rule.(*rules.AlertingRule); ok {
-			needed[i] = true
-			queue = append(queue, i)
-		}
-	}
-	for len(queue) > 0 {
-		reader := all[queue[0]]
-		queue = queue[1:]
-		for j, w := range all {
-			if !needed[j] && reader.readsFrom(w) {
-				needed[j] = true
-				queue = append(queue, j)
-			}
-		}
-	}
-	var out []evaluated
-	for i, e := range all {
-		if needed[i] {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// evaluationPlan is the rules replay evaluates, in order, and whether they can be evaluated a
-// window of steps at a time.
-func evaluationPlan(groups []*rules.Group) ([]evaluated, bool) {
-	order := alertsAndTheirInputs(inDependencyOrder(groups))
-	return order, !readsForward(order)
-}
-
-// readsForward tells whether a rule reads what the same rule or one evaluated after it
-// writes.
-func readsForward(order []evaluated) bool {
-	for i, reader := range order {
-		for _, later := range order[i:] {
-			if reader.readsFrom(later) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // The series Prometheus writes for every pending or firing alert.
