@@ -174,9 +174,9 @@ func (c *Config) Silencers(alerts []map[string]string) ([][]int, error) {
 	return out, nil
 }
 
-// candidatePairs are, by source, the alerts one inhibit rule may let it silence: targets
-// whose equal labels match a source's, neither the source itself nor, for a target on the
-// rule's both sides, a source on both sides too (Alertmanager disregards those).
+// candidatePairs are, by source, the alerts one inhibit rule may let it silence: the other
+// targets whose equal labels match the source's. Everything finer (a source and target on
+// both of the rule's sides) is left to the inhibitor that confirms each pair.
 func candidatePairs(r *inhibit.InhibitRule, lsets []model.LabelSet) map[int][]int {
 	equal := slices.Sorted(maps.Keys(r.Equal))
 	key := func(ls model.LabelSet) string {
@@ -197,9 +197,8 @@ func candidatePairs(r *inhibit.InhibitRule, lsets []model.LabelSet) map[int][]in
 		if !r.TargetMatchers.Matches(ls) {
 			continue
 		}
-		twoSided := r.SourceMatchers.Matches(ls)
 		for _, s := range sources[key(ls)] {
-			if s != t && (!twoSided || !r.TargetMatchers.Matches(lsets[s])) {
+			if s != t {
 				pairs[s] = append(pairs[s], t)
 			}
 		}

@@ -100,16 +100,16 @@ type Missing struct {
 	Alerts []string `json:"alerts"`
 }
 
-// MaxSteps is the most evaluation steps a backtest replays: a year at one minute, or a stray
-// sample years away from the rest of the data.
+// MaxSteps is the most evaluation steps a backtest replays (694 days at one minute): more is
+// a range no review waits for, or a stray sample years away from the rest of the data.
 const MaxSteps = 1_000_000
 
 // checkSteps refuses a range of more than MaxSteps steps, with the span and a way to narrow it.
 func checkSteps(from, to time.Time, step time.Duration) error {
-	steps := to.Sub(from) / step
-	if steps > MaxSteps {
+	// In seconds: a time.Duration stops at 292 years.
+	if steps := float64(to.Unix()-from.Unix()) / step.Seconds(); steps > MaxSteps {
 		return fmt.Errorf("the range from %s to %s is %.0f steps of %s; backtest replays at most %d steps (%.0f days at %s): narrow it with --from and --to (or, for groups that set no interval, step coarser with --interval)",
-			stamp(from), stamp(to), float64(to.Unix()-from.Unix())/step.Seconds(), step, MaxSteps, float64(MaxSteps)*step.Hours()/24, step)
+			stamp(from), stamp(to), steps, step, MaxSteps, float64(MaxSteps)*step.Hours()/24, step)
 	}
 	return nil
 }

@@ -148,7 +148,7 @@ func closers(markdown string) string {
 				fence = ""
 			}
 		case strings.HasPrefix(line, "```"):
-			fence = line[:len(line)-len(strings.TrimLeft(line, "`"))]
+			fence = line[:leadingBackticks(line)]
 		case strings.HasPrefix(line, "<details>"):
 			open++
 		case strings.HasPrefix(line, "</details>"):
@@ -196,7 +196,7 @@ func Prose(s string) string {
 // codeSpanEnd is the offset after the code span that opens at i, or after its backticks when
 // no run of as many closes it (they are then literal text).
 func codeSpanEnd(s string, i int) int {
-	n := len(s[i:]) - len(strings.TrimLeft(s[i:], "`"))
+	n := leadingBackticks(s[i:])
 	fence := s[i : i+n]
 	for j := i + n; j < len(s); {
 		k := strings.Index(s[j:], fence)
@@ -204,13 +204,18 @@ func codeSpanEnd(s string, i int) int {
 			break
 		}
 		k += j
-		m := len(s[k:]) - len(strings.TrimLeft(s[k:], "`"))
+		m := leadingBackticks(s[k:])
 		if m == n {
 			return k + n
 		}
 		j = k + m
 	}
 	return i + n
+}
+
+// leadingBackticks is how many backticks s starts with.
+func leadingBackticks(s string) int {
+	return len(s) - len(strings.TrimLeft(s, "`"))
 }
 
 // Cell is Prose for a cell of a Markdown table, on one line, with the pipes that would end

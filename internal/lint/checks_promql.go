@@ -330,7 +330,6 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 		// A mix is reported once per expression, at the outermost operator (the walk visits
 		// it first): in a chain (rate(x) + x + x …) every operator above the first mixes too.
 		var mixed *promql.Node
-		var mix string
 		var units []string
 		mixes := 0
 		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
@@ -340,7 +339,7 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 			lu, ru := in.unitOf(n.Args[0]), in.unitOf(n.Args[1])
 			if lu != "" && ru != "" && lu != ru {
 				if mixes++; mixed == nil {
-					mixed, mix = n, fmt.Sprintf("%s combines %s with %s", n.Name, lu, ru)
+					mixed = n
 				}
 				for _, u := range []string{lu, ru} {
 					if !slices.Contains(units, u) {
@@ -353,12 +352,14 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 				report(at(f, e, n, Warning, "%s", message))
 			}
 		})
-		switch {
-		case mixes > 1:
-			report(at(f, e, mixed, Warning, "%s; %d operators of this expression mix units (%s), this is the outermost", mix, mixes, strings.Join(units, ", ")))
-		case mixed != nil:
-			report(at(f, e, mixed, Warning, "%s", mix))
+		if mixed == nil {
+			return
 		}
+		mix := fmt.Sprintf("%s combines %s with %s", mixed.Name, in.unitOf(mixed.Args[0]), in.unitOf(mixed.Args[1]))
+		if mixes > 1 {
+			mix += fmt.Sprintf("; %d operators of this expression mix units (%s), this is the outermost", mixes, strings.Join(units, ", "))
+		}
+		report(at(f, e, mixed, Warning, "%s", mix))
 	})
 }
 

@@ -59,6 +59,7 @@ func (s selector) reads(w evaluated) bool {
 // names, not every rule: ordering 3,000 groups stays linear in the rules and what they read.
 type writers struct {
 	all      []evaluated
+	every    []int // 0..len(all)-1, what a selector without a metric name may read
 	byRecord map[string][]int
 	byAlert  map[string][]int
 	alerts   []int
@@ -67,6 +68,7 @@ type writers struct {
 func indexWriters(all []evaluated) writers {
 	ws := writers{all: all, byRecord: map[string][]int{}, byAlert: map[string][]int{}}
 	for i, w := range all {
+		ws.every = append(ws.every, i)
 		if _, ok := w.rule.(*rules.AlertingRule); ok {
 			ws.byAlert[w.rule.Name()] = append(ws.byAlert[w.rule.Name()], i)
 			ws.alerts = append(ws.alerts, i)
@@ -96,11 +98,7 @@ func (ws writers) readBy(e evaluated) []int {
 func (ws writers) candidates(s selector) []int {
 	name := s.matcher(model.MetricNameLabel)
 	if name == nil || name.Type != labels.MatchEqual {
-		all := make([]int, len(ws.all))
-		for i := range all {
-			all[i] = i
-		}
-		return all
+		return ws.every
 	}
 	out := ws.byRecord[name.Value]
 	if name.Value == alertsMetric || name.Value == alertsForStateMetric {
