@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -29,6 +30,8 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb"
+
+	templates "github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // Data is the blocks of a TSDB directory, opened read-only.
@@ -258,6 +261,22 @@ func newEngine(defaultInterval time.Duration) *promql.Engine {
 }
 
 func loadGroups(engine *promql.Engine, queryable storage.Queryable, app storage.AppendableV2, interval time.Duration, files ...string) ([]*rules.Group, error) {
+	loader := replayLoader{parsed: map[string]*rulefmt.RuleGroups{}, parser: parser.NewParser(parser.Options{})}
+	// The manager returns a map: the order comes from the files.
+	position := map[string]int{}
+	for i, f := range files {
+		parsed, errs := rulefmt.ParseFile(f, false, model.LegacyValidation, loader.parser, quiet())
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
+		}
+		for j := range parsed.Groups {
+			position[rules.GroupKey(f, parsed.Groups[j].Name)] = i<<20 | j
+			for k := range parsed.Groups[j].Rules {
+				parsed.Groups[j].Rules[k].Annotations = nil
+			}
+		}
+		loader.parsed[f] = parsed
+	}
 	m := rules.NewManager(&rules.ManagerOptions{
 		QueryFunc:    rules.EngineQueryFunc(engine, queryable),
 		Queryable:    queryable,
@@ -265,21 +284,11 @@ func loadGroups(engine *promql.Engine, queryable storage.Queryable, app storage.
 		Context:      context.Background(),
 		NotifyFunc:   func(context.Context, string, ...*rules.Alert) {},
 		Logger:       quiet(),
+		GroupLoader:  loader,
 	})
 	loaded, errs := m.LoadGroups(interval, labels.EmptyLabels(), "", nil, false, files...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
-	}
-	// The manager returns a map: the order comes from the files.
-	position := map[string]int{}
-	for i, f := range files {
-		parsed, errs := rulefmt.ParseFile(f, false, model.LegacyValidation, parser.NewParser(parser.Options{}), quiet())
-		if len(errs) > 0 {
-			return nil, fmt.Errorf("loading rules: %w", errors.Join(errs...))
-		}
-		for j, g := range parsed.Groups {
-			position[rules.GroupKey(f, g.Name)] = i<<20 | j
-		}
 	}
 	groups := slices.Collect(maps.Values(loaded))
 	sort.Slice(groups, func(i, j int) bool {
@@ -296,6 +305,22 @@ func loadGroups(engine *promql.Engine, queryable storage.Queryable, app storage.
 	}
 	return groups, nil
 }
+
+// replayLoader hands the rule manager the files loadGroups parsed, without their annotations:
+// they do not change what fires, and the manager would expand their templates (text a pull
+// request may bring) for every alert at every step, with no bound.
+type replayLoader struct {
+	parsed map[string]*rulefmt.RuleGroups
+	parser parser.Parser
+}
+
+// Load returns the parsed file.
+func (l replayLoader) Load(file string, _ bool, _ model.ValidationScheme) (*rulefmt.RuleGroups, []error) {
+	return l.parsed[file], nil
+}
+
+// Parse parses a rule's expression.
+func (l replayLoader) Parse(query string) (parser.Expr, error) { return l.parser.ParseExpr(query) }
 
 // Close closes the scratch TSDB.
 func (r *Rules) Close() error { return r.scratch.Close() }
@@ -411,7 +436,7 @@ func (r *Rules) evalWindow(ctx context.Context, g *rules.Group, rule rules.Rule,
 	app := r.scratch.AppenderV2(ctx)
 	for i, ts := range steps {
 		if due[i] {
-			vector, err := rule.Eval(ctx, offset, ts, query, nil, g.Limit())
+			vector, err := evalBounded(ctx, rule, offset, ts, query, g.Limit(), len(results[ts.Add(-offset).UnixMilli()]))
 			if err == nil {
 				err = r.write(app, rule, vector, ts.Add(-offset))
 			}
@@ -424,6 +449,44 @@ func (r *Rules) evalWindow(ctx context.Context, g *rules.Group, rule rules.Rule,
 		}
 	}
 	return app.Commit()
+}
+
+// perSeriesExpansion is what evalBounded allows, beyond the expansion bound, for each series an
+// alerting rule returned: a hundred times what expanding a real rule's labels takes.
+const perSeriesExpansion = time.Millisecond
+
+// evalBounded evaluates a rule at ts on results already queried. An alerting rule whose labels
+// are templates expands them there for every series it returned; that is text a pull request
+// may bring, and a loop may hide behind a condition on the data, so the evaluation gets
+// generate's expansion bound (plus perSeriesExpansion for each of the series) and the replay
+// ends when it is past; an evaluation past the bound is left to finish on its own.
+func evalBounded(ctx context.Context, rule rules.Rule, offset time.Duration, ts time.Time, query rules.QueryFunc, limit, series int) (promql.Vector, error) {
+	alert, ok := rule.(*rules.AlertingRule)
+	if !ok || !templated(alert.Labels()) {
+		return rule.Eval(ctx, offset, ts, query, nil, limit)
+	}
+	type evaluation struct {
+		vector promql.Vector
+		err    error
+	}
+	done := make(chan evaluation, 1)
+	go func() {
+		vector, err := rule.Eval(ctx, offset, ts, query, nil, limit)
+		done <- evaluation{vector, err}
+	}()
+	select {
+	case e := <-done:
+		return e.vector, e.err
+	case <-time.After(templates.TemplateBound + time.Duration(series)*perSeriesExpansion):
+		return nil, fmt.Errorf("its label templates did not finish expanding within %s for %d series: loops this long have no place in an alert's labels", templates.TemplateBound, series)
+	}
+}
+
+// templated reports whether any label value holds a template action.
+func templated(lset labels.Labels) bool {
+	found := false
+	lset.Range(func(l labels.Label) { found = found || strings.Contains(l.Value, "{{") })
+	return found
 }
 
 // rangeQuery evaluates an expression at evenly spaced times in one range query and returns
