@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -23,6 +24,27 @@ type Dashboard struct {
 	// values are the values of the variables that stand for a value (custom, textbox,
 	// constant), and dataSources the plugin type of each data-source variable.
 	values, dataSources map[string]string
+	// left is how many panels and targets the file may still hold (panelBudget at its start),
+	// and over where it held one more.
+	left *int
+	over *yaml.Node
+}
+
+// panelBudget is how many panels and targets one file may hold, counting each time a YAML
+// alias repeats them: real dashboards hold a few hundred, while ten aliases of ten at each of
+// nine levels of rows (1 KB) hold a billion.
+const panelBudget = 10_000
+
+// spend counts a panel or target against the file's budget; false once it is spent, with where.
+func (d *Dashboard) spend(n *yaml.Node) bool {
+	if *d.left <= 0 {
+		if d.over == nil {
+			d.over = n
+		}
+		return false
+	}
+	*d.left--
+	return true
 }
 
 // Query is one panel target's expression.
@@ -52,6 +74,13 @@ var dashboardKeys = []string{"panels", "rows", "templating", "schemaVersion", "e
 // read as YAML, which keeps the position of every value; a key given twice in an object is
 // read at its last value, as Grafana's JSON readers keep it.
 func ReadDashboard(path string, data []byte) *File {
+	left := panelBudget
+	return readDashboard(path, data, &left)
+}
+
+// readDashboard reads a dashboard that may hold at most *left panels and targets; a dashboard
+// that holds more is refused, at the first one past the budget.
+func readDashboard(path string, data []byte, left *int) *File {
 	f := &File{Path: path, Lines: splitLines(data)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -71,15 +100,25 @@ func ReadDashboard(path string, data []byte) *File {
 	if root == nil || root.Kind != yaml.MappingNode || !slices.ContainsFunc(dashboardKeys, func(k string) bool { return mapValue(root, k) != nil }) {
 		return f
 	}
-	d := &Dashboard{SingleValue: map[string]bool{}, values: map[string]string{}, dataSources: map[string]string{}}
+	d := &Dashboard{SingleValue: map[string]bool{}, values: map[string]string{}, dataSources: map[string]string{}, left: left}
+	d.read(root, f.Lines)
+	if d.over != nil {
+		f.Err = &ReadError{Pos: Pos{d.over.Line, d.over.Column}, Message: fmt.Sprintf("the dashboard holds more than %d panels and targets, counting each time a YAML alias repeats them: not read", panelBudget)}
+		return f
+	}
 	f.Dashboard = d
+	return f
+}
+
+// read reads a dashboard's root object: classic JSON, or a dashboard resource.
+func (d *Dashboard) read(root *yaml.Node, lines []string) {
 	if api := scalar(mapValue(root, "apiVersion")); strings.HasPrefix(api, "dashboard.grafana.app/") {
 		// A Grafana 12/13 dashboard resource: v0 and v1 hold the classic JSON in spec, v2 its
 		// elements and layout.
 		root = mapValue(root, "spec")
 		if strings.HasPrefix(api, "dashboard.grafana.app/v2") {
-			d.readV2(root, f.Lines)
-			return f
+			d.readV2(root, lines)
+			return
 		}
 	}
 	d.readVariables(root)
@@ -88,13 +127,12 @@ func ReadDashboard(path string, data []byte) *File {
 			d.Tags = append(d.Tags, t.Value)
 		}
 	}
-	d.readPanels(mapValue(root, "panels"), f.Lines)
+	d.readPanels(mapValue(root, "panels"), lines)
 	if rows := mapValue(root, "rows"); rows != nil {
 		for _, row := range rows.Content {
-			d.readPanels(mapValue(row, "panels"), f.Lines)
+			d.readPanels(mapValue(row, "panels"), lines)
 		}
 	}
-	return f
 }
 
 // readV2 reads a v2 dashboard resource's spec: its tags, variables (each a kind and a spec)
@@ -113,6 +151,9 @@ func (d *Dashboard) readV2(spec *yaml.Node, lines []string) {
 		}
 	}
 	for _, kv := range pairs(mapValue(spec, "elements")) {
+		if !d.spend(kv[1]) {
+			return
+		}
 		panel := mapValue(kv[1], "spec")
 		title := scalar(mapValue(panel, "title"))
 		unit := scalar(mapValue(mapValue(mapValue(mapValue(mapValue(panel, "vizConfig"), "spec"), "fieldConfig"), "defaults"), "unit"))
@@ -121,6 +162,9 @@ func (d *Dashboard) readV2(spec *yaml.Node, lines []string) {
 			continue
 		}
 		for _, pq := range queries.Content {
+			if !d.spend(pq) {
+				return
+			}
 			pqs := mapValue(pq, "spec")
 			q := mapValue(pqs, "query")
 			kind := scalar(mapValue(q, "group"))
@@ -197,10 +241,16 @@ func (d *Dashboard) readPanels(list *yaml.Node, lines []string) {
 		return
 	}
 	for _, p := range list.Content {
+		if !d.spend(p) {
+			return
+		}
 		title, unit := scalar(mapValue(p, "title")), scalar(mapValue(mapValue(mapValue(p, "fieldConfig"), "defaults"), "unit"))
 		panelSource := d.dataSourceType(mapValue(p, "datasource"))
 		if targets := mapValue(p, "targets"); targets != nil && targets.Kind == yaml.SequenceNode {
 			for _, t := range targets.Content {
+				if !d.spend(t) {
+					return
+				}
 				kind := panelSource
 				if own := d.dataSourceType(mapValue(t, "datasource")); own != "" {
 					kind = own

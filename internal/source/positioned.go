@@ -305,11 +305,12 @@ func embeddedDashboards(f *File, root *yaml.Node) []*File {
 		blocks = append(blocks, mapValue(mapValue(root, "spec"), "json"))
 	}
 	var out []*File
+	left := panelBudget
 	for _, v := range blocks {
 		if v == nil || v.Kind != yaml.ScalarNode || (v.Style != yaml.LiteralStyle && v.Style != yaml.FoldedStyle) {
 			continue
 		}
-		d := ReadDashboard(f.Path, []byte(v.Value))
+		d := readDashboard(f.Path, []byte(v.Value), &left)
 		// The block starts on the line after its key, indented: shift every position there.
 		block := scalarAt(v.Value, v, f.Lines)
 		if d.Err != nil {

@@ -138,3 +138,42 @@ func TestDuplicateKeys(t *testing.T) {
 		t.Errorf("a ConfigMap's unreadable dashboard: want an error on its line 5 (YAML names the line its flow starts), got %+v", configMap.Embedded[0].Err)
 	}
 }
+
+// TestPanelsRepeatedByAliasesAreBounded: a 1 KB ConfigMap whose dashboard nests rows through
+// YAML aliases, ten of the level below at each of nine levels, holds a billion panels once
+// expanded; it is refused at once, in one sentence naming the budget, as is a dashboard file
+// of the same shape.
+func TestPanelsRepeatedByAliasesAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"title": "x", "l0": &l0 [{"title": "p", "targets": [{"expr": "up"}]}]`)
+	for level := 1; level <= 9; level++ {
+		fmt.Fprintf(&b, `, "l%d": &l%d [`, level, level)
+		for i := range 10 {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `{"type": "row", "panels": *l%d}`, level-1)
+		}
+		b.WriteString("]")
+	}
+	b.WriteString(`, "panels": *l9}`)
+	nested := b.String()
+	want := "the dashboard holds more than 10000 panels and targets, counting each time a YAML alias repeats them: not read"
+	start := time.Now()
+	configMap := ReadRules("cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\ndata:\n  gpu.json: |\n    "+nested+"\n"))
+	if len(configMap.Embedded) != 1 || configMap.Embedded[0].Err == nil || configMap.Embedded[0].Err.Message != want || configMap.Embedded[0].Dashboard != nil {
+		t.Errorf("a ConfigMap's aliased rows: want %q, got %+v", want, configMap.Embedded)
+	}
+	file := ReadDashboard("d.json", []byte(nested))
+	if file.Err == nil || file.Err.Message != want || file.Dashboard != nil {
+		t.Errorf("a dashboard file's aliased rows: want %q, got %+v", want, file.Err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s", took)
+	}
+	// A real dashboard under the budget, rows and all, is read whole.
+	ordinary := ReadDashboard("d.json", []byte(`{"title": "x", "rows": [{"panels": [{"title": "a", "targets": [{"expr": "up"}, {"expr": "sum(up)"}]}]}], "panels": [{"type": "row", "panels": [{"title": "b", "targets": [{"expr": "vector(1)"}]}]}]}`))
+	if ordinary.Err != nil || len(ordinary.Dashboard.Queries) != 3 {
+		t.Errorf("an ordinary dashboard: %+v", ordinary)
+	}
+}
