@@ -181,6 +181,10 @@ func convert(e parser.Expr) *Node {
 
 // Walk calls fn for n and every node below it, with the chain of ancestors (outermost first).
 func Walk(n *Node, fn func(n *Node, ancestors []*Node)) {
+	if n == nil {
+		// An expression that did not parse (or a rule without one) has no nodes.
+		return
+	}
 	var walk func(n *Node, stack []*Node)
 	walk = func(n *Node, stack []*Node) {
 		fn(n, stack)
