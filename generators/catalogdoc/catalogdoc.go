@@ -1,6 +1,6 @@
 // Package catalogdoc generates docs/catalog.md, the reference of the catalog in use: every
 // DCGM field with its unit, types, whether the exporter collects it and what reads it, then
-// the alerts, SLOs and other metrics.
+// the alerts, SLOs, recording rules (and which engine made each) and other metrics.
 package catalogdoc
 
 import (
@@ -52,6 +52,16 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		line("| %s | %g | %s | %s | %s | %s |", name, s.Objective, s.Period, escape.Cell(s.Team), strings.Join(s.By, ", "), escape.Cell(s.Description))
 	}
 	line("")
+	line("## Recording rules")
+	line("")
+	line("*Derived*: written by gpuobs from the fields' semantics (each signal's rollups, the GPU inventory, retention tiers). *Declared*: the catalog's `records`, for what needs the catalog's own knowledge (joins with other metrics, thresholds, SLIs, cost). A declared record that repeats a derived one is refused.")
+	line("")
+	line("| record | labels | family | made by |")
+	line("|---|---|---|---|")
+	for _, r := range p.Recorded {
+		line("| `%s` | %s | %s | %s |", r.Name, escape.Cell(labelText(r.Labels)), r.Family, madeBy(r))
+	}
+	line("")
 	line("## Other metrics")
 	line("")
 	line("| metric | type | labels | used by |")
@@ -61,6 +71,28 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		line("| `%s` | %s | %s | %s |", name, mt.Type, strings.Join(mt.Labels, ", "), strings.Join(users[name], ", "))
 	}
 	return []emit.File{emit.Markdown(output.CatalogDoc, []byte(b.String()))}, nil
+}
+
+// madeBy says which engine wrote a recording rule, and from what.
+func madeBy(r plan.Recorded) string {
+	switch {
+	case r.FromCatalog:
+		return "declared"
+	case r.TierOf != "":
+		return fmt.Sprintf("derived: a retention tier of `%s`", r.TierOf)
+	case r.Signal != nil:
+		return fmt.Sprintf("derived from `%s` (%s)", r.Signal.Field, r.Op)
+	}
+	return "derived: the GPU inventory"
+}
+
+// labelText is a rule's static labels as a selector's matchers, or "".
+func labelText(labels map[string]string) string {
+	var pairs []string
+	for _, k := range model.SortedKeys(labels) {
+		pairs = append(pairs, fmt.Sprintf("%s=%q", k, labels[k]))
+	}
+	return strings.Join(pairs, ", ")
 }
 
 func yes(b bool) string {

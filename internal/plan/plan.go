@@ -7,9 +7,12 @@ package plan
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
@@ -146,7 +149,49 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
 		}
 	}
+	if err := refuseDerivable(recorded); err != nil {
+		return nil, err
+	}
 	return recorded, nil
+}
+
+// refuseDerivable refuses catalog records that repeat a rule gpuobs derives under another
+// name: the same expression, or the same rollup (operation, grouping in any order, selector)
+// of a field or derived record. The rule of the two engines: Go derives what follows from a
+// field's semantics (each signal's GPU, node, namespace, cluster and fleet rollups, the GPU
+// inventory, retention tiers); the catalog declares what needs knowledge of its own (joins
+// with kube-state-metrics or serving metrics, thresholds, SLIs, cost). Retention tiers are
+// left out: they copy the catalog's own records over time, and an SLI may average the same
+// record over its window under the SLO's names.
+func refuseDerivable(recorded []Recorded) error {
+	derived := map[string]string{}
+	for _, r := range recorded {
+		if _, ok := derived[rollupShape(r)]; !ok && !r.FromCatalog && r.TierOf == "" {
+			derived[rollupShape(r)] = r.Name
+		}
+	}
+	var problems []error
+	for _, r := range recorded {
+		if name, ok := derived[rollupShape(r)]; ok && r.FromCatalog {
+			problems = append(problems, fmt.Errorf("records.%s: %s is what gpuobs already derives from the field's semantics as %s; read %s instead of declaring it again", r.Name, r.Expr, name, name))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// rollupShape is a rule's expression with an aggregation's grouping sorted, so that two ways
+// of writing one rollup compare equal.
+func rollupShape(r Recorded) string {
+	n := r.Parsed
+	if n.Kind != promql.Aggregate || len(n.Args) != 1 || n.Args[0].Kind != promql.Selector || n.Args[0].Range != 0 {
+		return r.Expr
+	}
+	var matchers []string
+	for _, m := range n.Args[0].Matchers {
+		matchers = append(matchers, m.Name+m.Type+strconv.Quote(m.Value))
+	}
+	slices.Sort(matchers)
+	return fmt.Sprintf("%s %t %v (%s%v)", n.Name, n.Without, slices.Sorted(slices.Values(n.Grouping)), n.Args[0].Name, matchers)
 }
 
 // dependencyOrder lists catalog records by key, except that every record comes after the

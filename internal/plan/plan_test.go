@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,5 +271,31 @@ func TestMissingFollowsFallbacks(t *testing.T) {
 		if got, ok := missing[alive]; ok {
 			t.Errorf("%s is listed as never firing (%v), but it falls back to a collected field", alive, got)
 		}
+	}
+}
+
+// TestDeclaredRecordsThatGoDerivesFail: what Go derives from a field's semantics is not
+// declared again: a catalog record that repeats a derived rollup under another name (its
+// grouping in another order) is refused, naming the derived rule to read, on the embedded
+// catalog and on one that renames the cluster and host labels; a record that joins another
+// metric is the catalog's to declare.
+func TestDeclaredRecordsThatGoDerivesFail(t *testing.T) {
+	for _, c := range []struct{ name, config, cluster, host string }{
+		{"embedded", "", "cluster", "Hostname"},
+		{"adopter", filepath.Join("..", "testutil", "plantest", "testdata", "adopter.jsonnet"), "k8s_cluster", "node"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := testcatalog.Model(t, c.config)
+			m.Records["node:my_gpu_temp:max"] = model.Record{Record: "node:my_gpu_temp:max", Family: "thermal", Expr: fmt.Sprintf("max by (%s, %s) (gpu:dcgm_gpu_temp:max)", c.host, c.cluster)}
+			want := fmt.Sprintf("records.node:my_gpu_temp:max: max by (%s, %s) (gpu:dcgm_gpu_temp:max) is what gpuobs already derives from the field's semantics as node:dcgm_gpu_temp:max", c.host, c.cluster)
+			if _, err := Build(m); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Build = %v, want %q", err, want)
+			}
+			m = testcatalog.Model(t, c.config)
+			m.Records["node:my_gpu_temp:max"] = model.Record{Record: "node:my_gpu_temp:max", Family: "thermal", Expr: fmt.Sprintf("max by (%s, %s) (gpu:dcgm_gpu_temp:max * on (%s) group_left () max by (%s) (kube_node_spec_unschedulable))", c.cluster, c.host, c.cluster, c.cluster)}
+			if _, err := Build(m); err != nil {
+				t.Errorf("a record joining another metric: %v", err)
+			}
+		})
 	}
 }

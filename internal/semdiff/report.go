@@ -124,10 +124,10 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\n%s alert %s (%s)\n", sign[c.Change], escape.Line(c.Name), tierOf(c))
 		for _, f := range c.Fields {
 			if oneLine(f.Base) && oneLine(f.Head) {
-				fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Line(f.Field), orAbsent(f.Base), orAbsent(f.Head))
+				fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Leading(f.Field), escape.Line(orAbsent(f.Base)), escape.Line(orAbsent(f.Head)))
 				continue
 			}
-			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", escape.Line(f.Field), escape.Lines(f.Base, "      - "), escape.Lines(f.Head, "      + "))
+			fmt.Fprintf(&b, "    %s:\n      - %s\n      + %s\n", escape.Leading(f.Field), escape.Lines(f.Base, "      - "), escape.Lines(f.Head, "      + "))
 		}
 		if c.RoutingChanged {
 			fmt.Fprintf(&b, "    routing: %s\n          → %s\n", routing(c.Base), routing(c.Head))
@@ -162,7 +162,7 @@ func writeText(w io.Writer, r *Report) error {
 	for _, c := range r.Receivers {
 		fmt.Fprintf(&b, "\n%s receiver %s\n", sign[c.Change], escape.Line(c.Name))
 		for _, f := range c.Fields {
-			fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Line(f.Field), escape.Line(orAbsent(f.Base)), escape.Line(orAbsent(f.Head)))
+			fmt.Fprintf(&b, "    %s: %s → %s\n", escape.Leading(f.Field), escape.Line(orAbsent(f.Base)), escape.Line(orAbsent(f.Head)))
 		}
 	}
 	if len(r.Files) > 0 {
