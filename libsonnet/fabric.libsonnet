@@ -53,7 +53,12 @@ local t = import 'lib/test.libsonnet';
   local a = $.gpuAlerts,
   local gpuText = a.gpuText,
   local hw = { team: $.teams.infra },
-  local gaugeIs(field, values) = std.join(' or ', ['max by (' + id + ') (' + field + ') == ' + v for v in values]),
+  local gaugeIs(field, values) = std.join(' or ', [
+    e.fill(|||
+      max by ($(id)) ($(field)) == $(value)
+    |||, { id: id, field: field, value: std.toString(v) })
+    for v in values
+  ]),
 
   // Scenarios of a fabric state field (what: a key of fabricStates): each firing state for
   // longer than the alert's window, each quiet state throughout, and the first firing state
@@ -104,7 +109,9 @@ local t = import 'lib/test.libsonnet';
     [if std.member($.platformPages, 'GPUFabricUnhealthy') then 'GPUFabricUnhealthy']: hw {
       family: 'fabric',
       severity: 'critical',
-      expr: a.attributed(gaugeIs(fabricHealth, [fabric.health.unhealthy]) + ' or ' + gaugeIs(registration, [fabric.registration.failure])),
+      expr: a.attributed(e.fill(|||
+        $(unhealthy) or $(failed)
+      |||, { unhealthy: gaugeIs(fabricHealth, [fabric.health.unhealthy]), failed: gaugeIs(registration, [fabric.registration.failure]) })),
       'for': w.verdict,
       summary: 'A GPU cannot use its NVLink fabric: its fabric health is unhealthy or its fabric registration failed.',
       description: gpuText + ' has read fabric health ' + fabric.health.unhealthy + ' (unhealthy) or fabric registration ' + fabric.registration.failure + ' (failure) for ' + w.verdict + ' (value {{ $value }}): work that spans its NVLink domain fails on it.',
@@ -167,7 +174,9 @@ local t = import 'lib/test.libsonnet';
       family: 'c2c',
       severity: 'critical',
       // Only a GPU that has C2C links: a GPU without any may report the status as 0.
-      expr: a.attributed('max by (' + id + ') (' + c2cStatus + ') == 0 and on (' + std.join(', ', $.identity.gpuJoin) + ') max by (' + std.join(', ', $.identity.gpuJoin) + ') (' + c2cLinks + ') > 0'),
+      expr: a.attributed(e.fill(|||
+        max by ($(id)) ($(status)) == 0 and on ($(gpuJoin)) max by ($(gpuJoin)) ($(links)) > 0
+      |||, { id: id, status: c2cStatus, gpuJoin: std.join(', ', $.identity.gpuJoin), links: c2cLinks })),
       'for': w.verdict,
       summary: 'The NVLink-C2C link between a GPU and its Grace CPU is down.',
       description: gpuText + ' has reported its NVLink-C2C link to its Grace CPU inactive for ' + w.verdict + ': the GPU has lost its coherent path to host memory.',
@@ -196,7 +205,7 @@ local t = import 'lib/test.libsonnet';
     [if has(c2cErrors[0]) && has(c2cErrors[1]) then 'GPUC2CLinkErrors']: hw {
       family: 'c2c',
       severity: 'warning',
-      expr: a.attributed(a.perMinute(c2cErrors[0], th.c2cErrorsPerMinute) + ' or ' + a.perMinute(c2cErrors[1], th.c2cErrorsPerMinute)),
+      expr: a.attributed(std.join(' or ', [a.perMinute(f, th.c2cErrorsPerMinute) for f in c2cErrors])),
       'for': '10m',
       summary: 'The NVLink-C2C link of a GPU sees CRC errors or replays.',
       description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink-C2C CRC errors or replays per minute (threshold ' + e.num(th.c2cErrorsPerMinute) + ').',
@@ -239,7 +248,9 @@ local t = import 'lib/test.libsonnet';
     [if has(linkDown) then 'GPUNvlinkLinkDown']: hw {
       family: 'nvlink',
       severity: 'warning',
-      expr: a.attributed(a.increasedOver(linkDown, w.throttle) + ' > 0'),
+      expr: a.attributed(e.fill(|||
+        $(increase) > 0
+      |||, { increase: a.increasedOver(linkDown, w.throttle) })),
       summary: 'An NVLink 5 link of a GPU failed to recover and was declared down.',
       description: gpuText + ' had {{ $value | printf "%.0f" }} NVLink 5 link recoveries fail in the last ' + w.throttle + ': the link is down and the GPU runs on the rest.',
       tests: [

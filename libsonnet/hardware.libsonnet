@@ -79,35 +79,54 @@ local t = import 'lib/test.libsonnet';
     // to the idle ones', and labels
     // each result with its load (after aggregating: relabeling every GPU's series costs more).
     local byLoad(agg) =
-      local busy = '(max ' + e.by($.identity.gpuJoin) + ' (DCGM_FI_DEV_GPU_UTIL) >= ' + e.num(utilization($.thresholds.fleetPeersBusyUtilizationRatio)) + ')';
-      local as(load, op) = 'label_replace(' + agg('gpu:dcgm_gpu_temp:max ' + op + ' ' + e.on($.identity.gpuJoin) + ' ' + busy) + ', "load", "' + load + '", "", "")';
-      as('busy', 'and') + ' or ' + as('idle', 'unless'),
+      local busy = e.fill(|||
+        (max $(by) (DCGM_FI_DEV_GPU_UTIL) >= $(threshold))
+      |||, { by: e.by($.identity.gpuJoin), threshold: e.num(utilization($.thresholds.fleetPeersBusyUtilizationRatio)) });
+      // op: 'and' keeps the busy GPUs' temperatures, 'unless' the idle ones'.
+      local temps(op) = e.fill(|||
+        gpu:dcgm_gpu_temp:max $(op) $(on) $(busy)
+      |||, { op: op, on: e.on($.identity.gpuJoin), busy: busy });
+      local as(load, op) = e.fill(|||
+        label_replace($(aggregated), "load", "$(load)", "", "")
+      |||, { aggregated: agg(temps(op)), load: load });
+      e.fill(|||
+        $(busy) or $(idle)
+      |||, { busy: as('busy', 'and'), idle: as('idle', 'unless') }),
     local bySKU = e.by([$.labels.cluster, $.labels.modelName]),
     'cluster_sku_load:dcgm_gpu_temp:sum': {
       family: 'thermal',
-      expr: byLoad(function(temps) 'sum ' + bySKU + ' (' + temps + ')'),
+      expr: byLoad(function(temps) e.fill(|||
+        sum $(by) ($(temps))
+      |||, { by: bySKU, temps: temps })),
     },
     'cluster_sku_load:dcgm_gpu_temp:count': {
       family: 'thermal',
-      expr: byLoad(function(temps) 'count ' + bySKU + ' (' + temps + ')'),
+      expr: byLoad(function(temps) e.fill(|||
+        count $(by) ($(temps))
+      |||, { by: bySKU, temps: temps })),
     },
     // The hottest GPUs of each SKU and load in each cluster, with their identity: the
     // candidates the global layer compares with the fleet (reading every GPU there costs
     // seconds at 100k GPUs).
     'gpu:dcgm_gpu_temp:top': {
       family: 'thermal',
-      expr: byLoad(function(temps) 'topk ' + bySKU + ' (' + e.num($.thresholds.fleetPeersCandidates) + ', ' + temps + ')'),
+      expr: byLoad(function(temps) e.fill(|||
+        topk $(by) ($(k), $(temps))
+      |||, { by: bySKU, k: e.num($.thresholds.fleetPeersCandidates), temps: temps })),
     },
     // The fleet-wide average temperature of each SKU by load (a global record on a sharded fleet).
     'fleet_sku_load:dcgm_gpu_temp:avg': {
       family: 'thermal',
-      local across(r) = 'sum ' + e.by([$.labels.modelName, 'load']) + ' (' + r + ')',
-      expr: across('cluster_sku_load:dcgm_gpu_temp:sum') + ' / ' + across('cluster_sku_load:dcgm_gpu_temp:count'),
+      expr: e.fill(|||
+        sum $(by) (cluster_sku_load:dcgm_gpu_temp:sum) / sum $(by) (cluster_sku_load:dcgm_gpu_temp:count)
+      |||, { by: e.by([$.labels.modelName, 'load']) }),
     },
     // Which host each exporter target serves, for alerts on the target (up has no host label).
     [exporterHost]: {
       family: 'exporter',
-      expr: 'group by (' + $.labels.cluster + ', instance, ' + $.labels.host + ') (' + $.exporter.healthField + ')',
+      expr: e.fill(|||
+        group by ($(cluster), instance, $(host)) ($(health))
+      |||, { cluster: $.labels.cluster, host: $.labels.host, health: $.exporter.healthField }),
     },
     // New XID events of the event window, one series per GPU (pod) and code, the code in the
     // xid label and the value how many events were seen.
@@ -123,15 +142,22 @@ local t = import 'lib/test.libsonnet';
     // record below) or the count within the exporter's window (xidCountField,
     // --xid-count-window-size).
     [xidRecord]: {
-      local x = 'DCGM_FI_DEV_XID_ERRORS',
       local w = $.windows.event,
       local id = std.join(', ', $.identity.alert),
       local series = std.join(', ', $.identity.gpu + ['err_code']),
-      local before = 'max by (' + series + ') (last_over_time(' + x + '[' + $.windows.gap + '] offset ' + w + '))',
-      local fromGauge = 'count_values by (' + id + ') ("xid", max by (' + id + ') ('
-                        + x + ' > 0 unless on (' + series + ') (' + x + ' == on (' + series + ') group_left () ' + before + ')'
-                        + '))',
-      local fromCount = 'max by (' + id + ', xid) (max_over_time(' + $.exporter.xidCountField + '{xid=~"[1-9][0-9]*"}[' + w + '])) > 0',
+      local before = e.fill(|||
+        max by ($(series)) (last_over_time(DCGM_FI_DEV_XID_ERRORS[$(gap)] offset $(window)))
+      |||, { series: series, gap: $.windows.gap, window: w }),
+      local fromGauge = e.fill(|||
+        count_values by ($(id)) ("xid", max by ($(id)) (DCGM_FI_DEV_XID_ERRORS > 0 unless on ($(series)) (DCGM_FI_DEV_XID_ERRORS == on ($(series)) group_left () $(before))))
+      |||, { id: id, series: series, before: before }),
+      local fromCount = e.fill(|||
+        max by ($(id), xid) (max_over_time($(field){xid=~"[1-9][0-9]*"}[$(window)])) > 0
+      |||, { id: id, field: $.exporter.xidCountField, window: w }),
+      // The cumulative count's last value at least an event window old.
+      local totalBefore = e.fill(|||
+        last_over_time($(total)[$(gap)] offset $(window))
+      |||, { total: xidTotalRecord, gap: $.windows.gap, window: w }),
       // Per GPU and code, the events since the count's last value at least an event window
       // old (looked for up to windows.gap further back): its growth; its value where it went
       // down (the exporter restarted, and counts again from 0); its whole value where it had
@@ -149,7 +175,7 @@ local t = import 'lib/test.libsonnet';
           group by ($(id), xid) ($(field){xid=~"[1-9][0-9]*"})
       |||, {
         total: xidTotalRecord,
-        before: 'last_over_time(' + xidTotalRecord + '[' + $.windows.gap + '] offset ' + w + ')',
+        before: totalBefore,
         gpuJoin: std.join(', ', $.identity.gpuJoin),
         id: id,
         field: $.exporter.xidTotalField,
@@ -169,7 +195,9 @@ local t = import 'lib/test.libsonnet';
          // its series: a pod exiting or the exporter restarting as a new target changes them.
          [xidTotalRecord]: {
            family: 'xid',
-           expr: 'max by (' + std.join(', ', $.identity.gpu + ['xid']) + ') (' + $.exporter.xidTotalField + ')',
+           expr: e.fill(|||
+             max by ($(gpu), xid) ($(field))
+           |||, { gpu: std.join(', ', $.identity.gpu), field: $.exporter.xidTotalField }),
          },
        }),
 
@@ -180,13 +208,19 @@ local t = import 'lib/test.libsonnet';
     gpuText: 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
     // A per-GPU expression with the identity of the pods on the GPU attached, from the recorded
     // GPU-to-pod map; keep names a label of the expression the result keeps.
-    attributed(expr, keep=''):: '(' + expr + ') * on (' + std.join(', ', $.identity.gpuJoin) + ') group_right (' + keep + ') ' + names.gpuInfo,
+    attributed(expr, keep=''):: e.fill(|||
+      ($(query)) * on ($(gpuJoin)) group_right ($(keep)) $(gpuInfo)
+    |||, { query: expr, gpuJoin: std.join(', ', $.identity.gpuJoin), keep: keep, gpuInfo: names.gpuInfo }),
     // How much a counter field grew on a GPU over a window, read from the per-GPU counter so
     // that an increment on a series that just changed identity still counts.
-    increasedOver(field, window):: 'increase(' + names.gpuCounter(field) + '[' + window + '])',
+    increasedOver(field, window):: e.fill(|||
+      increase($(counter)[$(window)])
+    |||, { counter: names.gpuCounter(field), window: window }),
     // A counter field's per-minute rate on a GPU above a threshold, from the per-GPU rate the
     // recording rules keep anyway.
-    perMinute(field, threshold):: names.gpuRate(field, $.recording.rateWindow) + ' * 60 > ' + threshold,
+    perMinute(field, threshold):: e.fill(|||
+      $(rate) * 60 > $(threshold)
+    |||, { rate: names.gpuRate(field, $.recording.rateWindow), threshold: std.toString(threshold) }),
     // Scenarios of an event counter whose series change identity at the moment of the event:
     // the job dies with the error (the increment lands on the series without its pod), and the
     // exporter restarts as a new target. kept names an alert with keep_firing_for: its first
@@ -264,7 +298,10 @@ local t = import 'lib/test.libsonnet';
     local xidAlert(alert, severity, codes, summary, what, other, otherAlert) = hw {
       family: 'xid',
       severity: severity,
-      expr: xidRecord + (if std.length(codes) == 1 then '{xid="' + codes[0] + '"}' else '{xid=~"' + std.join('|', [std.toString(c) for c in codes]) + '"}') + ' > 0',
+      // One code matches exactly, several by a regular expression.
+      expr: e.fill(|||
+        $(events){xid$(match)"$(codes)"} > 0
+      |||, { events: xidRecord, match: if std.length(codes) == 1 then '=' else '=~', codes: std.join('|', [std.toString(c) for c in codes]) }),
       identity: $.identity.alert + ['xid'],
       summary: summary,
       description: gpuText + ' reported XID {{ $labels.xid }} (' + what + ') in the last ' + w.event + ': {{ $value | printf "%.0f" }} event(s).',
@@ -283,7 +320,9 @@ local t = import 'lib/test.libsonnet';
     GPUXidUnclassified: hw {
       family: 'xid',
       severity: 'warning',
-      expr: xidRecord + '{xid!~"' + std.join('|', [std.toString(c) for c in classified]) + '"} > 0',
+      expr: e.fill(|||
+        $(events){xid!~"$(classified)"} > 0
+      |||, { events: xidRecord, classified: std.join('|', [std.toString(c) for c in classified]) }),
       identity: $.identity.alert + ['xid'],
       summary: 'A GPU reported an XID error that no class of the catalog lists.',
       description: gpuText + ' reported XID {{ $labels.xid }} in the last ' + w.event + ' ({{ $value | printf "%.0f" }} event(s)); no class of the catalog (xid) lists it: look it up and add it to one.',
@@ -297,7 +336,9 @@ local t = import 'lib/test.libsonnet';
     GPUEccDoubleBit: hw {
       family: 'memory',
       severity: 'critical',
-      expr: attributed(increasedOver('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', w.event) + ' > 0'),
+      expr: attributed(e.fill(|||
+        $(increase) > 0
+      |||, { increase: increasedOver('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', w.event) })),
       summary: 'A GPU reported uncorrectable (double-bit) ECC errors.',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} double-bit ECC errors in the last ' + w.event + '.',
       tests: [
@@ -312,7 +353,9 @@ local t = import 'lib/test.libsonnet';
     GPUEccSingleBitRate: hw {
       family: 'memory',
       severity: 'warning',
-      expr: attributed(increasedOver('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', w.eccRate) + ' > ' + th.eccSingleBitPerHour),
+      expr: attributed(e.fill(|||
+        $(increase) > $(threshold)
+      |||, { increase: increasedOver('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', w.eccRate), threshold: std.toString(th.eccSingleBitPerHour) })),
       'for': '5m',
       summary: 'A GPU is logging correctable (single-bit) ECC errors at a high rate.',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} single-bit ECC errors in the last ' + w.eccRate + ' (threshold ' + e.num(th.eccSingleBitPerHour) + ').',
@@ -333,13 +376,17 @@ local t = import 'lib/test.libsonnet';
     // The row-remap failure flag stays set until the GPU is replaced. The page fires once,
     // in the event window after the flag first appears; the ticket follows while the GPU waits
     // for its RMA, and a cordon (the GPU is being handled) silences it.
-    local remapFailed = 'max by (' + std.join(', ', $.identity.gpu) + ') (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0',
+    local remapFailed = e.fill(|||
+      max by ($(gpu)) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0
+    |||, { gpu: std.join(', ', $.identity.gpu) }),
     GPURowRemapFailure: hw {
       family: 'memory',
       severity: 'critical',
       // The flag's value before the event window is looked for up to windows.gap further back:
       // a Prometheus outage does not make a failed GPU page again when the data resumes.
-      expr: attributed(remapFailed + ' unless max by (' + std.join(', ', $.identity.gpu) + ') (last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[' + w.gap + '] offset ' + w.event + ')) > 0'),
+      expr: attributed(e.fill(|||
+        $(failed) unless max by ($(gpu)) (last_over_time(DCGM_FI_DEV_ROW_REMAP_FAILURE[$(gap)] offset $(window))) > 0
+      |||, { failed: remapFailed, gpu: std.join(', ', $.identity.gpu), gap: w.gap, window: w.event })),
       summary: 'A GPU failed to remap a memory row and has no spare rows left.',
       description: gpuText + ' reports a row-remap failure: uncorrectable memory errors can no longer be contained. Drain it and open an RMA.',
       tests: [
@@ -366,7 +413,9 @@ local t = import 'lib/test.libsonnet';
     GPURetiredPagesPending: hw {
       family: 'memory',
       severity: 'warning',
-      expr: 'max by (' + id + ') (DCGM_FI_DEV_RETIRED_PENDING) > 0 or max by (' + id + ') (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0',
+      expr: e.fill(|||
+        max by ($(id)) (DCGM_FI_DEV_RETIRED_PENDING) > 0 or max by ($(id)) (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0
+      |||, { id: id }),
       'for': '5m',
       summary: 'A GPU has memory pages or rows waiting for a reset to be retired or remapped.',
       description: gpuText + ' has pending page retirements or row remaps; they take effect at the next GPU reset.',
@@ -383,8 +432,12 @@ local t = import 'lib/test.libsonnet';
     GPUNvlinkCrcErrors: hw {
       family: 'nvlink',
       severity: 'warning',
-      expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)
-                       + ' or ' + perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute)),
+      expr: attributed(e.fill(|||
+        $(flit) or $(data)
+      |||, {
+        flit: perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
+        data: perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
+      })),
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
       description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + e.num(th.nvlinkCrcErrorsPerMinute) + ').',
@@ -416,7 +469,9 @@ local t = import 'lib/test.libsonnet';
     GPUNvlinkRecoveryErrors: hw {
       family: 'nvlink',
       severity: 'warning',
-      expr: attributed(increasedOver('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', w.throttle) + ' > 0'),
+      expr: attributed(e.fill(|||
+        $(increase) > 0
+      |||, { increase: increasedOver('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', w.throttle) })),
       summary: 'An NVLink of a GPU had to be recovered (retrained).',
       description: gpuText + ' logged {{ $value | printf "%.0f" }} NVLink recovery errors in the last ' + w.throttle + '.',
       tests: [
@@ -438,7 +493,9 @@ local t = import 'lib/test.libsonnet';
       ],
     },
 
-    local gaugeAbove(field, threshold) = 'max by (' + id + ') (' + field + ') > ' + threshold,
+    local gaugeAbove(field, threshold) = e.fill(|||
+      max by ($(id)) ($(field)) > $(threshold)
+    |||, { id: id, field: field, threshold: std.toString(threshold) }),
 
     GPUTemperatureHigh: hw {
       family: 'thermal',
@@ -466,7 +523,9 @@ local t = import 'lib/test.libsonnet';
       family: 'thermal',
       severity: 'warning',
       // Without the load label: a GPU whose load changes stays one alert.
-      expr: 'max ' + e.by($.identity.gpu) + ' (gpu:dcgm_gpu_temp:top - ' + e.on([l.modelName, 'load']) + ' group_left () fleet_sku_load:dcgm_gpu_temp:avg) > ' + e.num(above),
+      expr: e.fill(|||
+        max $(by) (gpu:dcgm_gpu_temp:top - $(on) group_left () fleet_sku_load:dcgm_gpu_temp:avg) > $(threshold)
+      |||, { by: e.by($.identity.gpu), on: e.on([l.modelName, 'load']), threshold: e.num(above) }),
       'for': '30m',
       identity: $.identity.gpu,
       summary: 'A GPU runs far hotter than the GPUs of its model across the fleet.',
@@ -509,15 +568,23 @@ local t = import 'lib/test.libsonnet';
     // losing much: power throttling needs evidence, SM clocks well below their maximum. HW
     // slowdown comes with HW thermal slowdown or the HW power brake: it tickets only when
     // neither the thermal nor the power ticket explains it.
-    local throttled(reason) = 'avg_over_time(' + names.gpuThrottle(reason) + '[' + w.throttle + ']) > ' + th.throttleRatio,
-    local gpuMax(field) = 'max by (' + std.join(', ', $.identity.gpuJoin) + ') (' + field + ')',
-    local clocksLow = gpuMax('DCGM_FI_DEV_SM_CLOCK') + ' < ' + th.throttledClockRatio + ' * ' + gpuMax('DCGM_FI_DEV_MAX_SM_CLOCK'),
+    local throttled(reason) = e.fill(|||
+      avg_over_time($(flag)[$(window)]) > $(ratio)
+    |||, { flag: names.gpuThrottle(reason), window: w.throttle, ratio: std.toString(th.throttleRatio) }),
+    local gpuJoin = std.join(', ', $.identity.gpuJoin),
+    local clocksLow = e.fill(|||
+      max by ($(gpuJoin)) (DCGM_FI_DEV_SM_CLOCK) < $(ratio) * max by ($(gpuJoin)) (DCGM_FI_DEV_MAX_SM_CLOCK)
+    |||, { gpuJoin: gpuJoin, ratio: std.toString(th.throttledClockRatio) }),
     local condition = {
       thermal: throttled('thermal'),
-      power: throttled('power') + ' and on (' + std.join(', ', $.identity.gpuJoin) + ') ' + clocksLow,
+      power: e.fill(|||
+        $(power) and on ($(gpuJoin)) $(clocksLow)
+      |||, { power: throttled('power'), gpuJoin: gpuJoin, clocksLow: clocksLow }),
       // HW slowdown lowers the clocks by itself: wherever the power flag is sustained too, the
       // power ticket's evidence holds, so the flags alone decide.
-      hw_slowdown: throttled('hw_slowdown') + ' unless on (' + std.join(', ', $.identity.gpuJoin) + ') (' + self.thermal + ' or ' + throttled('power') + ')',
+      hw_slowdown: e.fill(|||
+        $(slowdown) unless on ($(gpuJoin)) ($(thermal) or $(power))
+      |||, { slowdown: throttled('hw_slowdown'), gpuJoin: gpuJoin, thermal: throttled('thermal'), power: throttled('power') }),
     },
     local bitmask = $.exporter.throttleReasonsField,
     local bitsOf(reason) = $.throttleReasons[reason].bits,
@@ -557,10 +624,9 @@ local t = import 'lib/test.libsonnet';
     DCGMExporterDown: hw {
       family: 'exporter',
       severity: 'warning',
-      local down = 'up{job="' + $.exporter.job + '"} == 0',
-      expr: '(' + down + ') * on (' + l.cluster + ', instance) group_left (' + l.host + ') '
-            + 'topk by (' + l.cluster + ', instance) (1, last_over_time(' + exporterHost + '[' + w.missing + ']))'
-            + ' or on (' + l.cluster + ', instance) (' + down + ')',
+      expr: e.fill(|||
+        (up{job="$(job)"} == 0) * on ($(cluster), instance) group_left ($(host)) topk by ($(cluster), instance) (1, last_over_time($(hosts)[$(window)])) or on ($(cluster), instance) (up{job="$(job)"} == 0)
+      |||, { job: $.exporter.job, cluster: l.cluster, host: l.host, hosts: exporterHost, window: w.missing }),
       'for': '5m',
       identity: [l.cluster, 'instance', 'job', l.host],
       summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
@@ -584,7 +650,9 @@ local t = import 'lib/test.libsonnet';
       // GPUs per target without each label (a branch never groups by the label it lacks).
       local without(m) =
         local by = std.join(', ', [x for x in [l.cluster, 'job', 'instance'] if x != m]);
-        'count by (' + by + ') (group by (' + by + ', ' + l.uuid + ') (' + h + '{' + m + '=""})) > 0',
+        e.fill(|||
+          count by ($(by)) (group by ($(by), $(uuid)) ($(health){$(label)=""})) > 0
+        |||, { by: by, uuid: l.uuid, health: h, label: m }),
       expr: std.join(' or ', [without(m) for m in missing]),
       'for': '5m',
       identity: [l.cluster, 'job', 'instance'],
@@ -608,9 +676,13 @@ local t = import 'lib/test.libsonnet';
       local fields = $.exporter.counterFileFields,
       family: 'exporter',
       severity: 'warning',
-      local first = '{' + l.gpu + '="0"}',
-      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.host + ') (' + h + first + '))'
-            + ' unless on (' + l.cluster + ') (' + std.join(' or ', ['group by (' + l.cluster + ') (' + f + first + ')' for f in fields]) + ')',
+      // Each series on the first GPU of its node ({gpu="0"}).
+      local reported(f) = e.fill(|||
+        group by ($(cluster)) ($(field){$(gpu)="0"})
+      |||, { cluster: l.cluster, field: f, gpu: l.gpu }),
+      expr: e.fill(|||
+        count by ($(cluster)) (group by ($(cluster), $(host)) ($(health){$(gpu)="0"})) unless on ($(cluster)) ($(counterFile))
+      |||, { cluster: l.cluster, host: l.host, health: h, gpu: l.gpu, counterFile: std.join(' or ', [reported(f) for f in fields]) }),
       // An exporter rollout replaces its pods within minutes; a counter file is missing for good.
       'for': '30m',
       identity: [l.cluster],
@@ -633,7 +705,9 @@ local t = import 'lib/test.libsonnet';
       family: 'exporter',
       severity: 'warning',
       local h = $.exporter.healthField,
-      local nodeInAPI = 'label_replace(kube_node_info{job="' + $.kubeStateMetrics.job + '"}, "' + l.host + '", "$1", "' + l.node + '", "(.+)")',
+      local nodeInAPI = e.fill(|||
+        label_replace(kube_node_info{job="$(job)"}, "$(host)", "$1", "$(node)", "(.+)")
+      |||, { job: $.kubeStateMetrics.job, host: l.host, node: l.node }),
       expr: e.fill(|||
         max by ($(gpu)) (
             present_over_time($(health)[$(window)])

@@ -2,6 +2,7 @@
 // (DCGM_FI_DEV_GPU_RECOVERY_ACTION, exporter.recoveryActionField) and the exporter's DCGM health
 // check (DCGM_EXP_GPU_HEALTH_STATUS, exporter.healthStatusField). Each alert exists where its
 // field is collected (dcgm-exporter 4.8.3 and later by default).
+local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
@@ -65,7 +66,9 @@ local t = import 'lib/test.libsonnet';
   local asked = 'gpu:dcgm_gpu_recovery_action:max',
   // The GPUs asking for one of the actions, each labelled with its action's name.
   local asking(list) = attributed(std.join(' or ', [
-    'label_replace(' + asked + ' == ' + c + ', "recovery_action", "' + actions[c].name + '", "", "")'
+    e.fill(|||
+      label_replace($(asked) == $(code), "recovery_action", "$(action)", "", "")
+    |||, { asked: asked, code: c, action: actions[c].name })
     for c in list
   ]), 'recovery_action'),
   local recovery(code, minutes) = [t.series(field, '0x' + (60 - minutes) + ' ' + code + 'x' + minutes)],
@@ -82,7 +85,12 @@ local t = import 'lib/test.libsonnet';
 
   records+: if field == null then {} else {
     // The recovery action of each GPU that asks for one.
-    [asked]: { family: 'recovery', expr: 'max by (' + id + ') (' + field + ') > 0' },
+    [asked]: {
+      family: 'recovery',
+      expr: e.fill(|||
+        max by ($(id)) ($(field)) > 0
+      |||, { id: id, field: field }),
+    },
   },
 
   alerts+: (if field == null then {} else {
@@ -140,7 +148,12 @@ local t = import 'lib/test.libsonnet';
                 family: 'recovery',
                 team: $.teams.infra,
                 severity: 'warning',
-                expr: attributed(asked + ' > 0 unless (' + std.join(' or ', [asked + ' == ' + c for c in codes]) + ')', ''),
+                local isKnown(c) = e.fill(|||
+                  $(asked) == $(code)
+                |||, { asked: asked, code: c }),
+                expr: attributed(e.fill(|||
+                  $(asked) > 0 unless ($(known))
+                |||, { asked: asked, known: std.join(' or ', [isKnown(c) for c in codes]) }), ''),
                 'for': w.verdict,
                 summary: 'The driver asks for a recovery action that the catalog does not know.',
                 description: gpuText + ' has asked for recovery action {{ $value }} for ' + w.verdict + '; the catalog (recoveryActions) knows ' + listed + ': look the value up in nvmlDeviceGpuRecoveryAction_t and add it.',
@@ -169,7 +182,9 @@ local t = import 'lib/test.libsonnet';
                   family: 'recovery',
                   team: $.teams.infra,
                   severity: 'warning',
-                  expr: 'max by (' + std.join(', ', $.identity.alert + ['health_watch', 'health_error_code']) + ') (' + health + ') >= ' + fail,
+                  expr: e.fill(|||
+                    max by ($(alert), health_watch, health_error_code) ($(health)) >= $(fail)
+                  |||, { alert: std.join(', ', $.identity.alert), health: health, fail: std.toString(fail) }),
                   'for': w.verdict,
                   identity: $.identity.alert + ['health_watch', 'health_error_code'],
                   summary: "DCGM's health check fails a system of a GPU.",
