@@ -10,7 +10,7 @@ local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   local l = $.labels,
-  local node = l.cluster + ', ' + l.host,
+  local node = std.join(', ', [l.cluster, l.host]),
   local inMaintenance = 'node:gpu_maintenance:flag',
 
   maintenance:: {
@@ -25,8 +25,12 @@ local t = import 'lib/test.libsonnet';
     // sees it one evaluation late).
     [inMaintenance]: {
       family: 'allocation',
-      expr: 'max by (' + node + ') (' + e.asHost(l, 'kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1') + ')'
-            + ' unless on (' + node + ') group by (' + node + ') (' + names.gpuInfo + '{' + l.pod + '!=""})',
+      local unschedulable = e.fill(|||
+        kube_node_spec_unschedulable{job="$(job)"} == 1
+      |||, { job: $.kubeStateMetrics.job }),
+      expr: e.fill(|||
+        max by ($(node)) ($(unschedulable)) unless on ($(node)) group by ($(node)) ($(gpuInfo){$(pod)!=""})
+      |||, { node: node, unschedulable: e.asHost(l, unschedulable), gpuInfo: names.gpuInfo, pod: l.pod }),
     },
   },
 
@@ -39,7 +43,9 @@ local t = import 'lib/test.libsonnet';
     local firing = [c for c in p.tests if c.fires][0];
     p {
       severity: 'warning',
-      expr: '(' + p.expr + ') and on (' + node + ') ' + inMaintenance,
+      expr: e.fill(|||
+        ($(page)) and on ($(node)) $(maintenance)
+      |||, { page: p.expr, node: node, maintenance: inMaintenance }),
       summary: std.rstripChars(p.summary, '.') + ', on a node in maintenance: a repair ticket, not a page.',
       description: p.description + ' The node is cordoned and no pod holds its GPUs (maintenance): no workload is affected, so this is the ticket for the repair instead of ' + page + '.',
       tests: [
@@ -65,19 +71,18 @@ local t = import 'lib/test.libsonnet';
                local used = 'DCGM_FI_DEV_FB_USED',
                local free = 'DCGM_FI_DEV_FB_FREE',
                local gpu = std.join(', ', $.identity.gpu + [l.pciBusId]),
-               local noPod = '{' + l.pod + '=""}',
                family: 'memory',
                team: $.teams.infra,
                severity: 'warning',
                expr: e.fill(|||
                  (
-                     max by ($(gpu)) ($(used)$(noPod))
+                     max by ($(gpu)) ($(used){$(pod)=""})
                    /
-                     (max by ($(gpu)) ($(used)$(noPod)) + max by ($(gpu)) ($(free)$(noPod)))
+                     (max by ($(gpu)) ($(used){$(pod)=""}) + max by ($(gpu)) ($(free){$(pod)=""}))
                    > $(ratio)
                  )
                  unless on ($(node)) $(maintenance)
-               |||, { gpu: gpu, used: used, free: free, noPod: noPod, ratio: '' + $.thresholds.leakedMemoryRatio, node: node, maintenance: inMaintenance }),
+               |||, { gpu: gpu, used: used, free: free, pod: l.pod, ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance }),
                'for': '15m',
                identity: $.identity.gpu + [l.pciBusId],
                summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
@@ -95,7 +100,9 @@ local t = import 'lib/test.libsonnet';
                  meaning: 'No pod holds the GPU, yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
                  impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
                  queries: [
-                   { title: 'Memory use of the GPU', expr: used + '{' + l.host + '="$' + l.host + '", ' + l.gpu + '="$' + l.gpu + '"}' },
+                   { title: 'Memory use of the GPU', expr: e.fill(|||
+                     $(used){$(host)="$$(host)", $(gpu)="$$(gpu)"}
+                   |||, { used: used, host: l.host, gpu: l.gpu }) },
                  ],
                  diagnosis: [
                    { check: 'Does `nvidia-smi` on the node list a process on the GPU?', yes: 'Kill it (`kill -9 <pid>`); if it does not die it is stuck in the driver: drain the node and reset the GPU.', no: 'Memory is held without a process: reset the GPU (`nvidia-smi -r -i $' + l.gpu + '`) once the node is drained.' },
@@ -107,6 +114,11 @@ local t = import 'lib/test.libsonnet';
              },
            } + { [page + 'InMaintenance']: twin(super[page], page) for page in $.maintenance.pages }
            + std.foldl(function(acc, page) acc {
-             [page]+: { expr: '(' + super.expr + ') unless on (' + node + ') ' + inMaintenance },
+             [page]+: {
+               local pageExpr = super.expr,
+               expr: e.fill(|||
+                 ($(page)) unless on ($(node)) $(maintenance)
+               |||, { page: pageExpr, node: node, maintenance: inMaintenance }),
+             },
            }, $.maintenance.pages, {}),
 }

@@ -61,23 +61,35 @@ local t = import 'lib/test.libsonnet';
   local is = rb.is,
   local asHost(expr) = e.asHost(l, expr),
   // GPUs each pod requests, from kube-state-metrics.
-  local podGPUs = 'sum ' + e.by(pod) + ' (kube_pod_container_resource_requests{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
-  local unschedulablePods = 'max ' + e.by(pod) + ' (kube_pod_status_unschedulable{job="' + ksmJob + '"}) == 1',
-  local unschedulableGPUPods = '(' + podGPUs + ' > 0) and ' + e.on(pod) + ' (' + unschedulablePods + ')',
+  local podGPUs = e.fill(|||
+    sum by ($(pod)) (kube_pod_container_resource_requests{job="$(job)", resource=~"$(resources)"})
+  |||, { pod: std.join(', ', pod), job: ksmJob, resources: gpuResources }),
+  local unschedulablePods = e.fill(|||
+    max by ($(pod)) (kube_pod_status_unschedulable{job="$(job)"}) == 1
+  |||, { pod: std.join(', ', pod), job: ksmJob }),
+  local unschedulableGPUPods = e.fill(|||
+    ($(podGPUs) > 0) and on ($(pod)) ($(unschedulable))
+  |||, { podGPUs: podGPUs, pod: std.join(', ', pod), unschedulable: unschedulablePods }),
   local gate = 'gpu:dcgm_driver_outside_gate:group',
   // DRA: on nodes that hand GPUs out through ResourceClaims, a pod waits for its claim's
   // devices, and kubelet prepares them before the pod starts.
   local k = $.kubernetes,
   local dra = k.dra,
   local unallocatedClaims = 'namespace:kube_resourceclaims_unallocated:count',
-  local claimUnallocated = 'max ' + e.by([l.cluster, 'namespace', 'resourceclaim']) + ' (kube_resourceclaim_status_allocated{job="' + ksmJob + '"}) == 0',
+  local claimUnallocated = e.fill(|||
+    max by ($(claim)) (kube_resourceclaim_status_allocated{job="$(job)"}) == 0
+  |||, { claim: std.join(', ', [l.cluster, 'namespace', 'resourceclaim']), job: ksmJob }),
   local claim(metric, name, values, labels={}) = t.series(metric, values, e.ksm(ksmJob, { namespace: 'research', resourceclaim: name } + labels)),
   // The nodes that have GPUs, with how many: the device plugin's capacity, or the GPU
   // devices a DRA node's ResourceSlices publish.
   local gpuNodes = std.join(' or ', (if !k.devicePlugin then [] else [
-                                       'kube_node_status_capacity{job="' + ksmJob + '", resource=~"' + gpuResources + '"} > 0',
+                                       e.fill(|||
+                                         kube_node_status_capacity{job="$(job)", resource=~"$(resources)"} > 0
+                                       |||, { job: ksmJob, resources: gpuResources }),
                                      ]) + (if !dra then [] else [
-                                             'count ' + e.by([l.cluster, l.node]) + ' (label_replace(kube_resourceslice_device_info{job="' + ksmJob + '", driver="' + k.draDriver + '"}, "' + l.node + '", "$1", "node_name", "(.+)"))',
+                                             e.fill(|||
+                                               count by ($(cluster), $(node)) (label_replace(kube_resourceslice_device_info{job="$(job)", driver="$(driver)"}, "$(node)", "$1", "node_name", "(.+)"))
+                                             |||, { cluster: l.cluster, node: l.node, job: ksmJob, driver: k.draDriver }),
                                            ])),
 
   records+: {
@@ -85,7 +97,9 @@ local t = import 'lib/test.libsonnet';
     'namespace:kube_gpu_pods_unschedulable:count': {
       section: 'scheduling',
       family: 'capacity',
-      expr: 'count ' + e.by([l.cluster, 'namespace']) + ' (' + unschedulableGPUPods + ')',
+      expr: e.fill(|||
+        count by ($(namespace)) ($(unschedulable))
+      |||, { namespace: std.join(', ', [l.cluster, 'namespace']), unschedulable: unschedulableGPUPods }),
       tests: [t.recordCase('two GPU pods and a CPU pod unschedulable', [
         t.series('kube_pod_status_unschedulable', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: p, uid: 'uid-' + p }))
         for p in ['train-0', 'train-1', 'etl-0']
@@ -98,7 +112,9 @@ local t = import 'lib/test.libsonnet';
     'namespace:kube_gpu_pod_scheduling_wait_seconds:max': {
       section: 'scheduling',
       family: 'capacity',
-      expr: 'max ' + e.by([l.cluster, 'namespace']) + ' ((time() - max ' + e.by(pod) + ' (kube_pod_created{job="' + ksmJob + '"})) and ' + e.on(pod) + ' (' + unschedulableGPUPods + '))',
+      expr: e.fill(|||
+        max by ($(namespace)) ((time() - max by ($(pod)) (kube_pod_created{job="$(job)"})) and on ($(pod)) ($(unschedulable)))
+      |||, { namespace: std.join(', ', [l.cluster, 'namespace']), pod: std.join(', ', pod), job: ksmJob, unschedulable: unschedulableGPUPods }),
       tests: [t.recordCase('a GPU pod created 20 minutes before the test ends', [
         t.series('kube_pod_status_unschedulable', '1x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', uid: 'uid-train-0' })),
         t.series('kube_pod_created', '2400x60', e.ksm(ksmJob, { [l.cluster]: 'prod', namespace: 'research', pod: 'train-0', uid: 'uid-train-0' })),
@@ -111,7 +127,9 @@ local t = import 'lib/test.libsonnet';
          [unallocatedClaims]: {
            section: 'scheduling',
            family: 'capacity',
-           expr: 'count ' + e.by([l.cluster, 'namespace']) + ' (' + claimUnallocated + ')',
+           expr: e.fill(|||
+             count by ($(namespace)) ($(unallocated))
+           |||, { namespace: std.join(', ', [l.cluster, 'namespace']), unallocated: claimUnallocated }),
            tests: [t.recordCase('two claims waiting, one allocated', [
              claim('kube_resourceclaim_status_allocated', c.name, c.allocated + 'x60', { [l.cluster]: 'prod' })
              for c in [{ name: 'train-0-gpu', allocated: 0 }, { name: 'train-1-gpu', allocated: 0 }, { name: 'infer-0-gpu', allocated: 1 }]
@@ -125,8 +143,9 @@ local t = import 'lib/test.libsonnet';
       record: gate,
       labels: { [l.modelName]: sku },
       family: 'hygiene',
-      local allowed = '(' + std.join('|', $.compatibility.driverBranches[sku]) + ')[.].+',
-      expr: 'group ' + e.by($.identity.gpu + [l.driverVersion]) + ' (' + h + '{' + l.modelName + '="' + sku + '", ' + l.driverVersion + '!="", ' + l.driverVersion + '!~"' + allowed + '"})',
+      expr: e.fill(|||
+        group by ($(gpu), $(driver)) ($(health){$(model)="$(sku)", $(driver)!="", $(driver)!~"($(branches))[.].+"})
+      |||, { gpu: std.join(', ', $.identity.gpu), driver: l.driverVersion, health: h, model: l.modelName, sku: sku, branches: std.join('|', $.compatibility.driverBranches[sku]) }),
     }
     for sku in std.objectFields($.compatibility.driverBranches)
   },
@@ -180,9 +199,13 @@ local t = import 'lib/test.libsonnet';
       // Each resource apart: in a mixed fleet one quota may cap both the device plugin's GPUs
       // and the DRA devices.
       local resources = $.kubeStateMetrics.gpuQuotaResources,
-      local quota(type) = 'max ' + e.by(pod[:2] + ['resourcequota', 'resource']) + ' (kube_resourcequota{job="' + ksmJob + '", resource' + (if std.length(resources) == 1 then '="' + resources[0] else '=~"' + std.join('|', resources)) + '", type="' + type + '"})',
+      local quota(type) = e.fill(|||
+        max by ($(quota)) (kube_resourcequota{job="$(job)", resource$(match)"$(resources)", type="$(type)"})
+      |||, { quota: std.join(', ', pod[:2] + ['resourcequota', 'resource']), job: ksmJob, match: if std.length(resources) == 1 then '=' else '=~', resources: std.join('|', resources), type: type }),
       // A hard limit of 0 forbids GPUs on purpose: nothing to divide.
-      expr: quota('used') + ' / (' + quota('hard') + ' > 0) > ' + th.gpuQuotaRatio,
+      expr: e.fill(|||
+        $(used) / ($(hard) > 0) > $(ratio)
+      |||, { used: quota('used'), hard: quota('hard'), ratio: std.toString(th.gpuQuotaRatio) }),
       'for': '30m',
       identity: pod[:2] + ['resourcequota', 'resource'],
       summary: 'A namespace has almost used up its GPU quota.',
@@ -252,8 +275,12 @@ local t = import 'lib/test.libsonnet';
            team: $.teams.infra,
            family: 'capacity',
            severity: 'warning',
-           local failed = 'increase(dra_operations_duration_seconds_count{job="' + k.kubeletJob + '", operation_name="PrepareResources", is_error="true"}[' + w.unschedulable + '])',
-           expr: 'sum ' + e.by([l.cluster, l.host]) + ' (label_replace(' + failed + ', "' + l.host + '", "$1", "' + k.kubeletNodeLabel + '", "(.+)")) > 0',
+           local failed = e.fill(|||
+             increase(dra_operations_duration_seconds_count{job="$(job)", operation_name="PrepareResources", is_error="true"}[$(window)])
+           |||, { job: k.kubeletJob, window: w.unschedulable }),
+           expr: e.fill(|||
+             sum by ($(cluster), $(host)) (label_replace($(failed), "$(host)", "$1", "$(nodeLabel)", "(.+)")) > 0
+           |||, { cluster: l.cluster, host: l.host, failed: failed, nodeLabel: k.kubeletNodeLabel }),
            'for': '5m',
            identity: [l.cluster, l.host],
            summary: "A node's kubelet fails to prepare the DRA devices of its pods.",
@@ -287,8 +314,15 @@ local t = import 'lib/test.libsonnet';
       team: $.teams.infra,
       family: 'capacity',
       severity: 'warning',
-      local perNode(metric) = 'sum ' + e.by([l.cluster, 'node']) + ' (' + metric + '{job="' + ksmJob + '", resource=~"' + gpuResources + '"})',
-      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost('(' + perNode('kube_node_status_capacity') + ' - ' + perNode('kube_node_status_allocatable') + ') > 0') + ')',
+      local perNode(metric) = e.fill(|||
+        sum by ($(cluster), node) ($(metric){job="$(job)", resource=~"$(resources)"})
+      |||, { cluster: l.cluster, metric: metric, job: ksmJob, resources: gpuResources }),
+      local withdrawn = e.fill(|||
+        ($(capacity) - $(allocatable)) > 0
+      |||, { capacity: perNode('kube_node_status_capacity'), allocatable: perNode('kube_node_status_allocatable') }),
+      expr: e.fill(|||
+        max by ($(cluster), $(host)) ($(withdrawn))
+      |||, { cluster: l.cluster, host: l.host, withdrawn: asHost(withdrawn) }),
       'for': '15m',
       identity: [l.cluster, l.host],
       summary: 'The device plugin stopped offering some GPUs of a node.',
@@ -324,8 +358,9 @@ local t = import 'lib/test.libsonnet';
       family: 'exporter',
       severity: 'warning',
       local exporterHost = 'instance:dcgm_exporter_host:group',
-      expr: 'max ' + e.by([l.cluster, l.host]) + ' (' + asHost(gpuNodes) + ')'
-            + ' unless ' + e.on([l.cluster, l.host]) + ' group ' + e.by([l.cluster, l.host]) + ' (last_over_time(' + exporterHost + '[' + w.missing + ']))',
+      expr: e.fill(|||
+        max by ($(node)) ($(gpuNodes)) unless on ($(node)) group by ($(node)) (last_over_time($(exporterHost)[$(window)]))
+      |||, { node: std.join(', ', [l.cluster, l.host]), gpuNodes: asHost(gpuNodes), exporterHost: exporterHost, window: w.missing }),
       'for': '15m',
       identity: [l.cluster, l.host],
       summary: 'A GPU node has no dcgm-exporter: its GPUs are not monitored at all.',
@@ -362,9 +397,9 @@ local t = import 'lib/test.libsonnet';
       local prof = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
       // The node's GPUs report device fields, none of them profiling, while GPUs of the same
       // SKU elsewhere in the cluster do: the SKU supports profiling, this node lost it.
-      expr: 'count ' + e.by([l.cluster, l.host, l.modelName]) + ' (group ' + e.by($.identity.gpu) + ' (' + h + '))'
-            + ' unless ' + e.on([l.cluster, l.host]) + ' group ' + e.by([l.cluster, l.host]) + ' (' + prof + ')'
-            + ' and ' + e.on([l.cluster, l.modelName]) + ' group ' + e.by([l.cluster, l.modelName]) + ' (' + prof + ')',
+      expr: e.fill(|||
+        count by ($(cluster), $(host), $(model)) (group by ($(gpu)) ($(health))) unless on ($(cluster), $(host)) group by ($(cluster), $(host)) ($(prof)) and on ($(cluster), $(model)) group by ($(cluster), $(model)) ($(prof))
+      |||, { cluster: l.cluster, host: l.host, model: l.modelName, gpu: std.join(', ', $.identity.gpu), health: h, prof: prof }),
       'for': '15m',
       identity: [l.cluster, l.host, l.modelName],
       summary: 'GPUs report their device fields but no profiling fields.',
@@ -398,7 +433,9 @@ local t = import 'lib/test.libsonnet';
       team: $.teams.infra,
       family: 'hygiene',
       severity: 'warning',
-      expr: 'count ' + e.by([l.cluster, l.modelName, l.driverVersion]) + ' (' + gate + ') > 0',
+      expr: e.fill(|||
+        count by ($(cluster), $(model), $(driver)) ($(gate)) > 0
+      |||, { cluster: l.cluster, model: l.modelName, driver: l.driverVersion, gate: gate }),
       'for': '30m',
       identity: [l.cluster, l.modelName, l.driverVersion],
       summary: 'GPUs run a driver outside the branches validated for their SKU.',

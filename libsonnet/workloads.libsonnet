@@ -89,7 +89,9 @@ local t = import 'lib/test.libsonnet';
   local inf = $.inference,
   local owner = ['owner_kind', 'owner_name'],
   local workload = [l.cluster, l.namespace] + owner,
-  local stragglerRecord = 'gpu_pod:dcgm_sm_active:avg' + w.straggler,
+  local stragglerRecord = e.fill(|||
+    gpu_pod:dcgm_sm_active:avg$(window)
+  |||, { window: w.straggler }),
   local ttftTrack = 'model_track:vllm_time_to_first_token_seconds:p99_rate5m',
   local errorsTrack = 'model_track:vllm_request_errors:ratio_rate5m',
   local ksmJob = $.kubeStateMetrics.job,
@@ -100,6 +102,9 @@ local t = import 'lib/test.libsonnet';
     // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
     [stragglerRecord]: {
       family: 'workload',
+      local owners = e.fill(|||
+        kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
+      |||, { job: ksmJob, kinds: std.join('|', $.training.ownerKinds) }),
       expr: e.fill(|||
         max by ($(gpu)) (
             avg_over_time(DCGM_FI_PROF_SM_ACTIVE{$(namespace)!="", $(mig)=""}[$(window)])
@@ -113,15 +118,19 @@ local t = import 'lib/test.libsonnet';
         window: w.straggler,
         pod: std.join(', ', [l.cluster, l.namespace, l.pod]),
         owner: std.join(', ', owner),
-        owners: e.asExporterPod(l, 'kube_pod_owner{job="' + ksmJob + '", owner_is_controller="true", owner_kind=~"' + std.join('|', $.training.ownerKinds) + '", owner_name!="<none>"}'),
+        owners: e.asExporterPod(l, owners),
       }),
     },
   } + {
     // Canary versus baseline, per model: p99 time to first token and the request error ratio
     // of each track, and the canary's ratio to the baseline.
     local r = $.release,
-    local tracks = r.label + '=~"' + r.canary + '|' + r.baseline + '"',
-    local compare(rec, op) = rec + '{' + r.label + '="' + r.canary + '"} ' + op + ' ignoring (' + r.label + ') ' + rec + '{' + r.label + '="' + r.baseline + '"}',
+    local tracks = e.fill(|||
+      $(track)=~"$(canary)|$(baseline)"
+    |||, { track: r.label, canary: r.canary, baseline: r.baseline }),
+    local compare(rec, op) = e.fill(|||
+      $(rec){$(track)="$(canary)"} $(op) ignoring ($(track)) $(rec){$(track)="$(baseline)"}
+    |||, { rec: rec, op: op, track: r.label, canary: r.canary, baseline: r.baseline }),
     local perTrack = [l.cluster, 'namespace', 'model_name', r.label],
     // Inputs: a model served by a canary and a baseline pod.
     local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, model_name: 'llama-3-8b', [r.label]: trackName } + extra,
@@ -142,8 +151,9 @@ local t = import 'lib/test.libsonnet';
     [errorsTrack]: {
       section: 'release',
       family: 'release',
-      expr: 'sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '", status="5xx"}[5m]))'
-            + ' / sum ' + e.by(perTrack) + ' (rate(' + inf.requests + '{' + tracks + ', handler=~"' + inf.handlers + '"}[5m]))',
+      expr: e.fill(|||
+        sum by ($(perTrack)) (rate($(requests){$(tracks), handler=~"$(handlers)", status="5xx"}[5m])) / sum by ($(perTrack)) (rate($(requests){$(tracks), handler=~"$(handlers)"}[5m]))
+      |||, { perTrack: std.join(', ', perTrack), requests: inf.requests, tracks: tracks, handlers: inf.handlers }),
     },
     'model:vllm_time_to_first_token_seconds:canary_p99_ratio': {
       section: 'release',
@@ -173,7 +183,9 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       // Graphics-engine activity is reported per MIG instance (GPU_UTIL is not), so an idle
       // instance is found even when its neighbours are busy.
-      expr: 'max by (' + id + ') (avg_over_time(' + activity + '{' + l.namespace + '!=""}[5m])) < ' + th.idleActivity,
+      expr: e.fill(|||
+        max by ($(gpu)) (avg_over_time($(activity){$(namespace)!=""}[5m])) < $(threshold)
+      |||, { gpu: id, activity: activity, namespace: l.namespace, threshold: std.toString(th.idleActivity) }),
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
       description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + e.num(th.idleActivity) + ').',
@@ -203,7 +215,7 @@ local t = import 'lib/test.libsonnet';
           and on ($(entity)) DCGM_FI_PROF_SM_ACTIVE < $(sm)
           and on ($(entity)) DCGM_FI_PROF_DRAM_ACTIVE < $(dram)
         )
-      |||, { gpu: id, activity: activity, namespace: l.namespace, entity: entity, engine: '' + th.hungEngineActivity, sm: '' + th.hungSMActivity, dram: '' + th.hungDRAMActivity }),
+      |||, { gpu: id, activity: activity, namespace: l.namespace, entity: entity, engine: std.toString(th.hungEngineActivity), sm: std.toString(th.hungSMActivity), dram: std.toString(th.hungDRAMActivity) }),
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
       description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' % and its memory interface under ' + e.percent(th.hungDRAMActivity) + ' %: the job is probably hung (an NCCL collective waiting on a rank), not training.',
@@ -224,7 +236,9 @@ local t = import 'lib/test.libsonnet';
         meaning: 'For ' + $.alerts.GPUBusyNotWorking['for'] + ' the GPU has looked busy (graphics engine over ' + e.percent(th.hungEngineActivity) + ' % active) while doing almost no work: SMs under ' + e.percent(th.hungSMActivity) + ' %, memory interface under ' + e.percent(th.hungDRAMActivity) + ' % (tensor pipes idle and power low with them). That is what a hung collective looks like: NCCL kernels spin waiting for a rank that never arrives.',
         impact: 'The job makes no progress while holding its GPUs (often every GPU of a multi-node job); utilization dashboards show it busy, so nothing else notices.',
         queries: [
-          { title: 'Engine against SM activity of the pod', expr: 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"} - DCGM_FI_PROF_SM_ACTIVE{' + l.namespace + '="$' + l.namespace + '", ' + l.pod + '="$' + l.pod + '"}' },
+          { title: 'Engine against SM activity of the pod', expr: e.fill(|||
+            DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(namespace)="$$(namespace)", $(pod)="$$(pod)"} - DCGM_FI_PROF_SM_ACTIVE{$(namespace)="$$(namespace)", $(pod)="$$(pod)"}
+          |||, { namespace: l.namespace, pod: l.pod }) },
         ],
         diagnosis: [
           { check: 'Do other GPUs of the same job fire this alert?', yes: 'The whole job is waiting on one rank: find it (its GPU may show an XID, its node a network fault), then restart the job from its last checkpoint.', no: '' },
@@ -239,7 +253,9 @@ local t = import 'lib/test.libsonnet';
     GPUClusterAllocationHigh: mlp {
       family: 'capacity',
       severity: 'warning',
-      expr: 'cluster:kube_gpu_allocation:ratio > ' + th.clusterAllocationRatio,
+      expr: e.fill(|||
+        cluster:kube_gpu_allocation:ratio > $(threshold)
+      |||, { threshold: std.toString(th.clusterAllocationRatio) }),
       'for': '15m',
       identity: [l.cluster],
       summary: 'A cluster has almost no allocatable GPUs left.',
@@ -269,10 +285,12 @@ local t = import 'lib/test.libsonnet';
     GPUTrainingStraggler: mlp {
       family: 'utilization',
       severity: 'warning',
-      local median = 'quantile ' + e.by(workload) + ' (0.5, ' + stragglerRecord + ')',
-      expr: stragglerRecord + ' < ' + e.on(workload) + ' group_left () (' + th.stragglerRatio + ' * ' + median + ')'
-            + ' and ' + e.on(workload) + ' (' + median + ' > ' + th.stragglerBusyActivity + ')'
-            + ' and ' + e.on(workload) + ' (count ' + e.by(workload) + ' (' + stragglerRecord + ') > 1)',
+      local median = e.fill(|||
+        quantile by ($(workload)) (0.5, $(record))
+      |||, { workload: std.join(', ', workload), record: stragglerRecord }),
+      expr: e.fill(|||
+        $(record) < on ($(workload)) group_left () ($(ratio) * $(median)) and on ($(workload)) ($(median) > $(busy)) and on ($(workload)) (count by ($(workload)) ($(record)) > 1)
+      |||, { record: stragglerRecord, workload: std.join(', ', workload), ratio: std.toString(th.stragglerRatio), median: median, busy: std.toString(th.stragglerBusyActivity) }),
       'for': '15m',
       identity: $.identity.alert + owner,
       summary: 'One GPU of a multi-GPU workload is far slower than its siblings.',
@@ -312,8 +330,9 @@ local t = import 'lib/test.libsonnet';
       section: 'inference',
       family: 'inference',
       severity: 'warning',
-      expr: 'max by (' + infId + ') (avg_over_time(' + inf.kvCacheUsage + '[10m])) > ' + th.kvCacheUsageRatio
-            + ' and on (' + infId + ') max by (' + infId + ') (increase(' + inf.preemptions + '[10m])) > 0',
+      expr: e.fill(|||
+        max by ($(server)) (avg_over_time($(usage)[10m])) > $(threshold) and on ($(server)) max by ($(server)) (increase($(preemptions)[10m])) > 0
+      |||, { server: infId, usage: inf.kvCacheUsage, threshold: std.toString(th.kvCacheUsageRatio), preemptions: inf.preemptions }),
       'for': '10m',
       identity: inf.identity,
       summary: 'An inference server runs out of KV cache and preempts requests.',
@@ -331,8 +350,9 @@ local t = import 'lib/test.libsonnet';
       section: 'inference',
       family: 'inference',
       severity: 'warning',
-      expr: 'max by (' + infId + ') (' + inf.waiting + ') > ' + th.inferenceQueueDepth
-            + ' and on (' + infId + ') max by (' + infId + ') (deriv(' + inf.waiting + '[10m])) > 0',
+      expr: e.fill(|||
+        max by ($(server)) ($(waiting)) > $(depth) and on ($(server)) max by ($(server)) (deriv($(waiting)[10m])) > 0
+      |||, { server: infId, waiting: inf.waiting, depth: std.toString(th.inferenceQueueDepth) }),
       'for': '10m',
       identity: inf.identity,
       summary: 'Requests keep piling up in an inference server queue.',
@@ -357,7 +377,9 @@ local t = import 'lib/test.libsonnet';
       family: 'inference',
       severity: 'warning',
       expr: std.join(' or ', [
-        'label_replace(group by (' + infId + ') (' + inf.running + ') unless on (' + infId + ') group by (' + infId + ') (' + m + '), "metric", "' + m + '", "", "")'
+        e.fill(|||
+          label_replace(group by ($(server)) ($(running)) unless on ($(server)) group by ($(server)) ($(metric)), "metric", "$(metric)", "", "")
+        |||, { server: infId, running: inf.running, metric: m })
         for m in guarded
       ]),
       'for': '30m',
@@ -384,7 +406,7 @@ local t = import 'lib/test.libsonnet';
         max by ($(gpu)) (
           predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon)) > $(used) + $(free)
         )
-      |||, { gpu: id, used: used, free: free, namespace: l.namespace, window: w.memoryTrend, horizon: '' + th.memoryForecastHours * 3600 }),
+      |||, { gpu: id, used: used, free: free, namespace: l.namespace, window: w.memoryTrend, horizon: std.toString(th.memoryForecastHours * 3600) }),
       'for': '15m',
       summary: "A workload's GPU memory keeps growing and will run out within hours.",
       local amount = if $.fields[used].unit == 'MiB' then '{{ $value | printf "%.0f" }} MiB' else '{{ $value | humanize1024 }}B',
@@ -406,7 +428,9 @@ local t = import 'lib/test.libsonnet';
     GPUDriverVersionSkew: hygiene {
       severity: 'warning',
       local h = $.exporter.healthField,
-      expr: 'count by (' + l.cluster + ') (group by (' + l.cluster + ', ' + l.driverVersion + ') (' + h + ')) > 1',
+      expr: e.fill(|||
+        count by ($(cluster)) (group by ($(cluster), $(driver)) ($(health))) > 1
+      |||, { cluster: l.cluster, driver: l.driverVersion, health: h }),
       'for': '30m',
       identity: [l.cluster],
       summary: 'GPUs of one cluster run different driver versions.',
@@ -420,9 +444,13 @@ local t = import 'lib/test.libsonnet';
 
     DCGMExporterScrapesFailing: hygiene {
       severity: 'warning',
-      local up = 'up{job="' + $.exporter.job + '"}',
+      local up = e.fill(|||
+        up{job="$(job)"}
+      |||, { job: $.exporter.job }),
       // A target down for good is DCGMExporterDown's.
-      expr: '(1 - avg_over_time(' + up + '[' + w.scrapeFailures + '])) > ' + th.scrapeFailureRatio + ' unless max_over_time(' + up + '[5m]) == 0',
+      expr: e.fill(|||
+        (1 - avg_over_time($(up)[$(window)])) > $(ratio) unless max_over_time($(up)[5m]) == 0
+      |||, { up: up, window: w.scrapeFailures, ratio: std.toString(th.scrapeFailureRatio) }),
       'for': '10m',
       identity: [l.cluster, 'instance', 'job'],
       summary: 'A dcgm-exporter target keeps failing scrapes while it is up.',
