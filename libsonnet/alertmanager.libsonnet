@@ -67,7 +67,9 @@
     // allocation, quota and scheduling alerts go blind and the cordon inhibition loses its
     // source, at once: one ticket per cluster says so.
     GPUKubeStateMetricsDown: {
-      local ksm = 'kube_node_info{job="' + $.kubeStateMetrics.job + '"}',
+      local ksm = e.fill(|||
+        kube_node_info{job="$(job)"}
+      |||, { job: $.kubeStateMetrics.job }),
       family: 'node',
       team: $.teams.infra,
       severity: 'warning',
@@ -94,8 +96,12 @@
         meaning: 'No kube_node_info series of job ' + $.kubeStateMetrics.job + ' for the cluster: kube-state-metrics is down, not scraped, or lists nothing (RBAC, API errors).',
         impact: 'Every alert that reads kube-state-metrics (capacity, allocation, quota, scheduling, the GPU availability SLO) is blind in the cluster, and the cordon inhibition has no source; while this ticket fires, it silences the alerts the cordon would (' + std.join(', ', $.alertmanager.inhibit.nodeUnschedulableFamilies) + ' families) so that a cordoned node does not ticket.',
         queries: [
-          { title: 'Is kube-state-metrics scraped and up', expr: 'up{job="' + $.kubeStateMetrics.job + '"}' },
-          { title: 'Nodes it reports per cluster', expr: 'count by (' + l.cluster + ') (' + ksm + ')' },
+          { title: 'Is kube-state-metrics scraped and up', expr: e.fill(|||
+            up{job="$(job)"}
+          |||, { job: $.kubeStateMetrics.job }) },
+          { title: 'Nodes it reports per cluster', expr: e.fill(|||
+            count by ($(cluster)) ($(ksm))
+          |||, { cluster: l.cluster, ksm: ksm }) },
         ],
         diagnosis: [
           { check: 'Is up{job="' + $.kubeStateMetrics.job + '"} 0 or absent?', yes: 'The pod is down or not scraped: check `kubectl -n <namespace> get pods -l app.kubernetes.io/name=kube-state-metrics` and the scrape configuration.', no: 'It runs but lists nothing: check its logs for RBAC (forbidden) or API errors.' },
@@ -112,7 +118,12 @@
       family: 'node',
       team: $.teams.infra,
       severity: 'info',
-      expr: 'max by (' + l.cluster + ', ' + l.host + ') (' + e.asHost(l, 'kube_node_spec_unschedulable{job="' + $.kubeStateMetrics.job + '"} == 1') + ')',
+      local unschedulable = e.fill(|||
+        kube_node_spec_unschedulable{job="$(job)"} == 1
+      |||, { job: $.kubeStateMetrics.job }),
+      expr: e.fill(|||
+        max by ($(cluster), $(host)) ($(unschedulable))
+      |||, { cluster: l.cluster, host: l.host, unschedulable: e.asHost(l, unschedulable) }),
       identity: [l.cluster, l.host],
       summary: 'A GPU node is cordoned or draining.',
       description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} is unschedulable (cordoned or draining): its utilization alerts are inhibited.',
@@ -124,8 +135,13 @@
         meaning: 'kube-state-metrics reports the node unschedulable: someone cordoned it, or a drain is in progress.',
         impact: 'None by itself. While it fires, utilization and workload alerts of the node are inhibited: an emptied node is idle on purpose.',
         queries: [
-          { title: 'Unschedulable GPU nodes of the cluster', expr: 'kube_node_spec_unschedulable{' + l.cluster + '="$' + l.cluster + '"} == 1' },
-          { title: 'Other alerts on the node', expr: 'ALERTS{alertstate="firing", ' + l.host + '="$' + l.host + '"}' },
+          // ($$(cluster) and $$(host) are the dashboard variables $cluster and $host.)
+          { title: 'Unschedulable GPU nodes of the cluster', expr: e.fill(|||
+            kube_node_spec_unschedulable{$(cluster)="$$(cluster)"} == 1
+          |||, { cluster: l.cluster }) },
+          { title: 'Other alerts on the node', expr: e.fill(|||
+            ALERTS{alertstate="firing", $(host)="$$(host)"}
+          |||, { host: l.host }) },
         ],
         diagnosis: [
           { check: 'Is a hardware alert firing on the node?', yes: 'The cordon is part of its repair: follow that runbook.', no: '' },

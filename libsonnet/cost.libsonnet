@@ -85,7 +85,9 @@ local t = import 'lib/test.libsonnet';
   // GPU-hours of the last day: the per-hour record summed over its samples, each one
   // evaluation interval long. The cases feed the test's hour (evalTime / interval + 1 samples).
   local hoursPerSample = e.seconds($.recording.interval) / 3600,
-  local gpuHours(rec) = 'sum_over_time(' + rec + '[1d]) / ' + e.num(3600 / e.seconds($.recording.interval)),
+  local gpuHours(rec) = e.fill(|||
+    sum_over_time($(rec)[1d]) / $(samplesPerHour)
+  |||, { rec: rec, samplesPerHour: e.num(3600 / e.seconds($.recording.interval)) }),
   local testSamples = e.seconds($.tests.evalTime) / e.seconds($.tests.interval) + 1,
 
   // One price rule per SKU, told apart by its modelName label (an `or` of label_replace()s
@@ -95,7 +97,9 @@ local t = import 'lib/test.libsonnet';
       record: 'mig_profile:gpu_share:ratio',
       labels: { [l.migProfile]: p },
       family: 'cost',
-      expr: 'vector(' + e.num($.sharing.migProfileWeights[p]) + ')',
+      expr: e.fill(|||
+        vector($(weight))
+      |||, { weight: e.num($.sharing.migProfileWeights[p]) }),
     }
     for p in std.objectFields($.sharing.migProfileWeights)
   } + {
@@ -104,7 +108,9 @@ local t = import 'lib/test.libsonnet';
       section: 'cost',
       labels: { [l.modelName]: s },
       family: 'cost',
-      expr: 'vector(' + e.num(price(s)) + ')',
+      expr: e.fill(|||
+        vector($(price))
+      |||, { price: e.num(price(s)) }),
       // One case checks every SKU's rule: they record one metric.
       [if s == skus[0] then 'tests']: check('sku:gpu_hourly_cost:dollars', [t.sample({ [l.modelName]: x }, price(x)) for x in skus]),
     }
@@ -122,15 +128,31 @@ local t = import 'lib/test.libsonnet';
         'pint disable promql/impossible',
       ],
       local slot = $.identity.gpuJoin + [l.migInstance],
-      local profiled = 'max ' + e.by(slot) + ' (group ' + e.by(slot + [l.migProfile]) + ' (' + h + '{' + l.migInstance + '!=""}) * ' + e.on([l.migProfile]) + ' group_left () mig_profile:gpu_share:ratio)',
+      local pieces = {
+        slot: std.join(', ', slot),
+        gpuJoin: std.join(', ', $.identity.gpuJoin),
+        health: h,
+        mig: l.migInstance,
+        profile: l.migProfile,
+      },
+      local profiled = e.fill(|||
+        max by ($(slot)) (group by ($(slot), $(profile)) ($(health){$(mig)!=""}) * on ($(profile)) group_left () mig_profile:gpu_share:ratio)
+      |||, pieces),
       // A whole GPU's series have no instance label: grouped without it, they join slot "".
-      local whole = 'group ' + e.by($.identity.gpuJoin) + ' (' + h + '{' + l.migInstance + '=""})',
+      local whole = e.fill(|||
+        group by ($(gpuJoin)) ($(health){$(mig)=""})
+      |||, pieces),
       // A GPU's count of instances is never 0; the filter says so to pint (promql/nan).
-      local evenly = 'group ' + e.by(slot) + ' (' + h + ') / ' + e.on($.identity.gpuJoin) + ' group_left () (count ' + e.by($.identity.gpuJoin) + ' (group ' + e.by(slot) + ' (' + h + ')) > 0)',
-      local weight = '(' + profiled + ' or ' + whole + ' or ' + evenly + ')',
+      local evenly = e.fill(|||
+        group by ($(slot)) ($(health)) / on ($(gpuJoin)) group_left () (count by ($(gpuJoin)) (group by ($(slot)) ($(health))) > 0)
+      |||, pieces),
       // Never 0 (a slot that reports has a holder, perhaps no pod); the filter says so to pint.
-      local holders = '(count ' + e.by(slot) + ' (group ' + e.by(slot + [ns, l.pod]) + ' (' + h + ')) > 0)',
-      expr: 'group ' + e.by(id + [l.migInstance]) + ' (' + h + ') * ' + e.on(slot) + ' group_left () (' + weight + ' / ' + holders + ')',
+      local holders = e.fill(|||
+        (count by ($(slot)) (group by ($(slot), $(ns), $(pod)) ($(health))) > 0)
+      |||, pieces { ns: ns, pod: l.pod }),
+      expr: e.fill(|||
+        group by ($(alert), $(mig)) ($(health)) * on ($(slot)) group_left () (($(profiled) or $(whole) or $(evenly)) / $(holders))
+      |||, pieces { alert: std.join(', ', id), profiled: profiled, whole: whole, evenly: evenly, holders: holders }),
       local shared(pod) = gpu('node-s', 0, a100, ['serving', pod]),
       local layout = [['3g.40gb', 'train-3g'], ['2g.20gb', 'train-2g'], ['1g.10gb', 'infer-a'], ['1g.10gb', 'infer-b']],
       local migGPU(i) = gpu('node-m', 0, h100, ['research', layout[i][1]], i + 1) { [l.migProfile]: layout[i][0] },
@@ -147,13 +169,20 @@ local t = import 'lib/test.libsonnet';
     },
     'namespace:gpu_allocated:sum': {
       family: 'cost',
-      expr: 'sum ' + e.by(perNamespace) + ' (' + names.gpuShare + '{' + ns + '!=""})',
+      expr: e.fill(|||
+        sum by ($(by)) ($(share){$(ns)!=""})
+      |||, { by: std.join(', ', perNamespace), share: names.gpuShare, ns: ns }),
       tests: check('namespace:gpu_allocated:sum', [t.sample(research { [l.modelName]: h100 }, researchGPUs), t.sample(serving { [l.modelName]: a100 }, 1)]),
     },
     'namespace:gpu_used:sum': {
       family: 'cost',
-      expr: 'sum ' + e.by(perNamespace) + ' (' + names.gpuShare + '{' + ns + '!=""} * ' + e.on(id + [l.migInstance]) + ' group_left () '
-            + 'max ' + e.by(id + [l.migInstance]) + ' (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])))',
+      local gpu = std.join(', ', id + [l.migInstance]),
+      local activity = e.fill(|||
+        max by ($(gpu)) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m]))
+      |||, { gpu: gpu }),
+      expr: e.fill(|||
+        sum by ($(by)) ($(share){$(ns)!=""} * on ($(gpu)) group_left () $(activity))
+      |||, { by: std.join(', ', perNamespace), share: names.gpuShare, ns: ns, gpu: gpu, activity: activity }),
       tests: check('namespace:gpu_used:sum', [t.sample(research { [l.modelName]: h100 }, researchUsed), t.sample(serving { [l.modelName]: a100 }, 0.25)]),
     },
     // A partial day: the namespaces held their GPUs for the test's hour only.
@@ -173,42 +202,59 @@ local t = import 'lib/test.libsonnet';
     'cluster:gpu_unpriced:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster, l.modelName]) + ' (namespace:gpu_allocated:sum unless ' + e.on([l.modelName]) + ' sku:gpu_hourly_cost:dollars)',
+      expr: e.fill(|||
+        sum by ($(cluster), $(sku)) (namespace:gpu_allocated:sum unless on ($(sku)) sku:gpu_hourly_cost:dollars)
+      |||, { cluster: l.cluster, sku: l.modelName }),
       tests: [t.recordCase('an SKU without a price', input + [
         t.series(h, '65x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
         t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', '0.5x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
       ], [t.sample({ [l.cluster]: 'prod', [l.modelName]: 'NVIDIA B200' }, 1)], 'cluster:gpu_unpriced:sum')],
     },
-    local priced(rec) = rec + ' * ' + e.on([l.modelName]) + ' group_left () sku:gpu_hourly_cost:dollars',
+    local priced(rec) = e.fill(|||
+      $(rec) * on ($(sku)) group_left () sku:gpu_hourly_cost:dollars
+    |||, { rec: rec, sku: l.modelName }),
     'namespace:gpu_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('namespace:gpu_allocated:sum') + ')',
+      expr: e.fill(|||
+        sum by ($(cluster), $(ns)) ($(cost))
+      |||, { cluster: l.cluster, ns: ns, cost: priced('namespace:gpu_allocated:sum') }),
       tests: check('namespace:gpu_cost_dollars_per_hour:sum', [t.sample(research, researchGPUs * price(h100)), t.sample(serving, price(a100))]),
     },
     'namespace:gpu_idle_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster, ns]) + ' (' + priced('(namespace:gpu_allocated:sum - namespace:gpu_used:sum)') + ')',
+      expr: e.fill(|||
+        sum by ($(cluster), $(ns)) ($(cost))
+      |||, { cluster: l.cluster, ns: ns, cost: priced('(namespace:gpu_allocated:sum - namespace:gpu_used:sum)') }),
       tests: check('namespace:gpu_idle_cost_dollars_per_hour:sum', [t.sample(research, (researchGPUs - researchUsed) * price(h100)), t.sample(serving, 0.75 * price(a100))]),
     },
     'team:gpu_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster, l.team]) + ' (namespace:gpu_cost_dollars_per_hour:sum * ' + e.on([l.cluster, ns]) + ' group_left (' + l.team + ') '
-            + e.asExporterNamespace(l, 'label_replace(kube_namespace_labels{job="' + $.kubeStateMetrics.job + '", ' + $.cost.teamLabel + '!=""}, "' + l.team + '", "$1", "' + $.cost.teamLabel + '", "(.+)")') + ')',
+      // Each namespace's team, from its kube_namespace_labels label.
+      local teams = e.asExporterNamespace(l, e.fill(|||
+        label_replace(kube_namespace_labels{job="$(job)", $(teamLabel)!=""}, "$(team)", "$1", "$(teamLabel)", "(.+)")
+      |||, { job: $.kubeStateMetrics.job, teamLabel: $.cost.teamLabel, team: l.team })),
+      expr: e.fill(|||
+        sum by ($(cluster), $(team)) (namespace:gpu_cost_dollars_per_hour:sum * on ($(cluster), $(ns)) group_left ($(team)) $(teams))
+      |||, { cluster: l.cluster, team: l.team, ns: ns, teams: teams }),
       tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', [l.team]: 'team-a' }, researchGPUs * price(h100)), t.sample({ [l.cluster]: 'prod', [l.team]: 'team-b' }, price(a100))]),
     },
     'cluster:gpu_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_cost_dollars_per_hour:sum)',
+      expr: e.fill(|||
+        sum by ($(cluster)) (namespace:gpu_cost_dollars_per_hour:sum)
+      |||, { cluster: l.cluster }),
       tests: check('cluster:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, researchGPUs * price(h100) + price(a100))]),
     },
     'cluster:gpu_idle_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
-      expr: 'sum ' + e.by([l.cluster]) + ' (namespace:gpu_idle_cost_dollars_per_hour:sum)',
+      expr: e.fill(|||
+        sum by ($(cluster)) (namespace:gpu_idle_cost_dollars_per_hour:sum)
+      |||, { cluster: l.cluster }),
       tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, (researchGPUs - researchUsed) * price(h100) + 0.75 * price(a100))]),
     },
   },
@@ -232,8 +278,13 @@ local t = import 'lib/test.libsonnet';
         meaning: "Pods hold GPUs whose modelName has no entry in the catalog's cost.gpuHourly: namespace and team cost records price them at nothing.",
         impact: 'Chargeback and idle-cost reports understate what these namespaces spend; nothing breaks.',
         queries: [
-          { title: 'Unpriced GPUs by SKU', expr: 'cluster:gpu_unpriced:sum{' + l.cluster + '="$' + l.cluster + '"}' },
-          { title: 'Namespaces holding them', expr: 'namespace:gpu_allocated:sum{' + l.cluster + '="$' + l.cluster + '", ' + l.modelName + '="$' + l.modelName + '"}' },
+          // ($$(cluster) is the dashboard variable $cluster.)
+          { title: 'Unpriced GPUs by SKU', expr: e.fill(|||
+            cluster:gpu_unpriced:sum{$(cluster)="$$(cluster)"}
+          |||, { cluster: l.cluster }) },
+          { title: 'Namespaces holding them', expr: e.fill(|||
+            namespace:gpu_allocated:sum{$(cluster)="$$(cluster)", $(sku)="$$(sku)"}
+          |||, { cluster: l.cluster, sku: l.modelName }) },
         ],
         diagnosis: [
           { check: 'Is the SKU new in the fleet (a new node pool)?', yes: 'Add its price to cost.gpuHourly in your gpuobs.jsonnet and regenerate.', no: '' },

@@ -36,7 +36,11 @@ local t = import 'lib/test.libsonnet';
     ],
     mitigation:: ['Roll back the latest change.', 'Move load away from failing GPUs or nodes.', 'Scale out if demand outgrew capacity.'],
     dashboards:: ['L1', 'L2'],
-    errorRatio(w):: '(' + self.badEvents(w) + ') / ' + self.events(w),
+    errorRatio(w)::
+      local slo = self;
+      e.fill(|||
+        ($(bad)) / $(all)
+      |||, { bad: slo.badEvents(w), all: slo.events(w) }),
     alerts: {
       FastBurn: { severity: 'critical', 'for': '2m' },
       SlowBurn: { severity: 'warning', 'for': '15m' },
@@ -84,9 +88,16 @@ local t = import 'lib/test.libsonnet';
       objective: 0.995,
       description: e.percent(self.objective) + ' % of inference requests succeed (no 5xx)',
       by: [l.cluster, 'namespace'],
-      local requests(w, status) = 'sum ' + e.by(self.by) + ' (rate(' + inf.requests + '{handler=~"' + inf.handlers + '"' + status + '}[' + w + ']))',
-      badEvents(w):: requests(w, ', status="5xx"'),
-      events(w):: requests(w, ''),
+      local requests(w, matchers) =
+        local by = std.join(', ', self.by);
+        e.fill(|||
+          sum by ($(by)) (rate($(requests){$(matchers)}[$(window)]))
+        |||, { by: by, requests: inf.requests, matchers: std.join(', ', matchers), window: w }),
+      local handler = e.fill(|||
+        handler=~"$(handlers)"
+      |||, { handlers: inf.handlers }),
+      badEvents(w):: requests(w, [handler, 'status="5xx"']),
+      events(w):: requests(w, [handler]),
       scenario(bad, idleAfter=60):: {
         local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
         target: { namespace: 'inference' },
@@ -114,10 +125,16 @@ local t = import 'lib/test.libsonnet';
       objective: 0.99,
       description: e.percent(self.objective) + ' % of GPU capacity is healthy',
       by: [l.cluster],
-      errorRatio(w):: 'avg_over_time(cluster:gpu_unavailable:ratio[' + w + '])',
+      errorRatio(w):: e.fill(|||
+        avg_over_time(cluster:gpu_unavailable:ratio[$(window)])
+      |||, { window: w }),
       // GPU-time: unavailable GPUs and capacity, each averaged over the window.
-      badEvents(w):: 'avg_over_time(cluster:gpu_unavailable:count[' + w + '])',
-      events(w):: 'avg_over_time(cluster:kube_gpu_capacity:sum[' + w + '])',
+      badEvents(w):: e.fill(|||
+        avg_over_time(cluster:gpu_unavailable:count[$(window)])
+      |||, { window: w }),
+      events(w):: e.fill(|||
+        avg_over_time(cluster:kube_gpu_capacity:sum[$(window)])
+      |||, { window: w }),
       // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node
       // whose 15 GPUs the exporter has not reported for the last 3 minutes.
       scenario(bad, idleAfter=60)::
@@ -139,14 +156,28 @@ local t = import 'lib/test.libsonnet';
 
   local budget(s) = 1 - s.objective,
   // PromQL for the budget: "(1 - 0.99)" reads better than the float it computes to.
-  local budgetExpr(s) = '(1 - ' + s.objective + ')',
-  local ratioRecord(w) = 'slo:sli_error:ratio_rate' + w,
+  local budgetExpr(s) = e.fill(|||
+    (1 - $(objective))
+  |||, { objective: std.toString(s.objective) }),
+  local ratioRecord(w) = e.fill(|||
+    slo:sli_error:ratio_rate$(window)
+  |||, { window: w }),
   local shortest(s) = s.tiers[0].short,
-  local badRecord(s) = 'slo:sli_bad_events:rate' + shortest(s),
-  local eventsRecord(s) = 'slo:sli_events:rate' + shortest(s),
+  local badRecord(s) = e.fill(|||
+    slo:sli_bad_events:rate$(window)
+  |||, { window: shortest(s) }),
+  local eventsRecord(s) = e.fill(|||
+    slo:sli_events:rate$(window)
+  |||, { window: shortest(s) }),
   local sloNames = std.objectFields($.slos),
   local windows(s) = std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers])),
-  local selectSLO(name, rec) = rec + '{slo="' + name + '"}',
+  local selectSLO(name, rec) = e.fill(|||
+    $(record){slo="$(slo)"}
+  |||, { record: rec, slo: name }),
+  // The SLO's recorded rec summed over a window.
+  local sumOver(name, rec, w) = e.fill(|||
+    sum_over_time($(series)[$(window)])
+  |||, { series: selectSLO(name, rec), window: w }),
   local fastest(s) = s.tiers[0].long,
 
   // One rule per SLO and window, all recording the same metric told apart by the `slo` label:
@@ -159,9 +190,10 @@ local t = import 'lib/test.libsonnet';
   // takes rate() of raw histograms over days every minute.
   local windowRatio(n, w) =
     local s = $.slos[n];
-    local over(rec) = 'sum_over_time(' + selectSLO(n, rec) + '[' + w + '])';
     if w == shortest(s) then s.errorRatio(w)
-    else over(badRecord(s)) + ' / (' + over(eventsRecord(s)) + ' > 0)',
+    else e.fill(|||
+      $(bad) / ($(all) > 0)
+    |||, { bad: sumOver(n, badRecord(s), w), all: sumOver(n, eventsRecord(s), w) }),
   records+: std.foldl(function(acc, o) acc + o, [
     sloRecord(ratioRecord(w), n, windowRatio(n, w))
     for n in sloNames
@@ -175,16 +207,18 @@ local t = import 'lib/test.libsonnet';
     local check(record, what, value) = [t.recordCase(what, input, [t.sample(labels, t.round3(value))], 'round(' + selectSLO(n, record) + ', 0.001)')];
     sloRecord('slo:objective:ratio',
               n,
-              'vector(' + $.slos[n].objective + ')',
+              e.fill(|||
+                vector($(objective))
+              |||, { objective: std.toString($.slos[n].objective) }),
               [t.recordCase('the objective', [], [t.sample({ slo: n }, $.slos[n].objective)], selectSLO(n, 'slo:objective:ratio'))])
     + sloRecord(badRecord($.slos[n]), n, $.slos[n].badEvents(shortest($.slos[n])))
     + sloRecord(eventsRecord($.slos[n]), n, $.slos[n].events(shortest($.slos[n])))
     + sloRecord('slo:error_budget:remaining',
                 n,
                 local s = $.slos[n];
-                local over(rec) = 'sum_over_time(' + selectSLO(n, rec) + '[' + s.period + '])';
-                '1 - (' + over(badRecord(s)) + ' / (' + over(eventsRecord(s)) + ' > 0)) / ' + budgetExpr(s)
-                + ' or 0 * ' + over(eventsRecord(s)) + ' + 1',
+                e.fill(|||
+                  1 - ($(bad) / ($(all) > 0)) / $(budget) or 0 * $(all) + 1
+                |||, { bad: sumOver(n, badRecord(s), s.period), all: sumOver(n, eventsRecord(s), s.period), budget: budgetExpr(s) }),
                 check('slo:error_budget:remaining', 'failing three budgets: two overspent', 1 - sc.value / budget($.slos[n]))
                 + (if std.objectHasAll($.slos[n], 'requestBased') then [
                      // Traffic stops for the last half hour: the minutes without events weigh nothing.
@@ -194,19 +228,27 @@ local t = import 'lib/test.libsonnet';
                    ] else []))
     + sloRecord('slo:error_budget:burn_rate',
                 n,
-                selectSLO(n, ratioRecord(fastest($.slos[n]))) + ' / ' + budgetExpr($.slos[n]),
+                e.fill(|||
+                  $(ratio) / $(budget)
+                |||, { ratio: selectSLO(n, ratioRecord(fastest($.slos[n]))), budget: budgetExpr($.slos[n]) }),
                 check('slo:error_budget:burn_rate', 'failing three budgets: burning about 3x', sc.value / budget($.slos[n])))
     for n in sloNames
   ], {}) + {
     // The device plugin's capacity; a DRA node has none, and its GPUs are those its
     // ResourceSlices publish (the allocation group's node:kube_gpu_allocatable:sum).
-    local devicePlugin = 'sum ' + e.by([l.cluster, l.node]) + ' (kube_node_status_capacity{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"})',
+    local devicePlugin = e.fill(|||
+      sum by ($(cluster), $(node)) (kube_node_status_capacity{job="$(job)", resource=~"$(resources)"})
+    |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
     local k = $.kubernetes,
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
       // (In a mixed fleet, the nodes the device plugin offers GPUs on count their capacity only.)
-      local draNodes = if !k.devicePlugin then 'node:kube_gpu_allocatable:sum' else 'node:kube_gpu_allocatable:sum unless ' + e.on([l.cluster, l.node]) + ' kube_node_status_allocatable{job="' + $.kubeStateMetrics.job + '", resource=~"' + $.kubeStateMetrics.gpuResources + '"}',
-      expr: 'sum ' + e.by([l.cluster]) + ' (' + std.join(' or ', (if k.devicePlugin then [devicePlugin] else []) + (if k.dra then [draNodes] else [])) + ')',
+      local draNodes = if !k.devicePlugin then 'node:kube_gpu_allocatable:sum' else e.fill(|||
+        node:kube_gpu_allocatable:sum unless on ($(cluster), $(node)) kube_node_status_allocatable{job="$(job)", resource=~"$(resources)"}
+      |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
+      expr: e.fill(|||
+        sum by ($(cluster)) ($(capacity))
+      |||, { cluster: l.cluster, capacity: std.join(' or ', (if k.devicePlugin then [devicePlugin] else []) + (if k.dra then [draNodes] else [])) }),
     } + (if !k.dra then {} else {
            comments: [
              'Reads the allocation group: at most one evaluation interval behind; a node publishes GPUs when it joins or a GPU fails.',
@@ -223,16 +265,27 @@ local t = import 'lib/test.libsonnet';
         'pint disable rule/dependency',
       ],
       local fatal = $.xid.fatal + $.xid.fellOffBus,
-      local unless(bad) = ' unless ' + e.on($.identity.gpuJoin) + ' (' + bad + ')',
       // Slots, as capacity counts them: each MIG device of a GPU, or the whole GPU, times the
       // device plugin's time-slicing replicas; on a DRA fleet, GPUs.
       local replicas = $.sharing.replicas,
       local onlyDRA = !$.kubernetes.devicePlugin,
-      local slots = 'count ' + e.by([l.cluster]) + ' (group ' + e.by($.identity.gpuJoin + (if onlyDRA then [] else [l.migInstance])) + ' (' + $.exporter.healthField + ')'
-                    + unless(names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in fatal]) + '"}')
-                    + unless('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[' + $.windows.event + ']) > 0')
-                    + unless('DCGM_FI_DEV_ROW_REMAP_FAILURE > 0') + ')',
-      expr: if replicas == 1 then slots else replicas + ' * ' + slots,
+      // GPUs with a fatal XID in the event window.
+      local fatalXid = e.fill(|||
+        $(xidEvents){xid=~"$(codes)"}
+      |||, { xidEvents: names.xidEvents($.windows.event), codes: std.join('|', [std.toString(c) for c in fatal]) }),
+      local slots = e.fill(|||
+        count by ($(cluster)) (group by ($(slot)) ($(health)) unless on ($(gpuJoin)) ($(fatalXid)) unless on ($(gpuJoin)) (increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[$(window)]) > 0) unless on ($(gpuJoin)) (DCGM_FI_DEV_ROW_REMAP_FAILURE > 0))
+      |||, {
+        cluster: l.cluster,
+        slot: std.join(', ', $.identity.gpuJoin + (if onlyDRA then [] else [l.migInstance])),
+        health: $.exporter.healthField,
+        gpuJoin: std.join(', ', $.identity.gpuJoin),
+        fatalXid: fatalXid,
+        window: $.windows.event,
+      }),
+      expr: if replicas == 1 then slots else e.fill(|||
+        $(replicas) * $(slots)
+      |||, { replicas: std.toString(replicas), slots: slots }),
       // Six GPUs, three healthy: one reported fatal XID 48 in the event window, one an
       // application XID 13 (healthy), one logged a double-bit ECC error, one ran out of spare
       // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU
@@ -261,7 +314,7 @@ local t = import 'lib/test.libsonnet';
       // counts the 14 devices, under mixed they are nvidia.com/mig-1g.10gb; one device of the
       // mixed node does not report: 1 of 28 slots is unavailable. Time-slicing replicates every
       // slot in capacity and in the healthy count alike.
-      local capacity(node, resource, n) = t.series('kube_node_status_capacity', (n * $.sharing.replicas) + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
+      local nodeCapacity(node, resource, n) = t.series('kube_node_status_capacity', (n * $.sharing.replicas) + 'x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', node: node, resource: resource, unit: 'integer' })),
       local slots(node, missing=null) = [t.series($.exporter.healthField, '60x60', t.gpu(l, node, i, mig=m)) for i in [0, 1] for m in std.range(1, 7) if [i, m] != missing],
       // On a DRA fleet, two nodes publishing two GPUs each, one GPU of which does not report
       // (the other MIG GPU reports one instance of two: it counts as a GPU).
@@ -270,9 +323,9 @@ local t = import 'lib/test.libsonnet';
         t.recordCase('two DRA nodes, one GPU silent', [s for s in slots('node-a') if s.labels[l.gpu] == '0'] + [s for s in slots('node-b') if s.labels[l.migInstance] == '1'] + published('node-a') + published('node-b'), [t.sample({ [l.cluster]: 'prod' }, 0.25)], 'round(cluster:gpu_unavailable:ratio, 0.001)')
       else
         t.recordCase('MIG nodes under the single and the mixed strategy', slots('single-node') + slots('mixed-node', [1, 7]) + [
-          capacity('single-node', $.kubeStateMetrics.gpuResource, 14),
-          capacity('mixed-node', $.kubeStateMetrics.gpuResource, 0),
-          capacity('mixed-node', 'nvidia_com_mig_1g_10gb', 14),
+          nodeCapacity('single-node', $.kubeStateMetrics.gpuResource, 14),
+          nodeCapacity('mixed-node', $.kubeStateMetrics.gpuResource, 0),
+          nodeCapacity('mixed-node', 'nvidia_com_mig_1g_10gb', 14),
         ], [t.sample({ [l.cluster]: 'prod' }, t.round3(1 / 28))], 'round(cluster:gpu_unavailable:ratio, 0.001)')],
     },
   },
@@ -288,7 +341,9 @@ local t = import 'lib/test.libsonnet';
   local sloAlert(n, suffix) =
     local s = $.slos[n];
     local a = s.alerts[suffix];
-    local threshold(tier) = '(' + tier.factor + ' * ' + budgetExpr(s) + ')';
+    local threshold(tier) = e.fill(|||
+      ($(factor) * $(budget))
+    |||, { factor: std.toString(tier.factor), budget: budgetExpr(s) });
     local byText = std.join(' ', ['{{ $labels.' + b + ' }}' for b in s.by]);
     local others = [o for o in std.objectFields(s.alerts) if o != suffix];
     // Error ratios for the scenarios, from the tiers: above every tier of this alert, and
@@ -314,7 +369,16 @@ local t = import 'lib/test.libsonnet';
              value=if fires then sc.value else null,
              target=if fires then sc.target else null,
              alsoFires=if bad == 'burst' then [] else alsoFiring(bad));
-    local sloSel = '{slo="' + n + '", ' + std.join(', ', [b + '="$' + b + '"' for b in s.by]) + '}';
+    // The SLO's recorded rec for the dashboard's variables ($$(label) is the variable $<label>).
+    local forDashboard(rec) = e.fill(|||
+      $(record){slo="$(slo)", $(matchers)}
+    |||, {
+      record: rec,
+      slo: n,
+      matchers: std.join(', ', [e.fill(|||
+        $(label)="$$(label)"
+      |||, { label: b }) for b in s.by]),
+    });
     {
       family: 'slo',
       severity: a.severity,
@@ -322,10 +386,12 @@ local t = import 'lib/test.libsonnet';
         meaning: 'The SLO ' + n + ' (' + s.description + ') is burning its ' + e.percent(budget(s)) + ' % error budget at ' + std.join(' or ', [std.toString(f) + 'x' for f in mine]) + ' the rate that would last exactly ' + s.period + ', over both a long and a short window.',
         impact: if a.severity == 'critical' then 'Users see failures now; at this rate the whole budget for ' + s.period + ' is gone within days.' else 'A slow, steady burn: left alone it exhausts the budget before the period ends.',
         queries: [
-          { title: "Error ratio over the alert's windows", expr: std.join(' or ', [ratioRecord(w) + sloSel for w in std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers if tier.alert == suffix]))]) },
-          { title: 'Budget left for the period (1 = untouched, below 0 = overspent)', expr: 'slo:error_budget:remaining' + sloSel },
-          { title: 'Current burn rate', expr: 'slo:error_budget:burn_rate' + sloSel },
-          { title: 'GPU alerts firing in the same cluster', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", ' + l.team + '="' + $.teams.infra + '"}' },
+          { title: "Error ratio over the alert's windows", expr: std.join(' or ', [forDashboard(ratioRecord(w)) for w in std.set(std.flattenArrays([[tier.long, tier.short] for tier in s.tiers if tier.alert == suffix]))]) },
+          { title: 'Budget left for the period (1 = untouched, below 0 = overspent)', expr: forDashboard('slo:error_budget:remaining') },
+          { title: 'Current burn rate', expr: forDashboard('slo:error_budget:burn_rate') },
+          { title: 'GPU alerts firing in the same cluster', expr: e.fill(|||
+            ALERTS{alertstate="firing", $(cluster)="$$(cluster)", $(team)="$(infra)"}
+          |||, { cluster: l.cluster, team: l.team, infra: $.teams.infra }) },
         ],
         diagnosis: s.diagnosis,
         mitigation: s.mitigation,
@@ -337,7 +403,9 @@ local t = import 'lib/test.libsonnet';
       labels: { slo: n },
       identity: s.by,
       expr: std.join(' or ', [
-        '(' + selectSLO(n, ratioRecord(tier.long)) + ' > ' + threshold(tier) + ' and ' + selectSLO(n, ratioRecord(tier.short)) + ' > ' + threshold(tier) + ')'
+        e.fill(|||
+          ($(long) > $(threshold) and $(short) > $(threshold))
+        |||, { long: selectSLO(n, ratioRecord(tier.long)), short: selectSLO(n, ratioRecord(tier.short)), threshold: threshold(tier) })
         for tier in s.tiers
         if tier.alert == suffix
       ]),
