@@ -34,20 +34,32 @@ local t = import 'lib/test.libsonnet';
   local th = $.thresholds,
   local w = $.windows,
   local h = $.exporter.healthField,
-  local level(c) = 'cluster_' + c,
-  local gpus(c) = level(c) + ':dcgm_gpus:count',
-  local events(c, signal) = level(c) + ':dcgm_' + signal + '_events:sum' + w.cohort,
+  local level(c) = e.fill(|||
+    cluster_$(cohort)
+  |||, { cohort: c }),
+  local gpus(c) = e.fill(|||
+    $(level):dcgm_gpus:count
+  |||, { level: level(c) }),
+  local events(c, signal) = e.fill(|||
+    $(level):dcgm_$(signal)_events:sum$(window)
+  |||, { level: level(c), signal: signal, window: w.cohort }),
   // Each GPU once, with its cohort label.
-  local members(label) = 'group ' + e.by($.identity.gpuJoin + [label]) + ' (' + h + ')',
+  local members(label) = e.fill(|||
+    group $(by) ($(health))
+  |||, { by: e.by($.identity.gpuJoin + [label]), health: h }),
   // The error signals compared: events of the cohort window per GPU.
   local signals = {
     // New fatal XIDs, counted by their starts (fatalStarts).
     fatal_xid: {
-      perGPU: 'sum_over_time(' + fatalStarts + '[' + w.cohort + '])',
+      perGPU: e.fill(|||
+        sum_over_time($(starts)[$(window)])
+      |||, { starts: fatalStarts, window: w.cohort }),
     },
     // Double-bit ECC errors, whole: increase() extrapolates a little past the samples.
     ecc_dbe: {
-      perGPU: 'round(increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL') + '[' + w.cohort + ']))',
+      perGPU: e.fill(|||
+        round(increase($(counter)[$(window)]))
+      |||, { counter: names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL'), window: w.cohort }),
     },
   },
 
@@ -56,7 +68,9 @@ local t = import 'lib/test.libsonnet';
   // its value the number of codes that started. Both evaluations read are past ones (offset
   // one and two intervals): the event rule's group may evaluate after this one at the same
   // instant, and its newest sample must not decide.
-  local fatal = names.xidEvents($.windows.event) + '{xid=~"' + std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) + '"}',
+  local fatal = e.fill(|||
+    $(events){xid=~"$(codes)"}
+  |||, { events: names.xidEvents($.windows.event), codes: std.join('|', [std.toString(c) for c in $.xid.fatal + $.xid.fellOffBus]) }),
   local fatalStarts = 'gpu:dcgm_fatal_xid_errors:starts',
   // Every record and alert of this file is in the section `cohorts` (enabled.cohorts).
   local inCohorts(entries) = std.mapWithKey(function(_, x) x { section: 'cohorts' }, entries),
@@ -69,19 +83,25 @@ local t = import 'lib/test.libsonnet';
         'pint disable rule/dependency',
       ],
       local i = e.seconds($.recording.interval),
-      expr: 'count ' + e.by($.identity.gpuJoin) + ' (' + fatal + ' offset ' + i + 's unless ' + fatal + ' offset ' + (2 * i) + 's)',
+      expr: e.fill(|||
+        count $(by) ($(fatal) offset $(last)s unless $(fatal) offset $(before)s)
+      |||, { by: e.by($.identity.gpuJoin), fatal: fatal, last: std.toString(i), before: std.toString(2 * i) }),
     },
   } + {
     [gpus(c)]: {
       family: 'cohort',
-      expr: 'count ' + e.by([l.cluster, $.cohorts[c]]) + ' (' + members($.cohorts[c]) + ')',
+      expr: e.fill(|||
+        count $(by) ($(members))
+      |||, { by: e.by([l.cluster, $.cohorts[c]]), members: members($.cohorts[c]) }),
     }
     for c in std.objectFields($.cohorts)
   } + {
     [level(c) + ':dcgm_sm_active:avg']: {
       family: 'cohort',
       local label = $.cohorts[c],
-      expr: 'avg ' + e.by([l.cluster, label]) + ' (avg ' + e.by($.identity.gpuJoin) + ' (DCGM_FI_PROF_SM_ACTIVE) * ' + e.on($.identity.gpuJoin) + ' group_left (' + label + ') ' + members(label) + ')',
+      expr: e.fill(|||
+        avg $(by) (avg $(gpu) (DCGM_FI_PROF_SM_ACTIVE) * $(on) group_left ($(label)) $(members))
+      |||, { by: e.by([l.cluster, label]), gpu: e.by($.identity.gpuJoin), on: e.on($.identity.gpuJoin), label: label, members: members(label) }),
       // Two GPUs on driver 550 at 0.4 and 0.6, one on 535 at 0.2.
       local g(i, driver) = t.gpu(l, 'node-a', i) { [l.driverVersion]: driver },
       tests: [t.recordCase('two drivers', [
@@ -101,7 +121,9 @@ local t = import 'lib/test.libsonnet';
         'pint disable rule/dependency',
       ],
       local label = $.cohorts[c],
-      expr: 'sum ' + e.by([l.cluster, label]) + ' ((' + signals[s].perGPU + ') * ' + e.on($.identity.gpuJoin) + ' group_left (' + label + ') ' + members(label) + ')',
+      expr: e.fill(|||
+        sum $(by) (($(perGPU)) * $(on) group_left ($(label)) $(members))
+      |||, { by: e.by([l.cluster, label]), perGPU: signals[s].perGPU, on: e.on($.identity.gpuJoin), label: label, members: members(label) }),
     }
     for c in std.objectFields($.cohorts)
     for s in std.objectFields(signals)
@@ -116,8 +138,12 @@ local t = import 'lib/test.libsonnet';
       // Events per GPU of the cohort against those of the rest of its cluster, per signal.
       local departs(s) =
         local ev = events(c, s), n = gpus(c);
-        local rest(x) = '(sum ' + e.by([l.cluster]) + ' (' + x + ') - ' + e.on([l.cluster]) + ' group_right () ' + x + ')';
-        'label_replace((' + ev + ' / ' + n + ' > ' + e.num(th.cohortErrorRatio) + ' * ' + rest(ev) + ' / ' + rest(n) + ') and ' + ev + ' >= ' + e.num(th.cohortMinEvents) + ', "signal", "' + s + '", "", "")',
+        local rest(x) = e.fill(|||
+          (sum $(by) ($(x)) - $(on) group_right () $(x))
+        |||, { by: e.by([l.cluster]), on: e.on([l.cluster]), x: x });
+        e.fill(|||
+          label_replace(($(events) / $(gpus) > $(ratio) * $(restEvents) / $(restGpus)) and $(events) >= $(minEvents), "signal", "$(signal)", "", "")
+        |||, { events: ev, gpus: n, ratio: e.num(th.cohortErrorRatio), restEvents: rest(ev), restGpus: rest(n), minEvents: e.num(th.cohortMinEvents), signal: s }),
       expr: std.join(' or ', [departs(s) for s in std.objectFields(signals)]),
       // The cohort window smooths already: a short for.
       'for': '15m',
@@ -143,9 +169,15 @@ local t = import 'lib/test.libsonnet';
         meaning: 'The GPUs of one ' + c + ' (' + label + ') had over ' + e.num(th.cohortErrorRatio) + '× the ' + std.strReplace(std.join(' or ', std.objectFields(signals)), '_', ' ') + ' events per GPU of the rest of their cluster in the last ' + w.cohort + ' (at least ' + e.num(th.cohortMinEvents) + ' events).',
         impact: 'Jobs on the cohort fail more often; if the cohort is a new driver or firmware, the rollout spreads the failures.',
         queries: [
-          { title: 'Events per GPU by ' + c, expr: events(c, 'fatal_xid') + '{' + l.cluster + '="$' + l.cluster + '"} / ' + gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
-          { title: 'Double-bit ECC events per GPU by ' + c, expr: events(c, 'ecc_dbe') + '{' + l.cluster + '="$' + l.cluster + '"} / ' + gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
-          { title: 'GPUs by ' + c, expr: gpus(c) + '{' + l.cluster + '="$' + l.cluster + '"}' },
+          { title: 'Events per GPU by ' + c, expr: e.fill(|||
+            $(events){$(cluster)="$$(cluster)"} / $(gpus){$(cluster)="$$(cluster)"}
+          |||, { events: events(c, 'fatal_xid'), gpus: gpus(c), cluster: l.cluster }) },
+          { title: 'Double-bit ECC events per GPU by ' + c, expr: e.fill(|||
+            $(events){$(cluster)="$$(cluster)"} / $(gpus){$(cluster)="$$(cluster)"}
+          |||, { events: events(c, 'ecc_dbe'), gpus: gpus(c), cluster: l.cluster }) },
+          { title: 'GPUs by ' + c, expr: e.fill(|||
+            $(gpus){$(cluster)="$$(cluster)"}
+          |||, { gpus: gpus(c), cluster: l.cluster }) },
         ],
         diagnosis: [
           { check: 'Is the cohort new (a driver or firmware rollout in progress)?', yes: 'Stop the rollout and roll the cohort back: this is the regression the cohort view exists for.', no: '' },

@@ -36,14 +36,27 @@ local names = import 'lib/names.libsonnet';
   local row(title, panels) = { title: title, panels: panels },
   local v(name, label, query, multi=false) = { name: name, label: label, query: query, multi: multi },
 
-  local is(label, var) = label + '="$' + var + '"',
+  // A label matched to the dashboard variable $var.
+  local is(label, var) = e.fill(|||
+    $(label)="$$(var)"
+  |||, { label: label, var: var }),
   local cluster = is(l.cluster, 'cluster'),
-  local node = cluster + ', ' + is(l.host, 'node'),
-  local gpu = node + ', ' + is(l.uuid, 'gpu'),
-  local workload = cluster + ', ' + is(l.namespace, 'namespace') + ', ' + l.pod + '=~"$pod"',
-  local server = cluster + ', namespace="$namespace", pod=~"$pod"',
+  local node = e.fill(|||
+    $(cluster), $(node)
+  |||, { cluster: cluster, node: is(l.host, 'node') }),
+  local gpu = e.fill(|||
+    $(node), $(gpu)
+  |||, { node: node, gpu: is(l.uuid, 'gpu') }),
+  local workload = e.fill(|||
+    $(cluster), $(namespace), $(pod)=~"$pod"
+  |||, { cluster: cluster, namespace: is(l.namespace, 'namespace'), pod: l.pod }),
+  local server = e.fill(|||
+    $(cluster), namespace="$namespace", pod=~"$pod"
+  |||, { cluster: cluster }),
   // The per-model records of the namespace.
-  local model = cluster + ', namespace="$namespace"',
+  local model = e.fill(|||
+    $(cluster), namespace="$namespace"
+  |||, { cluster: cluster }),
 
   local clusterVar = v('cluster', 'Cluster', 'label_values(cluster:kube_gpu_allocatable:sum, ' + l.cluster + ')'),
   // Variables list values from the recorded GPU-to-pod map (one series per GPU or pod's share),
@@ -66,7 +79,11 @@ local names = import 'lib/names.libsonnet';
   local display(f) =
     local u = std.get($.units, f.unit, { grafana: 'none', scale: 1 });
     if f.kind == 'counter' && std.objectHas(u, 'rate') then u.rate else u,
-  local shown(name, expr) = local u = display($.fields[name]); if u.scale == 1 then expr else expr + ' * ' + u.scale,
+  local shown(name, expr) =
+    local u = display($.fields[name]);
+    if u.scale == 1 then expr else e.fill(|||
+      $(query) * $(scale)
+    |||, { query: expr, scale: std.toString(u.scale) }),
   local unitOf(name) = display($.fields[name]).grafana,
   local collected(name) = $.fields[name].default || std.member($.exporter.extraCounters, name),
   // Per MIG instance where the field is; whole GPUs otherwise.
@@ -74,12 +91,18 @@ local names = import 'lib/names.libsonnet';
   local fieldPanel(name) =
     local f = $.fields[name];
     local u = display(f);
-    local sel = name + '{' + gpu + '}';
-    local value = if f.kind == 'counter' then 'rate(' + sel + '[$__rate_interval])' else sel;
+    local sel = e.fill(|||
+      $(field){$(gpu)}
+    |||, { field: name, gpu: gpu });
+    local value = if f.kind == 'counter' then e.fill(|||
+      rate($(selector)[$__rate_interval])
+    |||, { selector: sel }) else sel;
     local scaled = shown(name, value);
     // Device-level values repeat on every MIG instance: show them once.
     local split = std.get(f, 'seriesLabels', []);
-    local expr = if perInstance(f) then scaled else 'max by (' + std.join(', ', [l.gpu, l.uuid] + split) + ') (' + scaled + ')';
+    local expr = if perInstance(f) then scaled else e.fill(|||
+      max by ($(labels)) ($(scaled))
+    |||, { labels: std.join(', ', [l.gpu, l.uuid] + split), scaled: scaled });
     local legend = (if perInstance(f) then 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}' else 'GPU {{' + l.gpu + '}}')
                    + std.join('', [' ' + x + ' {{' + x + '}}' for x in split]);
     panel(std.rstripChars(f.help, '.'),
@@ -287,10 +310,18 @@ local names = import 'lib/names.libsonnet';
       variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
       links: ['L3'],
       annotations: [
-        { name: 'XID events', expr: names.xidEvents($.windows.event) + '{' + gpu + '}', color: 'red', title: 'New XID' },
-        { name: 'Double-bit ECC errors', expr: 'increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL') + '{' + gpu + '}[' + $.recording.rateWindow + ']) > 0', color: 'purple', title: 'Double-bit ECC' },
-        { name: 'Single-bit ECC errors', expr: 'increase(' + names.gpuCounter('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL') + '{' + gpu + '}[' + $.recording.rateWindow + ']) > 0', color: 'yellow', title: 'Single-bit ECC' },
-        { name: 'Alerts', expr: 'ALERTS{alertstate="firing", ' + is(l.uuid, 'gpu') + '}', color: 'orange', title: '{{alertname}}' },
+        { name: 'XID events', expr: e.fill(|||
+          $(events){$(gpu)}
+        |||, { events: names.xidEvents($.windows.event), gpu: gpu }), color: 'red', title: 'New XID' },
+        { name: 'Double-bit ECC errors', expr: e.fill(|||
+          increase($(counter){$(gpu)}[$(window)]) > 0
+        |||, { counter: names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL'), gpu: gpu, window: $.recording.rateWindow }), color: 'purple', title: 'Double-bit ECC' },
+        { name: 'Single-bit ECC errors', expr: e.fill(|||
+          increase($(counter){$(gpu)}[$(window)]) > 0
+        |||, { counter: names.gpuCounter('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL'), gpu: gpu, window: $.recording.rateWindow }), color: 'yellow', title: 'Single-bit ECC' },
+        { name: 'Alerts', expr: e.fill(|||
+          ALERTS{alertstate="firing", $(gpu)}
+        |||, { gpu: is(l.uuid, 'gpu') }), color: 'orange', title: '{{alertname}}' },
       ],
       local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),
       rows: [
@@ -305,8 +336,8 @@ local names = import 'lib/names.libsonnet';
   local smBuckets = ['0.1', '0.2', '0.3', '0.4', '0.5', '0.6', '0.7', '0.8', '0.9', '1'],
   local smNodes(record, labels) =
     local t = import 'lib/test.libsonnet';
-    local node(host, value) = t.series('DCGM_FI_PROF_SM_ACTIVE', value + 'x60', t.gpu(l, host, 0));
-    t.recordCase('three nodes at 15 %, 45 % and 95 %', [node('a', 0.15), node('b', 0.45), node('c', 0.95)], [
+    local nodeAt(host, value) = t.series('DCGM_FI_PROF_SM_ACTIVE', value + 'x60', t.gpu(l, host, 0));
+    t.recordCase('three nodes at 15 %, 45 % and 95 %', [nodeAt('a', 0.15), nodeAt('b', 0.45), nodeAt('c', 0.95)], [
       t.sample(labels { le: b }, if b == '0.1' then 0 else if std.parseJson(b) < 0.45 then 1 else if std.parseJson(b) < 0.95 then 2 else 3)
       for b in smBuckets
     ] + [t.sample(labels { le: '+Inf' }, 3)], record),
@@ -314,9 +345,14 @@ local names = import 'lib/names.libsonnet';
     'cluster:dcgm_sm_active_nodes:histogram': {
       local nodes = 'node:dcgm_sm_active:avg',
       // An empty bucket of a cluster reads 0 (its node count times 0), not nothing.
-      local bucket(cond, le) = 'label_replace(count ' + e.by([l.cluster]) + ' (' + nodes + cond + ') or 0 * count ' + e.by([l.cluster]) + ' (' + nodes + '), "le", "' + le + '", "", "")',
+      local bucket(counted, le) = e.fill(|||
+        label_replace(count $(by) ($(counted)) or 0 * count $(by) ($(nodes)), "le", "$(le)", "", "")
+      |||, { by: e.by([l.cluster]), counted: counted, nodes: nodes, le: le }),
+      local atMost(le) = e.fill(|||
+        $(nodes) <= $(le)
+      |||, { nodes: nodes, le: le }),
       family: 'utilization',
-      expr: std.join(' or ', [bucket(' <= ' + b, b) for b in smBuckets] + [bucket('', '+Inf')]),
+      expr: std.join(' or ', [bucket(atMost(b), b) for b in smBuckets] + [bucket(nodes, '+Inf')]),
       tests: [smNodes('cluster:dcgm_sm_active_nodes:histogram', { [l.cluster]: 'prod' })],
     },
     'fleet:dcgm_sm_active_nodes:histogram': {

@@ -68,7 +68,9 @@ local t = import 'lib/test.libsonnet';
   local modelLabels = { [l.cluster]: 'prod', namespace: 'inference', model_name: 'llama-3-8b' },
   // Record cases name their cluster; alert scenarios get theirs.
   local recordServer = server { [l.cluster]: 'prod' },
-  local perModel(expr) = 'sum ' + e.by(model) + ' (' + expr + ')',
+  local perModel(expr) = e.fill(|||
+    sum $(by) ($(query))
+  |||, { by: e.by(model), query: expr }),
   local tokens = 'model:vllm_generation_tokens:rate5m',
   local running = 'model:vllm_num_requests_running:sum',
   local perRequest = 'model:vllm_generation_tokens_per_running_request:ratio_rate5m',
@@ -83,14 +85,18 @@ local t = import 'lib/test.libsonnet';
     h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
 
   records+: {
-    [tokens]: { section: 'inference', family: 'inference', expr: perModel('rate(' + inf.generationTokens + '[5m])') },
+    [tokens]: { section: 'inference', family: 'inference', expr: perModel(e.fill(|||
+      rate($(counter)[5m])
+    |||, { counter: inf.generationTokens })) },
     [running]: { section: 'inference', family: 'inference', expr: perModel(inf.running) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
     // the requests in flight averaged over the same 5m, not by the count at the instant: as
     // demand falls, requests arrive in bursts, and the instants with requests in flight (the
     // only ones a "> 0" keeps) hold more of them than the average, which read as a slowdown.
-    [perRequest]: { section: 'inference', family: 'inference', expr: tokens + ' / (avg_over_time(' + running + '[5m]) > 0)' },
+    [perRequest]: { section: 'inference', family: 'inference', expr: e.fill(|||
+      $(tokens) / (avg_over_time($(running)[5m]) > 0)
+    |||, { tokens: tokens, running: running }) },
 
     // The latency breakdown on L4: mean queue, prefill and decode time per request.
     'model:vllm_request_queue_time_seconds:mean_rate5m': {
@@ -126,7 +132,9 @@ local t = import 'lib/test.libsonnet';
     'model:vllm_goodput_tokens:rate5m': {
       section: 'inference',
       family: 'inference',
-      expr: tokens + ' * on (' + std.join(', ', model) + ') (' + within(inf.ttft, th.ttftSeconds) + ') * on (' + std.join(', ', model) + ') (' + within(inf.interTokenLatency, th.tpotSeconds) + ')',
+      expr: e.fill(|||
+        $(tokens) * on ($(model)) ($(goodFirstTokens)) * on ($(model)) ($(goodGaps))
+      |||, { tokens: tokens, model: std.join(', ', model), goodFirstTokens: within(inf.ttft, th.ttftSeconds), goodGaps: within(inf.interTokenLatency, th.tpotSeconds) }),
       // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
       local good(metric, seconds, share) = h.series(metric, recordServer, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]]),
       tests: [t.recordCase('90 % of first tokens and 80 % of gaps on time', [
@@ -138,11 +146,15 @@ local t = import 'lib/test.libsonnet';
     [decision]: {
       section: 'release',
       family: 'release',
-      local graded(expr, hold, rollback) = '((' + expr + ' > bool ' + e.num(hold) + ') + (' + expr + ' > bool ' + e.num(rollback) + '))',
+      local graded(expr, hold, rollback) = e.fill(|||
+        (($(signal) > bool $(hold)) + ($(signal) > bool $(rollback)))
+      |||, { signal: expr, hold: e.num(hold), rollback: e.num(rollback) }),
       local latency = graded('model:vllm_time_to_first_token_seconds:canary_p99_ratio', th.canaryHoldP99Ratio, th.canaryRollbackP99Ratio),
       local errors = graded('model:vllm_request_errors:canary_ratio_delta', th.canaryHoldErrorDelta, th.canaryRollbackErrorDelta),
       // The larger of the two where both exist, else whichever exists.
-      expr: '(' + latency + ' >= ' + errors + ') or ' + errors + ' or ' + latency,
+      expr: e.fill(|||
+        ($(latency) >= $(errors)) or $(errors) or $(latency)
+      |||, { latency: latency, errors: errors }),
     },
   },
 
@@ -154,10 +166,23 @@ local t = import 'lib/test.libsonnet';
       team: $.teams['ml-platform'],
       family: 'inference',
       severity: 'warning',
-      local now(rec) = 'avg_over_time(' + rec + '[' + w.throughputNow + '])',
-      local before(rec) = 'avg_over_time(' + rec + '[' + w.throughputBaseline + '] offset ' + w.throughputNow + ')',
-      expr: now(perRequest) + ' < ' + e.num(1 - th.throughputDropRatio) + ' * ' + before(perRequest)
-            + ' and on (' + infId + ') abs(' + now(running) + ' / ' + before(running) + ' - 1) <= ' + e.num(th.steadyDemandRatio),
+      local now(rec) = e.fill(|||
+        avg_over_time($(record)[$(window)])
+      |||, { record: rec, window: w.throughputNow }),
+      local before(rec) = e.fill(|||
+        avg_over_time($(record)[$(window)] offset $(offset))
+      |||, { record: rec, window: w.throughputBaseline, offset: w.throughputNow }),
+      expr: e.fill(|||
+        $(speedNow) < $(kept) * $(speedBefore) and on ($(model)) abs($(runningNow) / $(runningBefore) - 1) <= $(steady)
+      |||, {
+        speedNow: now(perRequest),
+        kept: e.num(1 - th.throughputDropRatio),
+        speedBefore: before(perRequest),
+        model: infId,
+        runningNow: now(running),
+        runningBefore: before(running),
+        steady: e.num(th.steadyDemandRatio),
+      }),
       'for': '10m',
       identity: model,
       summary: 'A model generates tokens more slowly at the same demand.',
@@ -190,9 +215,15 @@ local t = import 'lib/test.libsonnet';
           'Per request means the tokens of the last 5m divided by the requests in flight averaged over the same 5m: falling or bursty demand (requests in pairs, then none) does not read as slower decoding, and the alert stays quiet while demand changes by more than ' + e.percent(th.steadyDemandRatio) + ' %.',
         ],
         queries: [
-          { title: 'Tokens per running request', expr: perRequest + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },
-          { title: 'Running requests', expr: running + '{' + l.cluster + '="$' + l.cluster + '", namespace="$namespace", model_name="$model_name"}' },
-          { title: 'GPU alerts of the serving pods', expr: 'ALERTS{alertstate="firing", ' + l.cluster + '="$' + l.cluster + '", namespace="$namespace"}' },
+          { title: 'Tokens per running request', expr: e.fill(|||
+            $(record){$(cluster)="$$(cluster)", namespace="$namespace", model_name="$model_name"}
+          |||, { record: perRequest, cluster: l.cluster }) },
+          { title: 'Running requests', expr: e.fill(|||
+            $(record){$(cluster)="$$(cluster)", namespace="$namespace", model_name="$model_name"}
+          |||, { record: running, cluster: l.cluster }) },
+          { title: 'GPU alerts of the serving pods', expr: e.fill(|||
+            ALERTS{alertstate="firing", $(cluster)="$$(cluster)", namespace="$namespace"}
+          |||, { cluster: l.cluster }) },
         ],
         diagnosis: [
           { check: 'Did a new model version or engine config roll out (canary decision on L4)?', yes: 'Roll it back.', no: '' },
@@ -210,7 +241,9 @@ local t = import 'lib/test.libsonnet';
       team: $.teams.inference,
       family: 'release',
       severity: 'warning',
-      expr: decision + ' == 2',
+      expr: e.fill(|||
+        $(decision) == 2
+      |||, { decision: decision }),
       'for': '10m',
       identity: model,
       summary: 'A canary release regressed: the release gate says ROLLBACK.',
@@ -239,7 +272,9 @@ local t = import 'lib/test.libsonnet';
         meaning: 'The canary of a model is worse than the baseline by more than the rollback thresholds: p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or an error ratio ' + e.percent(th.canaryRollbackErrorDelta) + ' points above it. ' + decision + ' reads 2.',
         impact: 'The canary share of traffic is served worse; promoting it would spread the regression.',
         queries: [
-          { title: 'Decision (0 promote, 1 hold, 2 rollback)', expr: decision + '{namespace="$namespace", model_name="$model_name"}' },
+          { title: 'Decision (0 promote, 1 hold, 2 rollback)', expr: e.fill(|||
+            $(decision){namespace="$namespace", model_name="$model_name"}
+          |||, { decision: decision }) },
           { title: 'p99 TTFT ratio', expr: 'model:vllm_time_to_first_token_seconds:canary_p99_ratio{namespace="$namespace", model_name="$model_name"}' },
           { title: 'Error ratio increase', expr: 'model:vllm_request_errors:canary_ratio_delta{namespace="$namespace", model_name="$model_name"}' },
         ],
