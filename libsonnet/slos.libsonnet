@@ -243,12 +243,14 @@ local t = import 'lib/test.libsonnet';
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
       // (In a mixed fleet, the nodes the device plugin offers GPUs on count their capacity only.)
-      local draNodes = if !k.devicePlugin then 'node:kube_gpu_allocatable:sum' else e.fill(|||
+      // (Without the device plugin, capacity is what gpuobs derives as the cluster's allocatable
+      // GPUs: read, not summed again.)
+      local draNodes = e.fill(|||
         node:kube_gpu_allocatable:sum unless on ($(cluster), $(node)) kube_node_status_allocatable{job="$(job)", resource=~"$(resources)"}
       |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
-      expr: e.fill(|||
+      expr: if !k.devicePlugin then 'cluster:kube_gpu_allocatable:sum' else e.fill(|||
         sum by ($(cluster)) ($(capacity))
-      |||, { cluster: l.cluster, capacity: std.join(' or ', (if k.devicePlugin then [devicePlugin] else []) + (if k.dra then [draNodes] else [])) }),
+      |||, { cluster: l.cluster, capacity: std.join(' or ', [devicePlugin] + (if k.dra then [draNodes] else [])) }),
     } + (if !k.dra then {} else {
            comments: [
              'Reads the allocation group: at most one evaluation interval behind; a node publishes GPUs when it joins or a GPU fails.',
