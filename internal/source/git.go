@@ -75,13 +75,16 @@ func ChangedSince(dir, ref string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := gitcmd.Run(dir, "diff", "--name-only", "--relative", commit, "--")
+	// -z: names as they are, not split at spaces nor quoted by core.quotePath.
+	out, err := gitcmd.Run(dir, "diff", "--name-only", "--relative", "-z", commit, "--")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	changed := map[string]bool{}
-	for _, name := range strings.Fields(string(out)) {
-		changed[path.Clean(name)] = true
+	for name := range strings.SplitSeq(string(out), "\x00") {
+		if name != "" {
+			changed[path.Clean(name)] = true
+		}
 	}
 	return changed, nil
 }

@@ -37,8 +37,8 @@ func gitRepo(t *testing.T) (dir string, git func(args ...string), write func(nam
 }
 
 // TestChangedSince: the files a later commit, a staged or an unstaged change made differ from
-// the ref, relative to the directory asked about; untracked files and files outside that
-// directory are not listed.
+// the ref, relative to the directory asked about, named as they are (spaces, non-ASCII);
+// untracked files and files outside that directory are not listed.
 func TestChangedSince(t *testing.T) {
 	dir, git, write := gitRepo(t)
 	for _, name := range []string{"a.yaml", "same.yaml", "rules/b.yaml", "rules/same.yaml"} {
@@ -52,14 +52,17 @@ func TestChangedSince(t *testing.T) {
 	write("rules/staged.yaml", "groups: []\n")
 	git("add", "rules/staged.yaml")
 	write("untracked.yaml", "groups: []\n")
+	write("rules/with space.yaml", "groups: []\n")
+	write("rules/gpu-ü.yaml", "groups: []\n")
+	git("add", "rules/with space.yaml", "rules/gpu-ü.yaml")
 	for _, c := range []struct {
 		name, dir, ref string
 		want           []string
 	}{
-		{"since the first commit", dir, "HEAD~1", []string{"a.yaml", "rules/b.yaml", "rules/staged.yaml"}},
-		{"since the last commit", dir, "HEAD", []string{"a.yaml", "rules/staged.yaml"}},
-		{"by branch name", dir, "main", []string{"a.yaml", "rules/staged.yaml"}},
-		{"in a subdirectory, relative to it", filepath.Join(dir, "rules"), "HEAD~1", []string{"b.yaml", "staged.yaml"}},
+		{"since the first commit", dir, "HEAD~1", []string{"a.yaml", "rules/b.yaml", "rules/gpu-ü.yaml", "rules/staged.yaml", "rules/with space.yaml"}},
+		{"since the last commit", dir, "HEAD", []string{"a.yaml", "rules/gpu-ü.yaml", "rules/staged.yaml", "rules/with space.yaml"}},
+		{"by branch name", dir, "main", []string{"a.yaml", "rules/gpu-ü.yaml", "rules/staged.yaml", "rules/with space.yaml"}},
+		{"in a subdirectory, relative to it", filepath.Join(dir, "rules"), "HEAD~1", []string{"b.yaml", "gpu-ü.yaml", "staged.yaml", "with space.yaml"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			changed, err := ChangedSince(c.dir, c.ref)
