@@ -19,8 +19,11 @@ type Alertmanager struct {
 
 // Timing is when Alertmanager sends a group's notifications.
 type Timing struct {
-	GroupWait      string `json:"groupWait"`
-	GroupInterval  string `json:"groupInterval"`
+	// GroupWait is how long a new group waits for more alerts before its first notification.
+	GroupWait string `json:"groupWait"`
+	// GroupInterval is how long a group waits before notifying of alerts added to it.
+	GroupInterval string `json:"groupInterval"`
+	// RepeatInterval is how long before a notification still firing is sent again.
 	RepeatInterval string `json:"repeatInterval"`
 }
 

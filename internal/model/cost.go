@@ -2,6 +2,7 @@ package model
 
 // Cost is the price table that turns GPU time into money.
 type Cost struct {
+	// Currency is the prices' currency (USD).
 	Currency string `json:"currency"`
 	// GPUHourly is the price of one GPU-hour by modelName (the exporter's SKU label).
 	GPUHourly map[string]float64 `json:"gpuHourly"`

@@ -6,12 +6,14 @@ import "slices"
 type Deploy struct {
 	// Operator is the Prometheus Operator PrometheusRule manifest.
 	Operator struct {
+		// Name and Namespace are the manifest's metadata; Labels select it for a Prometheus.
 		Name      string            `json:"name"`
 		Namespace string            `json:"namespace"`
 		Labels    map[string]string `json:"labels"`
 	} `json:"operator"`
 	// Mimir is the Mimir/Cortex ruler namespace the rules are loaded into.
 	Mimir struct {
+		// Namespace is the ruler namespace.
 		Namespace string `json:"namespace"`
 	} `json:"mimir"`
 	// Grafana is how the dashboards are installed.

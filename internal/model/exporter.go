@@ -6,12 +6,19 @@ type Exporter struct {
 	Version string `json:"version"`
 	// Platform names the GPU platform profile (hgx, gb200): the fields only its GPUs report,
 	// which the catalog, the counter file and the alerts then read.
-	Platform             string `json:"platform"`
-	Job                  string `json:"job"`
-	HostLabel            string `json:"hostLabel"`
-	HonorLabels          bool   `json:"honorLabels"`
+	Platform string `json:"platform"`
+	// Job is the Prometheus job of the dcgm-exporter targets.
+	Job string `json:"job"`
+	// HostLabel is the label naming the host (Hostname or hostname, by version).
+	HostLabel string `json:"hostLabel"`
+	// HonorLabels is false when Prometheus scrapes with honorLabels: false: pod attribution then
+	// arrives as exported_namespace, exported_pod and exported_container.
+	HonorLabels bool `json:"honorLabels"`
+	// ThrottleReasonsField is the clock-event bitmask field the exporter collects.
 	ThrottleReasonsField string `json:"throttleReasonsField"`
-	HealthField          string `json:"healthField"`
+	// HealthField is a default-collected field every GPU reports: its disappearance means the GPU
+	// is gone.
+	HealthField string `json:"healthField"`
 	// DriverField is the DCGM field of the driver version, which the counter file's label row
 	// names (the series' label is Labels.DriverVersion, the field's name unless relabelled).
 	DriverField string `json:"driverField"`

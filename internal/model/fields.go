@@ -2,16 +2,26 @@ package model
 
 // Field is one DCGM field as dcgm-exporter exports it.
 type Field struct {
-	ID        int    `json:"id"`
-	Type      string `json:"type"`
-	Kind      Kind   `json:"kind"`
-	Unit      string `json:"unit"`
-	Family    string `json:"family"`
-	Entity    Entity `json:"entity"`
-	Help      string `json:"help"`
-	Default   bool   `json:"default"`
-	Profiling bool   `json:"profiling"`
-	Rollup    Rollup `json:"rollup"`
+	// ID is the DCGM field id.
+	ID int `json:"id"`
+	// Type is the Prometheus type the counter file declares: counter or gauge.
+	Type string `json:"type"`
+	// Kind is the real semantics of the value, which rules and lint follow.
+	Kind Kind `json:"kind"`
+	// Unit is the unit of measure, a key of Model.Units.
+	Unit string `json:"unit"`
+	// Family groups fields and their alerts (thermal, ecc, nvlink, ...).
+	Family string `json:"family"`
+	// Entity is the level the field is reported at.
+	Entity Entity `json:"entity"`
+	// Help is the counter file's help text.
+	Help string `json:"help"`
+	// Default says dcgm-exporter's default counter set collects the field.
+	Default bool `json:"default"`
+	// Profiling marks a DCP field (DCGM_FI_PROF_*), reported per MIG instance on MIG GPUs.
+	Profiling bool `json:"profiling"`
+	// Rollup is how per-GPU values combine upward.
+	Rollup Rollup `json:"rollup"`
 	// ByNamespace also rolls the field up by namespace, over pod-attributed series.
 	ByNamespace bool `json:"byNamespace"`
 }
@@ -62,6 +72,7 @@ var Rollups = []Rollup{RollupNone, RollupAvg, RollupSum, RollupMax, RollupRate}
 
 // ThrottleReason is a set of bits of the clock-event bitmask that mean one kind of throttling.
 type ThrottleReason struct {
+	// Bits are the bit positions of the bitmask; Help says what they mean.
 	Bits []int  `json:"bits"`
 	Help string `json:"help"`
 }

@@ -2,7 +2,10 @@ package model
 
 // KubeStateMetrics describes the kube-state-metrics series gpuobs reads.
 type KubeStateMetrics struct {
-	Job         string `json:"job"`
+	// Job is the Prometheus job of kube-state-metrics.
+	Job string `json:"job"`
+	// GPUResource is the resource name of a whole GPU as kube-state-metrics writes it
+	// (nvidia_com_gpu).
 	GPUResource string `json:"gpuResource"`
 	// MIGResources matches the resources of MIG devices under the GPU Operator's mixed
 	// strategy (nvidia_com_mig_1g_10gb, ...).

@@ -28,16 +28,19 @@ type LintPolicy struct {
 
 // LintIgnore skips a check (or area) for files whose path matches Path (path.Match syntax).
 type LintIgnore struct {
+	// Check is the check or area; Path the path pattern.
 	Check string `json:"check"`
 	Path  string `json:"path"`
 }
 
 // Fleet is the fleet size projections are made for.
 type Fleet struct {
-	Clusters             int `json:"clusters"`
-	NodesPerCluster      int `json:"nodesPerCluster"`
-	GPUsPerNode          int `json:"gpusPerNode"`
-	MIGInstancesPerGPU   int `json:"migInstancesPerGPU"`
+	// Clusters, NodesPerCluster, GPUsPerNode and MIGInstancesPerGPU size the GPUs.
+	Clusters           int `json:"clusters"`
+	NodesPerCluster    int `json:"nodesPerCluster"`
+	GPUsPerNode        int `json:"gpusPerNode"`
+	MIGInstancesPerGPU int `json:"migInstancesPerGPU"`
+	// NamespacesPerCluster and PodsPerNode size the workloads.
 	NamespacesPerCluster int `json:"namespacesPerCluster"`
 	PodsPerNode          int `json:"podsPerNode"`
 }

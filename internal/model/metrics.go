@@ -5,9 +5,11 @@ import "strings"
 // Metric is a metric other than a DCGM field that rules may read.
 type Metric struct {
 	// Section is the catalog section whose rules read the metric ("" for the core).
-	Section string   `json:"section"`
-	Type    string   `json:"type"`
-	Labels  []string `json:"labels"`
+	Section string `json:"section"`
+	// Type is its Prometheus type (counter, gauge, histogram, summary).
+	Type string `json:"type"`
+	// Labels are the labels its series carry.
+	Labels []string `json:"labels"`
 }
 
 // HistogramSeries resolves name_bucket, name_count and name_sum to the histogram or summary

@@ -5,42 +5,70 @@ import "slices"
 
 // Model is a loaded, validated catalog.
 type Model struct {
-	APIVersion       string           `json:"apiVersion"`
-	Exporter         Exporter         `json:"exporter"`
+	// APIVersion is the catalog schema version (gpuobs/v1); validation refuses another.
+	APIVersion string `json:"apiVersion"`
+	// Exporter is how dcgm-exporter is deployed and scraped.
+	Exporter Exporter `json:"exporter"`
+	// KubeStateMetrics is how the kube-state-metrics series are scraped and named.
 	KubeStateMetrics KubeStateMetrics `json:"kubeStateMetrics"`
-	Kubernetes       Kubernetes       `json:"kubernetes"`
-	Labels           Labels           `json:"labels"`
-	Identity         Identity         `json:"identity"`
+	// Kubernetes is how the fleet's Kubernetes hands GPUs to pods.
+	Kubernetes Kubernetes `json:"kubernetes"`
+	// Labels are the label names the scraped series carry.
+	Labels Labels `json:"labels"`
+	// Identity is the label sets rules aggregate by.
+	Identity Identity `json:"identity"`
 	// Teams are the names of the teams that own alerts, by their role in the catalog.
 	Teams map[string]string `json:"teams"`
 	// Enabled switches catalog sections on and off, by name; catalog.Load removes what a
 	// section switched off holds.
 	Enabled map[string]bool `json:"enabled"`
 	// Units are the units of measure fields are in, by name (Field.Unit).
-	Units           map[string]Unit           `json:"units"`
-	Fields          map[string]Field          `json:"fields"`
-	Thresholds      map[string]float64        `json:"thresholds"`
-	Windows         map[string]string         `json:"windows"`
+	Units map[string]Unit `json:"units"`
+	// Fields are the DCGM fields, by name.
+	Fields map[string]Field `json:"fields"`
+	// Thresholds are the numeric thresholds of alerts and panels, by name.
+	Thresholds map[string]float64 `json:"thresholds"`
+	// Windows are named durations the expressions use (event: how long an XID or ECC event keeps
+	// its alert firing).
+	Windows map[string]string `json:"windows"`
+	// ThrottleReasons are the kinds of throttling the clock-event bitmask tells, by name.
 	ThrottleReasons map[string]ThrottleReason `json:"throttleReasons"`
-	XID             map[string][]int          `json:"xid"`
-	Records         map[string]Record         `json:"records"`
-	Alerts          map[string]Alert          `json:"alerts"`
-	Fleet           Fleet                     `json:"fleet"`
-	Lint            Lint                      `json:"lint"`
+	// XID lists the XID codes of each class (fatal, application, ...), by class.
+	XID map[string][]int `json:"xid"`
+	// Records are the recording rules the catalog declares, by key.
+	Records map[string]Record `json:"records"`
+	// Alerts are the alerting rules, by name.
+	Alerts map[string]Alert `json:"alerts"`
+	// Fleet is the fleet size lint projects cardinality for.
+	Fleet Fleet `json:"fleet"`
+	// Lint configures gpuobs lint.
+	Lint Lint `json:"lint"`
 	// Prometheus is the target server: the feature flags it runs with.
-	Prometheus   Prometheus           `json:"prometheus"`
-	Metrics      map[string]Metric    `json:"metrics"`
-	Runbooks     Runbooks             `json:"runbooks"`
-	Recording    Recording            `json:"recording"`
-	Tests        Tests                `json:"tests"`
-	SLOs         map[string]SLO       `json:"slos"`
-	Cost         Cost                 `json:"cost"`
-	Sharing      Sharing              `json:"sharing"`
-	Release      Release              `json:"release"`
-	Dashboards   map[string]Dashboard `json:"dashboards"`
-	Alertmanager Alertmanager         `json:"alertmanager"`
-	Topology     Topology             `json:"topology"`
-	Deploy       Deploy               `json:"deploy"`
+	Prometheus Prometheus `json:"prometheus"`
+	// Metrics are the metrics other than DCGM fields that rules read, by name.
+	Metrics map[string]Metric `json:"metrics"`
+	// Runbooks configures runbook links.
+	Runbooks Runbooks `json:"runbooks"`
+	// Recording configures recording rule evaluation.
+	Recording Recording `json:"recording"`
+	// Tests configures the generated promtool tests.
+	Tests Tests `json:"tests"`
+	// SLOs are the service level objectives, by name.
+	SLOs map[string]SLO `json:"slos"`
+	// Cost is the price table.
+	Cost Cost `json:"cost"`
+	// Sharing is how GPUs are shared among pods.
+	Sharing Sharing `json:"sharing"`
+	// Release names the label that tells canary from baseline series.
+	Release Release `json:"release"`
+	// Dashboards are the levels of the dashboard hierarchy, by name (L1 ... L5).
+	Dashboards map[string]Dashboard `json:"dashboards"`
+	// Alertmanager configures routing, grouping and inhibition.
+	Alertmanager Alertmanager `json:"alertmanager"`
+	// Topology is where the rules run.
+	Topology Topology `json:"topology"`
+	// Deploy configures the rule file formats and the dashboards' install.
+	Deploy Deploy `json:"deploy"`
 }
 
 // Valid reports whether v is one of all: the check validation makes of every enumerated

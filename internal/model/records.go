@@ -4,11 +4,15 @@ package model
 // Record names it: several rules may record one metric with different static Labels.
 type Record struct {
 	// Section is the catalog section the record belongs to ("" for the core).
-	Section string            `json:"section"`
-	Record  string            `json:"record"`
-	Labels  map[string]string `json:"labels"`
-	Family  string            `json:"family"`
-	Expr    string            `json:"expr"`
+	Section string `json:"section"`
+	// Record is the metric recorded: the record's key where the catalog leaves it empty.
+	Record string `json:"record"`
+	// Labels are the rule's static labels.
+	Labels map[string]string `json:"labels"`
+	// Family is the rule group the record belongs to.
+	Family string `json:"family"`
+	// Expr is the PromQL expression.
+	Expr string `json:"expr"`
 	// Tests are promtool cases for records that no alert reads.
 	Tests []RecordCase `json:"tests"`
 	// Comments are written above the rule in rule files, one per line: a peer linter's
@@ -18,7 +22,9 @@ type Record struct {
 
 // Recording configures recording rule evaluation.
 type Recording struct {
-	Interval   string `json:"interval"`
+	// Interval is the evaluation interval of the recording rule groups.
+	Interval string `json:"interval"`
+	// RateWindow is the range of the rates the records take of counters.
 	RateWindow string `json:"rateWindow"`
 	// Retention are the coarser copies of the long-lived records, for a long-term store.
 	Retention Retention `json:"retention"`
