@@ -45,50 +45,47 @@ func TestUnitOf(t *testing.T) {
 	}
 }
 
-// TestUnitOfGrafana: an id shows a unit's values as they are when it is the unit's display at
-// scale 1 or an alias; a scaled display, a rate's display and a unitless id claim none.
-func TestUnitOfGrafana(t *testing.T) {
+// TestUnitLookups: UnitOfGrafana reads an id as the unit whose values it shows as they are (the
+// unit's display at scale 1, or an alias; a scaled display, a rate's display and a unitless id
+// claim none); RateUnit is the unit whose claimed display a rate shows as it is, else the unit
+// per second (a scaled rate included); UnitOfName is the unit whose suffix ends the name, the
+// longest where several do.
+func TestUnitLookups(t *testing.T) {
 	m := unitsModel()
-	for id, want := range map[string]string{
-		"celsius":  "celsius",
-		"watt":     "watts",
-		"decbytes": "bytes",
-		"bytes":    "bytes",
-		"hertz":    "",
-		"mbytes":   "",
-		"Bps":      "",
-		"none":     "",
-		"percent":  "",
+	for _, c := range []struct {
+		name   string
+		lookup func(string) string
+		want   map[string]string
+	}{
+		{"UnitOfGrafana", m.UnitOfGrafana, map[string]string{
+			"celsius":  "celsius",
+			"watt":     "watts",
+			"decbytes": "bytes",
+			"bytes":    "bytes",
+			"hertz":    "",
+			"mbytes":   "",
+			"Bps":      "",
+			"none":     "",
+			"percent":  "",
+		}},
+		{"RateUnit", m.RateUnit, map[string]string{
+			"joules":      "watts",
+			"millijoules": "millijoules/s",
+			"bytes":       "bytes/s",
+			"celsius":     "celsius/s",
+		}},
+		{"UnitOfName", m.UnitOfName, map[string]string{
+			"node_power_watts":       "watts",
+			"gpu_memory_bytes":       "bytes",
+			"gpu_fb_bytes":           "bufferbytes",
+			"DCGM_FI_DEV_GPU_TEMP":   "",
+			"gpu_temperature_kelvin": "",
+		}},
 	} {
-		if got := m.UnitOfGrafana(id); got != want {
-			t.Errorf("UnitOfGrafana(%q) = %q, want %q", id, got, want)
-		}
-	}
-}
-
-// TestRateUnit: a rate shown as it is in a display a unit of the catalog claims is in that
-// unit; any other rate (a scaled one included) is the unit per second.
-func TestRateUnit(t *testing.T) {
-	m := unitsModel()
-	for unit, want := range map[string]string{"joules": "watts", "millijoules": "millijoules/s", "bytes": "bytes/s", "celsius": "celsius/s"} {
-		if got := m.RateUnit(unit); got != want {
-			t.Errorf("RateUnit(%s) = %q, want %q", unit, got, want)
-		}
-	}
-}
-
-// TestUnitOfName: the unit whose suffix ends the name, the longest one where several do.
-func TestUnitOfName(t *testing.T) {
-	m := unitsModel()
-	for name, want := range map[string]string{
-		"node_power_watts":       "watts",
-		"gpu_memory_bytes":       "bytes",
-		"gpu_fb_bytes":           "bufferbytes",
-		"DCGM_FI_DEV_GPU_TEMP":   "",
-		"gpu_temperature_kelvin": "",
-	} {
-		if got := m.UnitOfName(name); got != want {
-			t.Errorf("UnitOfName(%s) = %q, want %q", name, got, want)
+		for in, want := range c.want {
+			if got := c.lookup(in); got != want {
+				t.Errorf("%s(%q) = %q, want %q", c.name, in, got, want)
+			}
 		}
 	}
 }
