@@ -76,7 +76,8 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 // backtest → {model, the promql replay adapter, escape}. lint and semdiff read through source
 // and import neither each other nor any other command's package. escape, gitcmd and output
 // (the layout of a generated tree and its header) are leaves that any reader or writer may use:
-// they import no package of the module.
+// they import no package of the module; git itself runs only in source (a tree at a git ref,
+// the files changed since one), so no command runs it on its own.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
 func TestImportGraph(t *testing.T) {
@@ -103,6 +104,8 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("the reader package imports %s: it reads by the layout (output), git (gitcmd) and the PromQL parser (promql) only", dep)
 			case (pkg == "internal/lint" || pkg == "internal/semdiff") && (dep == "internal/lint" || dep == "internal/semdiff" || dep == "internal/backtest" || dep == "internal/cli"):
 				t.Errorf("%s imports %s: commands share readers through internal/source, not each other's packages", pkg, dep)
+			case dep == "internal/gitcmd" && pkg != "internal/source":
+				t.Errorf("%s imports internal/gitcmd: git runs only in internal/source", pkg)
 			}
 		}
 	}

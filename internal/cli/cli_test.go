@@ -388,7 +388,8 @@ func TestTeamCatalogsGenerateAndLintClean(t *testing.T) {
 
 // TestGenerateSaysWhatChanged: generate counts the files it changed, says when nothing did,
 // and names the inhibit rules a change adds (an alert made critical silences its family's
-// tickets) and removes.
+// tickets; in the order Alertmanager reads them) and removes (sorted), one a line after the
+// count.
 func TestGenerateSaysWhatChanged(t *testing.T) {
 	dir := t.TempDir()
 	gen := func(args ...string) string {
@@ -405,16 +406,37 @@ func TestGenerateSaysWhatChanged(t *testing.T) {
 	if out := gen(); !strings.Contains(out, "were already up to date: nothing changed") {
 		t.Errorf("second run: %s", out)
 	}
-	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
-	if err := os.WriteFile(config, []byte(`(import 'gpuobs.libsonnet') { alerts+: { GPUThermalThrottling+: { severity: 'critical' } } }`), 0o644); err != nil {
-		t.Fatal(err)
+	catalog := func(override string) string {
+		config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+		if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') "+override), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return config
 	}
-	out := gen("-c", config)
-	if !strings.Contains(out, "inhibit rule thermal-page-over-ticket added: while GPUThermalThrottling fires, GPUHotterThanFleetPeers, GPUMemoryTemperatureHigh, GPUTemperatureHigh on the same cluster, Hostname, UUID are silenced") {
-		t.Errorf("critical alert: %s", out)
-	}
-	if out := gen(); !strings.Contains(out, "inhibit rule thermal-page-over-ticket removed") {
-		t.Errorf("back to the default: %s", out)
+	critical := catalog(`{ alerts+: { GPUThermalThrottling+: { severity: 'critical' } } }`)
+	withoutTwo := catalog(`{ alertmanager+: { inhibit+: { gpuGone: '', exporterDown: '' } } }`)
+	thermal := "inhibit rule thermal-page-over-ticket added: while GPUThermalThrottling fires, GPUHotterThanFleetPeers, GPUMemoryTemperatureHigh, GPUTemperatureHigh on the same cluster, Hostname, UUID are silenced"
+	// Each step's lines after the count: whole, or up to the colon of a long description.
+	for _, step := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"critical alert", []string{"-c", critical}, []string{thermal}},
+		{"back to the default", nil, []string{"inhibit rule thermal-page-over-ticket removed"}},
+		{"two sources unset", []string{"-c", withoutTwo}, []string{"inhibit rule exporter-down removed", "inhibit rule gpu-gone removed"}},
+		{"two sources back", nil, []string{"inhibit rule gpu-gone added", "inhibit rule exporter-down added"}},
+	} {
+		lines := strings.Split(strings.TrimSuffix(gen(step.args...), "\n"), "\n")
+		if len(lines) != 1+len(step.want) || !strings.HasPrefix(lines[0], "wrote 78 files to ") {
+			t.Errorf("%s: %q, want the count and %d inhibit rules", step.name, lines, len(step.want))
+			continue
+		}
+		for i, want := range step.want {
+			if got := lines[1+i]; got != want && !strings.HasPrefix(got, want+": while ") {
+				t.Errorf("%s: line %d is %q, want %q", step.name, 2+i, got, want)
+			}
+		}
 	}
 }
 

@@ -13,12 +13,12 @@ import (
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/generators/alertmanager"
 	"github.com/gpuobs/gpuobs/generators/ruleformats"
-	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/semdiff"
 	"github.com/gpuobs/gpuobs/internal/source"
 )
 
@@ -118,7 +118,7 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
-	silenced := newInhibitRules(o.output, p)
+	silenced := newInhibitRules(o.output, p, files)
 	if err := emit.Write(o.output, files, managed); err != nil {
 		var partial *emit.PartialError
 		var interrupted *emit.InterruptedError
@@ -138,15 +138,20 @@ func (o *generateOptions) run() error {
 	return nil
 }
 
-// newInhibitRules describes the inhibit rules the plan adds to, or drops from, the
-// Alertmanager configuration gpuobs generated in dir before: a change such as making an alert
-// critical derives new ones, and each silences alerts. Nothing when there was none before.
-func newInhibitRules(dir string, p *plan.Plan) []string {
-	data, err := source.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
+// newInhibitRules describes the inhibit rules the generated files add to, or drop from, the
+// Alertmanager configuration gpuobs generated in dir before (compared by semdiff): a change
+// such as making an alert critical derives new ones, and each silences alerts. Nothing when
+// there was none before.
+func newInhibitRules(dir string, p *plan.Plan, files []emit.File) []string {
+	base, err := source.ReadInTree(dir, filepath.Join(dir, output.AlertmanagerConfig))
 	if err != nil {
 		return nil
 	}
-	old, err := amconfig.Load(data)
+	i := slices.IndexFunc(files, func(f emit.File) bool { return f.Path == output.AlertmanagerConfig })
+	if i < 0 {
+		return nil
+	}
+	added, removed, err := semdiff.InhibitRuleChanges(base, files[i].Content)
 	if err != nil {
 		return nil
 	}
@@ -154,18 +159,13 @@ func newInhibitRules(dir string, p *plan.Plan) []string {
 	if err != nil {
 		return nil
 	}
-	had := map[string]bool{}
-	for _, name := range old.InhibitRuleNames() {
-		had[name] = true
-	}
 	var out []string
 	for _, in := range inhibitions {
-		if !had[in.Name] {
+		if slices.Contains(added, in.Name) {
 			out = append(out, fmt.Sprintf("inhibit rule %s added: while %s fires, %s on the same %s are silenced", in.Name, strings.Join(in.Sources, " or "), strings.Join(in.Targets, ", "), strings.Join(in.Equal, ", ")))
 		}
-		delete(had, in.Name)
 	}
-	for _, name := range model.SortedKeys(had) {
+	for _, name := range removed {
 		out = append(out, "inhibit rule "+name+" removed")
 	}
 	return out

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/emit"
-	"github.com/gpuobs/gpuobs/internal/gitcmd"
 	"github.com/gpuobs/gpuobs/internal/lint"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
@@ -242,17 +241,9 @@ func (o *lintOptions) onlyNew(in *lint.Inputs, problems []lint.Problem) ([]lint.
 	if o.changedSince == "" {
 		return problems, nil
 	}
-	commit, err := gitcmd.Commit(".", o.changedSince)
+	changed, err := source.ChangedSince(".", o.changedSince)
 	if err != nil {
 		return nil, fmt.Errorf("--changed-since: %w", err)
-	}
-	out, err := gitcmd.Run(".", "diff", "--name-only", "--relative", commit, "--")
-	if err != nil {
-		return nil, fmt.Errorf("--changed-since %s: %w", o.changedSince, err)
-	}
-	changed := map[string]bool{}
-	for _, name := range strings.Fields(string(out)) {
-		changed[filepath.ToSlash(filepath.Clean(name))] = true
 	}
 	var kept []lint.Problem
 	for _, p := range problems {

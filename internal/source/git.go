@@ -65,6 +65,30 @@ func FromGit(dir, ref string) (tmp string, remove func(), err error) {
 	return tmp, remove, nil
 }
 
+// ChangedSince lists the files under dir that differ between the commit a git ref names and
+// the work tree (changed by later commits, staged or not; untracked files are not listed),
+// each relative to dir, cleaned and slash-separated. A ref that names no commit of the
+// repository is refused as gitcmd.Commit refuses it; a failing git diff is an error that
+// names the ref.
+func ChangedSince(dir, ref string) (map[string]bool, error) {
+	commit, err := gitcmd.Commit(dir, ref)
+	if err != nil {
+		return nil, err
+	}
+	// -z: names as they are, not split at spaces nor quoted by core.quotePath.
+	out, err := gitcmd.Run(dir, "diff", "--name-only", "--relative", "-z", commit, "--")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	changed := map[string]bool{}
+	for name := range strings.SplitSeq(string(out), "\x00") {
+		if name != "" {
+			changed[path.Clean(name)] = true
+		}
+	}
+	return changed, nil
+}
+
 // extract writes the compared regular files of a tar stream under dir.
 func extract(tr *tar.Reader, dir string) error {
 	for {

@@ -1,0 +1,60 @@
+package model
+
+// Exporter describes how dcgm-exporter is deployed and scraped.
+type Exporter struct {
+	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9).
+	Version string `json:"version"`
+	// Platform names the GPU platform profile (hgx, gb200): the fields only its GPUs report,
+	// which the catalog, the counter file and the alerts then read.
+	Platform string `json:"platform"`
+	// Job is the Prometheus job of the dcgm-exporter targets.
+	Job string `json:"job"`
+	// HostLabel is the label naming the host (Hostname or hostname, by version).
+	HostLabel string `json:"hostLabel"`
+	// HonorLabels is false when Prometheus scrapes with honorLabels: false: pod attribution then
+	// arrives as exported_namespace, exported_pod and exported_container.
+	HonorLabels bool `json:"honorLabels"`
+	// ThrottleReasonsField is the clock-event bitmask field the exporter collects.
+	ThrottleReasonsField string `json:"throttleReasonsField"`
+	// HealthField is a default-collected field every GPU reports: its disappearance means the GPU
+	// is gone.
+	HealthField string `json:"healthField"`
+	// DriverField is the DCGM field of the driver version, which the counter file's label row
+	// names (the series' label is Labels.DriverVersion, the field's name unless relabelled).
+	DriverField string `json:"driverField"`
+	// VirtualGPUs is dcgm-exporter's --kubernetes-virtual-gpus: a shared GPU's series are
+	// copied per pod, except PerProcessFields, where each pod reports its own processes'
+	// value next to the device's series.
+	VirtualGPUs      bool     `json:"virtualGPUs"`
+	PerProcessFields []string `json:"perProcessFields"`
+	// ExtraCounters are the fields the counter file collects beyond the default set.
+	ExtraCounters []string `json:"extraCounters"`
+	// CounterFileFields are the fields of ExtraCounters that every GPU reports while the
+	// counter file collects them: where none arrives, the exporter runs its default set.
+	CounterFileFields []string `json:"counterFileFields"`
+	// StockCounterSetAlert is the alert that tickets a cluster on the default counter set
+	// ("" for none); its runbook lists the alerts that set leaves blind.
+	StockCounterSetAlert string `json:"stockCounterSetAlert"`
+	// FieldNames renames catalog fields to the names the exporter exports (dcgm-exporter
+	// 4.9 renames fields that DCGM 4.7 deprecates); applied to the whole catalog on load.
+	FieldNames map[string]string `json:"fieldNames"`
+	// Deployed, when set (gpuobs lint --exporter-counters), is the counter file actually
+	// deployed: it replaces the default set and ExtraCounters.
+	Deployed map[string]bool `json:"-"`
+}
+
+// Collected reports whether the exporter's counter set collects a field.
+func (m *Model) Collected(field string) bool {
+	if m.Exporter.Deployed != nil {
+		return m.Exporter.Deployed[field]
+	}
+	if f, ok := m.Fields[field]; ok && f.Default {
+		return true
+	}
+	for _, c := range m.Exporter.ExtraCounters {
+		if c == field {
+			return true
+		}
+	}
+	return false
+}
