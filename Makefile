@@ -9,7 +9,7 @@ PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
 JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
 
-.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-precommit test-mutations promtool amtool bench fuzz e2e e2e-sharded catalog-cache
+.PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-precommit test-mutations promtool amtool bench fuzz e2e e2e-sharded
 
 all: test
 
@@ -137,8 +137,3 @@ e2e-sharded:
 	e2e/build.sh $(E2E_BIN) thanos
 	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager GPUOBS_THANOS=$(CURDIR)/$(E2E_BIN)/thanos \
 		$(GO) test -tags e2e -count=1 -v -timeout 10m -run 'TestShardedEndToEnd$$' ./e2e/
-
-# The embedded catalog's evaluation kept in the binary (libsonnet/evaluated/): rewrite it after
-# editing libsonnet/ (until then gpuobs evaluates the sources, and make test says it is stale).
-catalog-cache:
-	$(GO) test -count=1 -run '^TestEmbeddedEvaluationIsCurrent$$' ./internal/catalog/ -update-cache

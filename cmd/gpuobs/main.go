@@ -22,5 +22,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == catalog.EvaluatorCommand {
 		os.Exit(catalog.RunEvaluator(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	os.Exit(cli.Run(os.Args[1:], cli.Options{Stdout: os.Stdout, Stderr: os.Stderr}))
+	os.Exit(cli.Run(os.Args[1:], cli.Options{Stdout: os.Stdout, Stderr: os.Stderr, CatalogCache: catalog.DefaultCacheDir()}))
 }

@@ -1,40 +1,168 @@
 package catalog
 
 import (
-	"flag"
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/gpuobs/gpuobs/libsonnet"
+	"time"
 )
 
-var updateCache = flag.Bool("update-cache", false, "rewrite the embedded catalog's kept evaluation")
+// tampered is the body planted in a kept entry: an evaluation that returns it was read from
+// the cache, one that does not was evaluated again.
+const tampered = `{"tampered": true}`
 
-// TestEmbeddedEvaluationIsCurrent: the evaluation of the embedded catalog kept in the binary
-// is what Jsonnet makes of the sources embedded now, and says it was made from them; a source
-// edited since makes Evaluate run Jsonnet instead of the kept copy (go test -update-cache
-// rewrites it).
-func TestEmbeddedEvaluationIsCurrent(t *testing.T) {
-	fresh, err := EvaluateJsonnet(Options{})
+// plantBody replaces the body of the one entry in dir, keeping the list of files it read.
+func plantBody(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("want one kept evaluation in %s, found %d (%v)", dir, len(entries), err)
+	}
+	file := filepath.Join(dir, entries[0].Name())
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "libsonnet")
-	if *updateCache {
-		if err := os.WriteFile(filepath.Join(dir, libsonnet.EvaluatedPath), []byte(fresh), 0o644); err != nil {
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	if err := os.WriteFile(file, append(append(header, '\n'), tampered...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// userCatalog writes a catalog that imports the embedded one and a file of its own.
+func userCatalog(t *testing.T) (config, local string) {
+	t.Helper()
+	dir := t.TempDir()
+	config, local = filepath.Join(dir, "gpuobs.jsonnet"), filepath.Join(dir, "teams.libsonnet")
+	write(t, config, "(import 'gpuobs.libsonnet') + { teams+: import 'teams.libsonnet' }")
+	write(t, local, "{ infra: 'gpu-infra' }")
+	return config, local
+}
+
+func write(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func evaluate(t *testing.T, opts Options) string {
+	t.Helper()
+	out, err := Evaluate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestKeptEvaluationIsUsedWhileItsFilesAreUnchanged: a catalog file's evaluation is kept and
+// read back while every file it read is the same; an edit of the catalog or of a file it
+// imports, a file appearing where an import found none (and fell back to the embedded
+// library), and a link out of the tree in place of an imported file each make gpuobs evaluate
+// again.
+func TestKeptEvaluationIsUsedWhileItsFilesAreUnchanged(t *testing.T) {
+	for name, change := range map[string]func(t *testing.T, config, local string){
+		"the catalog edited": func(t *testing.T, config, _ string) {
+			write(t, config, "(import 'gpuobs.libsonnet') + { teams+: import 'teams.libsonnet', deploy+: {} }")
+		},
+		"an imported file edited": func(t *testing.T, _, local string) {
+			write(t, local, "{ infra: 'gpu-infra-2' }")
+		},
+		"a file where an import fell back to the library": func(t *testing.T, config, _ string) {
+			write(t, filepath.Join(filepath.Dir(config), "gpuobs.libsonnet"), "{}")
+		},
+		"an imported file replaced by a link out of the tree": func(t *testing.T, _, local string) {
+			outside := filepath.Join(t.TempDir(), "teams.libsonnet")
+			data, _ := os.ReadFile(local)
+			write(t, outside, string(data))
+			if err := os.Remove(local); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, local); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			config, local := userCatalog(t)
+			opts := Options{ConfigPath: config, CacheDir: t.TempDir()}
+			first := evaluate(t, opts)
+			if !strings.Contains(first, `"gpu-infra"`) {
+				t.Fatal("the catalog's own import is not in its evaluation")
+			}
+			plantBody(t, opts.CacheDir)
+			if got := evaluate(t, opts); got != tampered {
+				t.Fatal("an unchanged catalog is evaluated again instead of read from the cache")
+			}
+			change(t, config, local)
+			if out, _ := Evaluate(opts); out == tampered {
+				t.Errorf("after %s, the kept evaluation is still used", name)
+			}
+		})
+	}
+}
+
+// TestKeptEvaluationOfTheEmbeddedCatalog: the embedded catalog's evaluation is kept too, and
+// nothing is written without a cache directory.
+func TestKeptEvaluationOfTheEmbeddedCatalog(t *testing.T) {
+	opts := Options{CacheDir: t.TempDir()}
+	evaluate(t, opts)
+	plantBody(t, opts.CacheDir)
+	if got := evaluate(t, opts); got != tampered {
+		t.Error("the embedded catalog's kept evaluation is not used")
+	}
+	config, _ := userCatalog(t)
+	evaluate(t, Options{ConfigPath: config})
+	if entries, _ := os.ReadDir(filepath.Dir(config)); len(entries) != 2 {
+		t.Errorf("an evaluation without a cache directory wrote files: %v", entries)
+	}
+}
+
+// TestFailedEvaluationsAreNotKept: a catalog that does not evaluate leaves no entry.
+func TestFailedEvaluationsAreNotKept(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "gpuobs.jsonnet")
+	write(t, config, "error 'no'")
+	opts := Options{ConfigPath: config, CacheDir: t.TempDir()}
+	if _, err := Evaluate(opts); err == nil {
+		t.Fatal("a failing catalog evaluated")
+	}
+	if entries, _ := os.ReadDir(opts.CacheDir); len(entries) != 0 {
+		t.Errorf("a failed evaluation was kept: %v", entries)
+	}
+}
+
+// TestCacheKeepsItsSizeAndOthersFiles: past maxKept entries the least recently used go, and
+// a file that is not an entry (a directory shared by mistake) is never removed.
+func TestCacheKeepsItsSizeAndOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range maxKept + 5 {
+		file := filepath.Join(dir, fmt.Sprintf("%064x", i))
+		write(t, file, "[]\n{}")
+		if err := os.Chtimes(file, old, old.Add(time.Duration(i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, libsonnet.DigestPath), []byte(libsonnet.SourcesDigest()+"\n"), 0o644); err != nil {
-			t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "notes.txt"), "mine")
+	evaluate(t, Options{CacheDir: dir})
+	entries, _ := os.ReadDir(dir)
+	kept := 0
+	for _, e := range entries {
+		if isKey(e.Name()) {
+			kept++
 		}
-		return
 	}
-	cached, ok := libsonnet.Cached()
-	if !ok || cached != fresh {
-		t.Fatalf("the kept evaluation of the embedded catalog is stale (current digest %v): run go test ./internal/catalog -run TestEmbeddedEvaluationIsCurrent -update-cache", ok)
+	if kept != maxKept {
+		t.Errorf("%d entries kept, want %d", kept, maxKept)
 	}
-	if got, err := Evaluate(Options{}); err != nil || got != fresh {
-		t.Errorf("Evaluate does not return the kept evaluation: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("a file that is not an entry was removed: %v", err)
+	}
+	if _, ok := lookup(Options{CacheDir: dir}, cacheKey(Options{CacheDir: dir})); !ok {
+		t.Error("the newest entry was pruned")
 	}
 }

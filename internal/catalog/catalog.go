@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	jsonnet "github.com/google/go-jsonnet"
 
@@ -60,58 +61,79 @@ type Options struct {
 	// Limits (DefaultLimits when zero): for catalogs that may come from anyone.
 	Isolated bool
 	Limits   Limits
+	// CacheDir keeps evaluations between runs (evalcache.go); empty keeps none.
+	CacheDir string
 }
 
 // Load evaluates and validates a catalog. Its error is Problems, or a read error.
 func Load(opts Options) (*model.Model, error) {
-	evaluate := Evaluate
-	if opts.Isolated && opts.ConfigPath != "" {
-		evaluate = evaluateIsolated
-	}
-	out, err := evaluate(opts)
+	out, err := Evaluate(opts)
 	if err != nil {
 		return nil, err
 	}
 	return Decode([]byte(out))
 }
 
-// Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns
-// the JSON. The embedded catalog's evaluation is kept in the binary (libsonnet.Cached) and
-// used while its sources are the ones it was evaluated from.
+// Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns the
+// JSON: from opts.CacheDir when an evaluation kept there read exactly the files on disk now
+// (evalcache.go), else evaluated (a catalog file in a child process when opts.Isolated) and
+// kept there. The embedded catalog is evaluated at most once per process.
 func Evaluate(opts Options) (string, error) {
-	if opts.ConfigPath == "" {
-		if cached, ok := libsonnet.Cached(); ok {
-			return cached, nil
-		}
+	key := cacheKey(opts)
+	if out, ok := lookup(opts, key); ok {
+		return out, nil
 	}
-	return EvaluateJsonnet(opts)
+	if opts.ConfigPath != "" && opts.Isolated {
+		return evaluateIsolated(opts) // the child keeps what it evaluates
+	}
+	var out string
+	var reads []fileRead
+	var err error
+	if opts.ConfigPath == "" {
+		out, err = embeddedEvaluation()
+	} else {
+		out, reads, err = evaluateJsonnet(opts)
+	}
+	if err == nil {
+		keep(opts, key, reads, out)
+	}
+	return out, err
 }
 
-// EvaluateJsonnet runs Jsonnet on the catalog, without the kept evaluation of the embedded one.
-func EvaluateJsonnet(opts Options) (string, error) {
+// embeddedEvaluation is the embedded catalog evaluated, once per process.
+var embeddedEvaluation = sync.OnceValues(func() (string, error) {
+	out, _, err := evaluateJsonnet(Options{})
+	return out, err
+})
+
+// evaluateJsonnet runs Jsonnet on the catalog and lists the files on disk it looked for.
+func evaluateJsonnet(opts Options) (string, []fileRead, error) {
 	filename, snippet := embeddedPrefix+"<default>", fmt.Sprintf("import %q", libsonnet.Entry)
 	root := ""
+	var reads []fileRead
 	if opts.ConfigPath != "" {
 		var err error
 		if root, err = importRoot(opts.ConfigPath, opts.ImportRoot); err != nil {
-			return "", fmt.Errorf("import root: %w", err)
+			return "", nil, fmt.Errorf("import root: %w", err)
 		}
 		// The entry file is held to the rule of its imports: a link out of the tree (to a
 		// token, to /proc/self/environ) is refused before it is read, and never quoted.
 		if err := newImporter(libsonnet.FS, opts.ConfigPath, root).confined(opts.ConfigPath); err != nil {
 			if errors.Is(err, errOutsideRoot) {
-				return "", fmt.Errorf("reading catalog %s: it %w %s once links are resolved; a catalog is read only from the directory it is given in (--import-root widens that)", opts.ConfigPath, err, root)
+				return "", nil, fmt.Errorf("reading catalog %s: it %w %s once links are resolved; a catalog is read only from the directory it is given in (--import-root widens that)", opts.ConfigPath, err, root)
 			}
-			return "", fmt.Errorf("reading catalog: %w", err)
+			return "", nil, fmt.Errorf("reading catalog: %w", err)
 		}
 		data, err := os.ReadFile(opts.ConfigPath)
 		if err != nil {
-			return "", fmt.Errorf("reading catalog: %w", err)
+			return "", nil, fmt.Errorf("reading catalog: %w", err)
 		}
 		filename, snippet = opts.ConfigPath, string(data)
+		reads = append(reads, readOf(opts.ConfigPath, data))
 	}
+	im := newImporter(libsonnet.FS, filename, root)
 	vm := jsonnet.MakeVM()
-	vm.Importer(newImporter(libsonnet.FS, filename, root))
+	vm.Importer(im)
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
@@ -121,15 +143,15 @@ func EvaluateJsonnet(opts Options) (string, error) {
 				all := append(found.problems(), rest(vm, filename, found)...)
 				// Located problems by path; the line without a path last.
 				sort.SliceStable(all, func(i, j int) bool { return all[i].Path != "" && (all[j].Path == "" || all[i].Path < all[j].Path) })
-				return "", all
+				return "", nil, all
 			}
 		}
 		if p, ok := missingInLibrary(err.Error()); ok {
-			return "", Problems{p}
+			return "", nil, Problems{p}
 		}
-		return "", Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
+		return "", nil, Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
 	}
-	return out, nil
+	return out, append(reads, im.reads...), nil
 }
 
 // missingField is Jsonnet's error for a field that an object lacks, and field a frame of

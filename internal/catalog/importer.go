@@ -32,6 +32,9 @@ type importer struct {
 	// root is the absolute directory, symbolic links resolved, that files may be read from.
 	root  string
 	cache map[string]jsonnet.Contents
+	// reads is every file on disk the evaluation looked for, in order: what a kept
+	// evaluation is checked against (see evalcache.go).
+	reads []fileRead
 }
 
 func newImporter(embedded fs.FS, entry, root string) *importer {
@@ -56,6 +59,7 @@ func (im *importer) Import(importedFrom, importedPath string) (jsonnet.Contents,
 	}
 	if err := im.confined(candidate); err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(importedPath) && !strings.HasPrefix(filepath.ToSlash(importedPath), "../") {
+			im.reads = append(im.reads, absent(candidate))
 			return im.readEmbedded(path.Clean(filepath.ToSlash(importedPath)), importedPath)
 		}
 		if errors.Is(err, errOutsideRoot) {
@@ -67,6 +71,7 @@ func (im *importer) Import(importedFrom, importedPath string) (jsonnet.Contents,
 	if err != nil {
 		return jsonnet.Contents{}, "", fmt.Errorf("import %q: %w", importedPath, err)
 	}
+	im.reads = append(im.reads, readOf(candidate, data))
 	c := jsonnet.MakeContentsRaw(data)
 	im.cache[candidate] = c
 	return c, candidate, nil

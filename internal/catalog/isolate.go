@@ -54,7 +54,7 @@ func evaluateIsolated(opts Options) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limits.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, EvaluatorCommand, opts.ConfigPath, opts.ImportRoot, fmt.Sprint(limits.MaxMemoryMiB))
+	cmd := exec.CommandContext(ctx, self, EvaluatorCommand, opts.ConfigPath, opts.ImportRoot, fmt.Sprint(limits.MaxMemoryMiB), opts.CacheDir)
 	stdout := &boundedOutput{limit: int64(limits.MaxMemoryMiB) << 20, stop: cancel}
 	stderr := &boundedOutput{limit: maxTraceBytes, stop: cancel, tail: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -117,11 +117,12 @@ func (b *boundedOutput) Write(p []byte) (int, error) {
 }
 
 // RunEvaluator is the child side of an isolated evaluation: args are those after
-// EvaluatorCommand (catalog path, import root, memory limit in MiB). It writes the JSON to
-// stdout, or a Jsonnet error to stderr, and returns the exit code.
+// EvaluatorCommand (catalog path, import root, memory limit in MiB, cache directory). It
+// writes the JSON to stdout (and keeps it in the cache directory, if one is given), or a
+// Jsonnet error to stderr, and returns the exit code.
 func RunEvaluator(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 3 {
-		fmt.Fprintf(stderr, "%s takes the catalog path, the import root and a memory limit\n", EvaluatorCommand)
+	if len(args) != 4 {
+		fmt.Fprintf(stderr, "%s takes the catalog path, the import root, a memory limit and a cache directory\n", EvaluatorCommand)
 		return 1
 	}
 	var maxMiB int
@@ -131,7 +132,7 @@ func RunEvaluator(args []string, stdout, stderr io.Writer) int {
 	}
 	debug.SetMaxStack(maxStackBytes)
 	go watchMemory(uint64(maxMiB) << 20)
-	out, err := Evaluate(Options{ConfigPath: args[0], ImportRoot: args[1]})
+	out, err := Evaluate(Options{ConfigPath: args[0], ImportRoot: args[1], CacheDir: args[3]})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -53,9 +53,9 @@ func completeValues(cmd *cobra.Command, flag string, values []string) {
 	}
 }
 
-// load reads the catalog: a catalog file that is not there is said so, and problems in one
-// are introduced as such.
-func (c *catalogFlags) load() (*model.Model, error) {
+// load reads the catalog, using and keeping evaluations in cacheDir ("" for none): a catalog
+// file that is not there is said so, and problems in one are introduced as such.
+func (c *catalogFlags) load(cacheDir string) (*model.Model, error) {
 	if c.config != "" {
 		if _, err := os.Stat(c.config); err != nil {
 			var pe *fs.PathError
@@ -65,7 +65,7 @@ func (c *catalogFlags) load() (*model.Model, error) {
 			return nil, fmt.Errorf("catalog file %s: %w", c.config, err)
 		}
 	}
-	m, err := catalog.Load(catalog.Options{ConfigPath: c.config, ImportRoot: c.importRoot, Isolated: true, Limits: c.limits})
+	m, err := catalog.Load(catalog.Options{ConfigPath: c.config, ImportRoot: c.importRoot, Isolated: true, Limits: c.limits, CacheDir: cacheDir})
 	var problems catalog.Problems
 	if errors.As(err, &problems) {
 		return nil, fmt.Errorf("catalog is invalid:\n%w", err)

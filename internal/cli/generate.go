@@ -67,7 +67,7 @@ func (o *generateOptions) run() error {
 	if err := ruleformats.Check(o.rulesFormats); err != nil {
 		return err
 	}
-	m, err := o.load()
+	m, err := o.load(o.CatalogCache)
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}

@@ -157,7 +157,7 @@ func (o *lintOptions) run(paths []string) error {
 // loadWithCounters loads the catalog with the counter file --exporter-counters names as the
 // exporter's collected set.
 func (o *lintOptions) loadWithCounters() (*model.Model, error) {
-	m, err := o.load()
+	m, err := o.load(o.CatalogCache)
 	if err != nil || o.counters == "" {
 		return m, err
 	}

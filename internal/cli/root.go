@@ -30,6 +30,9 @@ type Options struct {
 	// BuildPlan derives the plan of a catalog, once per command; nil means plan.Build. Tests
 	// wrap it to count derivations.
 	BuildPlan func(*model.Model) (*plan.Plan, error)
+	// CatalogCache is the directory where catalog evaluations are kept between runs
+	// (catalog.DefaultCacheDir for the gpuobs command); empty keeps none.
+	CatalogCache string
 }
 
 // buildPlan derives the plan of a catalog.

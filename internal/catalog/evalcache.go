@@ -1,0 +1,225 @@
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/gpuobs/gpuobs/libsonnet"
+)
+
+// A catalog's evaluation is kept between runs in a cache directory, as Go keeps builds: under
+// a key made of what gpuobs evaluates with (the embedded sources, go-jsonnet's version) and the
+// catalog file asked for, with the list of every file on disk the evaluation looked for and
+// the digest of what it read there (or that it was absent). A kept evaluation is used only
+// while each of those files is what it was, read under the same confinement rules as an
+// evaluation: an edit, a new file that an import would now find, or a link out of the tree
+// makes gpuobs evaluate again. Evaluations that fail are never kept.
+
+// CacheEnv chooses where evaluations are kept: a directory, or "off" for nowhere.
+const CacheEnv = "GPUOBS_CACHE"
+
+// maxKept is how many evaluations a cache directory holds; the least recently used go first.
+const maxKept = 32
+
+// cacheFormat changes whenever an entry's layout or the key's parts change.
+const cacheFormat = "gpuobs-catalog-evaluation-v1"
+
+// DefaultCacheDir is where the gpuobs command keeps evaluations: $GPUOBS_CACHE, or gpuobs/
+// in the user's cache directory; "" (keep none) for GPUOBS_CACHE=off or without a home.
+func DefaultCacheDir() string {
+	switch dir := os.Getenv(CacheEnv); dir {
+	case "off":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(base, "gpuobs", "catalog")
+	default:
+		return dir
+	}
+}
+
+// fileRead is one file on disk an evaluation looked for: its path and the SHA-256 of what it
+// read, empty when the file was not there.
+type fileRead struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// readOf records that file held data; by its absolute path, as the key names the catalog
+// whatever directory gpuobs runs in.
+func readOf(file string, data []byte) fileRead {
+	sum := sha256.Sum256(data)
+	return fileRead{Path: absolute(file), SHA256: hex.EncodeToString(sum[:])}
+}
+
+// absent records that an evaluation looked for file and found none.
+func absent(file string) fileRead { return fileRead{Path: absolute(file)} }
+
+func absolute(file string) string {
+	if abs, err := filepath.Abs(file); err == nil {
+		return abs
+	}
+	return file
+}
+
+// cacheKey names the entry of a catalog in opts.CacheDir; "" when nothing is kept.
+func cacheKey(opts Options) string {
+	if opts.CacheDir == "" {
+		return ""
+	}
+	h := sha256.New()
+	for _, part := range []string{cacheFormat, jsonnetVersion(), libsonnet.SourcesDigest()} {
+		h.Write([]byte(part + "\x00"))
+	}
+	if opts.ConfigPath != "" {
+		config, err := filepath.Abs(opts.ConfigPath)
+		if err != nil {
+			return ""
+		}
+		root, err := importRoot(opts.ConfigPath, opts.ImportRoot)
+		if err != nil {
+			return ""
+		}
+		h.Write([]byte(config + "\x00" + root + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// jsonnetVersion is the version of go-jsonnet this program was built with.
+func jsonnetVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == "github.com/google/go-jsonnet" {
+			return dep.Version + dep.Sum
+		}
+	}
+	return ""
+}
+
+// lookup returns the evaluation kept under key when every file it read is unchanged.
+func lookup(opts Options, key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	file := filepath.Join(opts.CacheDir, key)
+	if info, err := os.Lstat(file); err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	header, body, ok := bytes.Cut(data, []byte("\n"))
+	var reads []fileRead
+	if !ok || json.Unmarshal(header, &reads) != nil || !unchanged(opts, reads) {
+		return "", false
+	}
+	now := time.Now()
+	_ = os.Chtimes(file, now, now) // recently used: pruned last
+	return string(body), true
+}
+
+// unchanged reports whether each file an evaluation read is still what it read, found
+// under the rules of an evaluation's imports.
+func unchanged(opts Options, reads []fileRead) bool {
+	if len(reads) == 0 {
+		return opts.ConfigPath == ""
+	}
+	root, err := importRoot(opts.ConfigPath, opts.ImportRoot)
+	if err != nil {
+		return false
+	}
+	im := newImporter(libsonnet.FS, opts.ConfigPath, root)
+	for _, r := range reads {
+		err := im.confined(r.Path)
+		if r.SHA256 == "" {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return false
+			}
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		data, err := os.ReadFile(r.Path)
+		if err != nil || readOf(r.Path, data) != r {
+			return false
+		}
+	}
+	return true
+}
+
+// keep writes an evaluation and the files it read under key, atomically, and prunes the
+// directory to maxKept entries. A cache that cannot be written is no error: the next run
+// evaluates again.
+func keep(opts Options, key string, reads []fileRead, out string) {
+	if key == "" {
+		return
+	}
+	if err := os.MkdirAll(opts.CacheDir, 0o700); err != nil {
+		return
+	}
+	header, err := json.Marshal(reads)
+	if err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(opts.CacheDir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(append(append(header, '\n'), out...))
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(opts.CacheDir, key)) != nil {
+		_ = os.Remove(tmp.Name())
+		return
+	}
+	prune(opts.CacheDir)
+}
+
+// isKey reports whether name is an entry's name: a key, 64 hexadecimal digits.
+func isKey(name string) bool {
+	_, err := hex.DecodeString(name)
+	return len(name) == 2*sha256.Size && err == nil
+}
+
+// prune removes the least recently used entries past maxKept.
+func prune(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type kept struct {
+		name string
+		used time.Time
+	}
+	var all []kept
+	for _, e := range entries {
+		if !isKey(e.Name()) {
+			continue // not an entry: never removed
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			all = append(all, kept{e.Name(), info.ModTime()})
+		}
+	}
+	if len(all) <= maxKept {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].used.After(all[j].used) })
+	for _, k := range all[maxKept:] {
+		_ = os.Remove(filepath.Join(dir, k.name))
+	}
+}
