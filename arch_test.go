@@ -68,8 +68,9 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 }
 
 // TestImportGraph holds the layering: cli → {plan, generators, lint, emit, semdiff,
-// backtest}; generators → {plan, model, emit, promql adapters}; lint → {plan, model, promql};
-// plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
+// backtest}; generators → {plan, model, emit, promql adapters}; lint → {its analysis, plan,
+// model, promql}; lint's analysis (internal/lint/analysis: labels, units, projection,
+// placement, below the checks) → {plan, model, source, promql}; plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
 // Alertmanager's config package)}; semdiff → {source, amconfig, model, promql, escape,
 // output}; source → {output, gitcmd, promql} (every reader of files a user or gpuobs wrote,
 // with positions: rule files, dashboards, counter files, an output tree, a git base);
@@ -91,6 +92,8 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("generator %s imports the linter %s", pkg, dep)
 			case under(pkg, "internal/lint") && under(dep, "generators"):
 				t.Errorf("lint package %s imports generator %s", pkg, dep)
+			case pkg == "internal/lint/analysis" && dep != "internal/plan" && dep != "internal/model" && dep != "internal/source" && !under(dep, "internal/promql"):
+				t.Errorf("lint's analysis imports %s: it sits below the checks, on the plan, the model, the readers (source) and PromQL", dep)
 			case pkg == "internal/plan" && (under(dep, "generators") || under(dep, "internal/lint") || under(dep, "internal/emit") || under(dep, "internal/catalog")):
 				t.Errorf("plan package %s imports %s: the plan derives from the model only", pkg, dep)
 			case pkg == "internal/backtest" && dep != "internal/model" && dep != "internal/escape" && !under(dep, "internal/promql"):

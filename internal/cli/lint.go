@@ -111,7 +111,7 @@ func (o *lintOptions) run(paths []string) error {
 		return failed(err)
 	}
 	in := lint.NewInputs(p, files)
-	in.GlobalPaths = o.global
+	in.Analysis.GlobalPaths = o.global
 	f := p.Model.Fleet
 	in.FleetSource = fmt.Sprintf("the embedded catalog's default fleet, a worst case of %d clusters × %d nodes × %d GPUs, each split into %d MIG instances; set fleet in your gpuobs.jsonnet to your own",
 		f.Clusters, f.NodesPerCluster, f.GPUsPerNode, f.MIGInstancesPerGPU)
