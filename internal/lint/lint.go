@@ -80,6 +80,12 @@ func Checks() []Check {
 	}
 }
 
+// DocsURL is where the documentation page of each check lives.
+const DocsURL = "https://github.com/gpuobs/gpuobs/blob/main/docs/checks/"
+
+// DocPath is the documentation page of a check, relative to docs/checks/.
+func DocPath(check string) string { return strings.ReplaceAll(check, "/", "-") + ".md" }
+
 // Inputs is everything a check sees: the catalog, the files, and the analysis of both.
 type Inputs struct {
 	Model *model.Model
