@@ -68,16 +68,19 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 }
 
 // TestImportGraph holds the layering: cli → {plan, generators, lint, emit, semdiff,
-// backtest}; generators → {plan, model, emit, promql adapters}; lint → {plan, model, promql};
-// plan → {model, promql}; catalog → {model, promql, amconfig (receivers checked by
-// Alertmanager's config package)}; semdiff → {source, amconfig, model, promql, escape,
-// output}; source → {output, gitcmd, promql} (every reader of files a user or gpuobs wrote,
-// with positions: rule files, dashboards, counter files, an output tree, a git base);
-// backtest → {model, the promql replay adapter, escape}. lint and semdiff read through source
-// and import neither each other nor any other command's package. escape, gitcmd and output
-// (the layout of a generated tree and its header) are leaves that any reader or writer may use:
-// they import no package of the module; git itself runs only in source (a tree at a git ref,
-// the files changed since one), so no command runs it on its own.
+// backtest}; generators → {plan, model, emit, promql adapters}; lint → {its analysis, plan,
+// model, promql, source, report}; lint's analysis (internal/lint/analysis: labels, units,
+// projection, placement, below the checks) → {plan, model, source, promql}; plan → {model,
+// promql}; catalog → {model, promql, amconfig (receivers checked by Alertmanager's config
+// package)}; semdiff → {source, amconfig, model, promql, escape, output, report}; source →
+// {output, gitcmd, promql} (every reader of files a user or gpuobs wrote, with positions: rule
+// files, dashboards, counter files, an output tree, a git base); backtest → {model, the promql
+// replay adapter, escape, report}. lint and semdiff read through source and import neither
+// each other nor any other command's package. escape, gitcmd, output (the layout of a
+// generated tree and its header) and report (the reporter interface and the registry of
+// formats lint, diff and backtest share) are leaves that any reader or writer may use: they
+// import no package of the module; git itself runs only in source (a tree at a git ref, the
+// files changed since one), so no command runs it on its own.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
 func TestImportGraph(t *testing.T) {
@@ -92,13 +95,15 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("generator %s imports the linter %s", pkg, dep)
 			case under(pkg, "internal/lint") && under(dep, "generators"):
 				t.Errorf("lint package %s imports generator %s", pkg, dep)
+			case pkg == "internal/lint/analysis" && dep != "internal/plan" && dep != "internal/model" && dep != "internal/source" && !under(dep, "internal/promql"):
+				t.Errorf("lint's analysis imports %s: it sits below the checks, on the plan, the model, the readers (source) and PromQL", dep)
 			case pkg == "internal/plan" && (under(dep, "generators") || under(dep, "internal/lint") || under(dep, "internal/emit") || under(dep, "internal/catalog")):
 				t.Errorf("plan package %s imports %s: the plan derives from the model only", pkg, dep)
-			case pkg == "internal/backtest" && dep != "internal/model" && dep != "internal/escape" && !under(dep, "internal/promql"):
+			case pkg == "internal/backtest" && dep != "internal/model" && dep != "internal/escape" && dep != "internal/report" && !under(dep, "internal/promql"):
 				t.Errorf("backtest imports %s: it reads data only through the promql replay adapter", dep)
 			case under(pkg, "internal/promql") && !under(dep, "internal/promql"):
 				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
-			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/output":
+			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/output" || pkg == "internal/report":
 				t.Errorf("%s imports %s: it is a leaf every reader and writer may use", pkg, dep)
 			case pkg == "internal/source" && dep != "internal/output" && dep != "internal/gitcmd" && dep != "internal/promql":
 				t.Errorf("the reader package imports %s: it reads by the layout (output), git (gitcmd) and the PromQL parser (promql) only", dep)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gpuobs/gpuobs/generators"
-	"github.com/gpuobs/gpuobs/internal/lint"
+	"github.com/gpuobs/gpuobs/internal/lint/analysis"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
@@ -45,7 +45,7 @@ func TestGuideRetentionSeriesAreTrue(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := plantest.Plan(t, "")
-	in := lint.NewInputs(p, nil)
+	a := analysis.New(p, nil)
 	var counts []string
 	for _, interval := range p.Model.Recording.Retention.Intervals {
 		series := 0
@@ -53,7 +53,7 @@ func TestGuideRetentionSeriesAreTrue(t *testing.T) {
 			if r.TierOf == "" || r.Interval != interval {
 				continue
 			}
-			n, err := in.ProjectedSeries(r.Expr)
+			n, err := a.ProjectedSeries(r.Expr)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -293,7 +293,7 @@ func TestThresholdChange(t *testing.T) {
 		t.Errorf("totals (pages, tickets per day): %s", tot)
 	}
 	var text strings.Builder
-	if err := backtest.Write(&text, "text", res); err != nil {
+	if err := backtest.Reporters.Write(&text, "text", res); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"pages per day: 4.00 → 4.00 (±0)", "tickets per day: 84.00 → 16.00 (-68.00)", "Hot      ticket  21 → 4 (-17)  4h09m → 14h26m"} {
@@ -317,10 +317,10 @@ func TestSeverityChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, js strings.Builder
-	if err := backtest.Write(&text, "text", res); err != nil {
+	if err := backtest.Reporters.Write(&text, "text", res); err != nil {
 		t.Fatal(err)
 	}
-	if err := backtest.Write(&js, "json", res); err != nil {
+	if err := backtest.Reporters.Write(&js, "json", res); err != nil {
 		t.Fatal(err)
 	}
 	// Hot: 21 episodes over six hours, a quarter of a day: 84 a day, tickets on base, pages on head.
@@ -523,7 +523,7 @@ func TestMarkdownFitsAComment(t *testing.T) {
 	long := `{Hostname="` + strings.Repeat("n", 200_000) + `"}`
 	res.Alerts[0].Sides[0].Top[0].Labels = long
 	var markdown, text strings.Builder
-	if err := errors.Join(backtest.Write(&markdown, "markdown", res), backtest.Write(&text, "text", res)); err != nil {
+	if err := errors.Join(backtest.Reporters.Write(&markdown, "markdown", res), backtest.Reporters.Write(&text, "text", res)); err != nil {
 		t.Fatal(err)
 	}
 	if n := utf8.RuneCountInString(markdown.String()); n > escape.CommentLimit || !strings.Contains(markdown.String(), "**Cut here:**") {

@@ -1,35 +1,18 @@
 package backtest
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/report"
 )
 
-// Formats are the output formats of Write.
-var Formats = []string{"text", "markdown", "json"}
-
-// Write writes a result in a format of Formats.
-func Write(w io.Writer, format string, r *Result) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	case "markdown":
-		return writeTable(w, r, true)
-	case "text":
-		return writeTable(w, r, false)
-	}
-	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
-}
+// Reporters are backtest's output formats, in the order --format lists them; each reporter is
+// a file of its own (report_<format>.go), json the shared one.
+var Reporters = report.Registry[*Result]{textReporter{}, markdownReporter{}, report.JSON[*Result]{}}
 
 // sideBySide writes values of each side, with the change from the first to the last when
 // there are two.
@@ -77,13 +60,16 @@ func (a AlertRow) tier() string {
 	return strings.Join(tiers, " → ")
 }
 
-func writeTable(w io.Writer, r *Result, markdown bool) error {
-	var b strings.Builder
-	// Names come from rule files and data: each stays on its line, and in Markdown is text.
-	cell := escape.Line
-	if markdown {
-		cell = escape.Markdown
-	}
+// table is what the text and Markdown reports show: the heading, the pages and tickets per
+// day of each side, and a row per alert under a header row.
+type table struct {
+	head, pages, tickets string
+	rows                 [][]string
+}
+
+// newTable lays a result out, writing names from rule files and data with cell, and alert
+// names with name.
+func newTable(r *Result, cell, name func(string) string) table {
 	head := fmt.Sprintf("backtest of %s over %s from %s to %s (%.1f days, every %s)", cell(strings.Join(r.Sides, " and ")), cell(r.Data), stamp(r.From), stamp(r.To), r.days, r.Step)
 	last := len(r.Totals) - 1
 	pages := sideBySide(r.Totals, func(t Totals) string { return fmt.Sprintf("%.2f", t.PagesPerDay) }, signed(r.Totals[last].PagesPerDay-r.Totals[0].PagesPerDay, false))
@@ -96,46 +82,18 @@ func writeTable(w io.Writer, r *Result, markdown bool) error {
 		for _, t := range a.Sides[last].Top {
 			top = append(top, fmt.Sprintf("%s %s", cell(t.Labels), duration(time.Duration(t.Firing))))
 		}
-		name := escape.Leading(a.Alert)
-		if markdown {
-			name = escape.Markdown(a.Alert)
-		}
-		rows = append(rows, []string{name, a.tier(), episodes, firing, strings.Join(top, "; ")})
+		rows = append(rows, []string{name(a.Alert), a.tier(), episodes, firing, strings.Join(top, "; ")})
 	}
-	if markdown {
-		fmt.Fprintf(&b, "### gpuobs backtest\n\n%s.\n\n**Pages per day: %s. Tickets per day: %s.**\n\n", head, pages, tickets)
-		for i, row := range rows {
-			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
-			if i == 0 {
-				b.WriteString("|---|---|---:|---:|---|\n")
-			}
-		}
-		if len(r.Alerts) == 0 {
-			b.WriteString("\nNo alert fired on either side.\n")
-		}
-	} else {
-		fmt.Fprintf(&b, "%s\npages per day: %s\ntickets per day: %s\n\n", head, pages, tickets)
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		for _, row := range rows {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		if len(r.Alerts) == 0 {
-			b.WriteString("no alert fired on either side\n")
-		}
-	}
+	return table{head: head, pages: pages, tickets: tickets, rows: rows}
+}
+
+// writeMissing writes the metrics the data holds no samples of, with the alerts reading them,
+// names written with cell.
+func writeMissing(b *strings.Builder, r *Result, cell func(string) string) {
 	for _, m := range r.Missing {
-		fmt.Fprintf(&b, "\nno samples of %s (read by %s)", cell(m.Metric), cell(strings.Join(m.Alerts, ", ")))
+		fmt.Fprintf(b, "\nno samples of %s (read by %s)", cell(m.Metric), cell(strings.Join(m.Alerts, ", ")))
 	}
 	if len(r.Missing) > 0 {
 		b.WriteString("\n")
 	}
-	report := b.String()
-	if markdown {
-		report = escape.Comment(report)
-	}
-	_, err := io.WriteString(w, report)
-	return err
 }

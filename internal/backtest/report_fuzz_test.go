@@ -29,10 +29,10 @@ func FuzzReportNames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, format := range []string{"text", "markdown"} {
 			var plain, got strings.Builder
-			if err := Write(&plain, format, fuzzResult("x")); err != nil {
+			if err := Reporters.Write(&plain, format, fuzzResult("x")); err != nil {
 				t.Fatal(err)
 			}
-			if err := Write(&got, format, fuzzResult(s)); err != nil {
+			if err := Reporters.Write(&got, format, fuzzResult(s)); err != nil {
 				t.Fatal(err)
 			}
 			testutil.ReportShape(t, format, s, plain.String(), plain.String(), got.String())

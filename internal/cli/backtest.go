@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,8 +53,7 @@ has no samples of are refused, listed with the alerts that read them, unless
 	cmd.Flags().StringVar(&o.to, "to", "", "end of the replay, RFC 3339 (default: the data's last sample)")
 	cmd.Flags().DurationVar(&o.interval, "interval", time.Minute, "evaluation interval of groups that set none")
 	cmd.Flags().BoolVar(&o.allowMissing, "allow-missing", false, "replay even when the rules read metrics the data lacks (listed as warnings)")
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(backtest.Formats, ", "))
-	completeValues(cmd, "format", backtest.Formats)
+	formatFlag(cmd, &o.format, backtest.Reporters.Formats())
 	if err := cmd.MarkFlagRequired("data"); err != nil {
 		panic(err)
 	}
@@ -65,8 +62,8 @@ has no samples of are refused, listed with the alerts that read them, unless
 }
 
 func (o *backtestOptions) run(ctx context.Context, args []string) error {
-	if !slices.Contains(backtest.Formats, o.format) {
-		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(backtest.Formats, ", "))
+	if _, err := backtest.Reporters.Lookup(o.format); err != nil {
+		return err
 	}
 	if o.interval <= 0 {
 		return fmt.Errorf("--interval %s: must be positive", o.interval)
@@ -123,7 +120,7 @@ func (o *backtestOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return failed(err)
 	}
-	if err := backtest.Write(o.Stdout, o.format, res); err != nil {
+	if err := backtest.Reporters.Write(o.Stdout, o.format, res); err != nil {
 		return failed(err)
 	}
 	return nil

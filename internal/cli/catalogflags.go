@@ -72,3 +72,10 @@ func (c *catalogFlags) load(cacheDir string) (*model.Model, error) {
 	}
 	return m, err
 }
+
+// formatFlag adds --format (-f), text by default, over a command's report formats: its help
+// lists them and shell completion offers them.
+func formatFlag(cmd *cobra.Command, format *string, formats []string) {
+	cmd.Flags().StringVarP(format, "format", "f", "text", "output format: "+strings.Join(formats, ", "))
+	completeValues(cmd, "format", formats)
+}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -63,15 +61,14 @@ or silencers differ or a receiver's integrations do, 1 error, 2 usage.`,
 		RunE: func(_ *cobra.Command, args []string) error { return o.run(args) },
 	}
 	cmd.Flags().StringVar(&o.baseRef, "base-ref", "", "git ref: compare DIR (default .) in the working tree against DIR at this ref")
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(semdiff.Formats, ", "))
+	formatFlag(cmd, &o.format, semdiff.Reporters.Formats())
 	cmd.Flags().BoolVar(&o.failOnRouting, "fail-on-routing-change", false, "exit 3 when an alert reaches other receivers or is silenced by other alerts, or a receiver's integrations change")
-	completeValues(cmd, "format", semdiff.Formats)
 	return cmd
 }
 
 func (o *diffOptions) run(args []string) error {
-	if !slices.Contains(semdiff.Formats, o.format) {
-		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(semdiff.Formats, ", "))
+	if _, err := semdiff.Reporters.Lookup(o.format); err != nil {
+		return err
 	}
 	var baseDir, headDir, baseName string
 	if o.baseRef != "" {
@@ -97,7 +94,7 @@ func (o *diffOptions) run(args []string) error {
 		return failed(fmt.Errorf("head %s: %w", headDir, err))
 	}
 	report := semdiff.Compare(baseName, base, headDir, head)
-	if err := semdiff.Write(o.Stdout, o.format, report); err != nil {
+	if err := semdiff.Reporters.Write(o.Stdout, o.format, report); err != nil {
 		return failed(err)
 	}
 	if c := (routingChanged{report.RoutingChanges(), len(report.Receivers)}); o.failOnRouting && c.alerts+c.receivers > 0 {

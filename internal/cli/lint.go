@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,9 +72,8 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 		RunE: func(_ *cobra.Command, args []string) error { return o.run(args) },
 	}
 	o.register(cmd)
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: "+strings.Join(lint.Formats, ", "))
+	formatFlag(cmd, &o.format, lint.Reporters.Formats())
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
-	completeValues(cmd, "format", lint.Formats)
 	completeValues(cmd, "fail-on", []string{lint.Info.String(), lint.Warning.String(), lint.Error.String()})
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "baseline file (from --write-baseline): report only problems it does not list")
@@ -90,8 +88,8 @@ func (o *lintOptions) run(paths []string) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(lint.Formats, o.format) {
-		return fmt.Errorf("unknown format %q: use one of %s", o.format, strings.Join(lint.Formats, ", "))
+	if _, err := lint.Reporters.Lookup(o.format); err != nil {
+		return err
 	}
 	read := readInputs(paths)
 	m, err := o.loadWithCounters()
@@ -110,7 +108,7 @@ func (o *lintOptions) run(paths []string) error {
 		return failed(err)
 	}
 	in := lint.NewInputs(p, files)
-	in.GlobalPaths = o.global
+	in.Analysis.GlobalPaths = o.global
 	f := p.Model.Fleet
 	in.FleetSource = fmt.Sprintf("the embedded catalog's default fleet, a worst case of %d clusters × %d nodes × %d GPUs, each split into %d MIG instances; set fleet in your gpuobs.jsonnet to your own",
 		f.Clusters, f.NodesPerCluster, f.GPUsPerNode, f.MIGInstancesPerGPU)
@@ -132,7 +130,7 @@ func (o *lintOptions) run(paths []string) error {
 	if problems, err = o.onlyNew(in, problems); err != nil {
 		return failed(err)
 	}
-	if err := lint.Write(o.Stdout, o.format, problems, files); err != nil {
+	if err := lint.Reporters.Write(o.Stdout, o.format, lint.Result{Problems: problems, Files: files}); err != nil {
 		return failed(err)
 	}
 	// The summary follows a text report; a machine-read report (json, sarif, github,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/lint/analysis"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -143,22 +144,22 @@ func keepsCounter(up []*promql.Node) bool {
 // checkCounter reports a counter read without rate() or increase(), and a rate() of what is
 // not a counter.
 func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
-	kind, declared, note := in.kindOf(n.Name)
-	if kind == "" {
+	k := in.Analysis.KindOf(n.Name)
+	if k.Real == "" {
 		return
 	}
 	var parent *promql.Node
 	if len(up) > 0 {
 		parent = up[len(up)-1]
 	}
-	if kind != model.KindCounter {
+	if k.Real != model.KindCounter {
 		if parent != nil && parent.Kind == promql.Call && counterOnly[parent.Name] {
-			msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, kind)
-			if declared == string(model.KindCounter) {
+			msg := fmt.Sprintf("%s() on %s, which is a %s", parent.Name, n.Name, k.Real)
+			if k.Declared == string(model.KindCounter) {
 				msg += " (the exporter declares it a counter; its value is not cumulative)"
 			}
-			if note != "" {
-				msg += ": " + note
+			if strings.HasSuffix(k.Unit, "_per_second") {
+				msg += ": it is already a per-second rate"
 			}
 			report(at(f, e, parent, Error, "%s", msg))
 		}
@@ -189,23 +190,6 @@ func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {
 	return len(bin.Args) == 2 && bin.Args[1] == child
 }
 
-// kindOf is a metric's real kind and declared type, from the catalog ("" when unknown).
-func (in *Inputs) kindOf(name string) (kind model.Kind, declared, note string) {
-	if f, ok := in.Model.Fields[name]; ok {
-		if strings.HasSuffix(f.Unit, "_per_second") {
-			note = "it is already a per-second rate"
-		}
-		return f.Kind, f.Type, note
-	}
-	if mt, ok := in.Model.Metrics[name]; ok && (mt.Type == "counter" || mt.Type == "gauge") {
-		return model.Kind(mt.Type), mt.Type, ""
-	}
-	if _, ok := in.Model.HistogramSeries(name); ok {
-		return model.KindCounter, string(model.KindCounter), ""
-	}
-	return "", "", ""
-}
-
 type promqlUnknownMetric struct{}
 
 func (promqlUnknownMetric) Name() string { return "promql/unknown-metric" }
@@ -215,13 +199,13 @@ func (promqlUnknownMetric) Doc() string {
 func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 	fields := model.SortedKeys(in.Model.Fields)
 	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
-		if n.Name == "" || in.known(n.Name) {
+		if n.Name == "" || in.Analysis.Known(n.Name) {
 			return
 		}
 		// Another team's metrics are theirs to know: outside gpuobs' output only a DCGM name
 		// close to a catalog field is surely a mistake.
 		typo := ""
-		if dcgmLooking(n.Name) {
+		if analysis.DCGMLooking(n.Name) {
 			typo = plan.Closest(n.Name, fields, typoDistance)
 		}
 		switch {
@@ -236,16 +220,6 @@ func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 // typoDistance is how many edits make a DCGM name a typo of a catalog field: DCGM names share
 // long prefixes, so real fields that the catalog lacks (DCGM_FI_DEV_VIDEO_CLOCK) are further.
 const typoDistance = 2
-
-// known reports whether a metric is a catalog field or metric, a histogram series of one,
-// recorded by a rule, or written by Prometheus itself.
-func (in *Inputs) known(name string) bool {
-	_, field := in.Model.Fields[name]
-	_, metric := in.Model.Metrics[name]
-	_, histogram := in.Model.HistogramSeries(name)
-	_, recorded := in.recorded[name]
-	return field || metric || histogram || recorded || plan.Builtin(name)
-}
 
 type promqlMIGDoubleCount struct{}
 
@@ -285,7 +259,7 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 			if !a.Without && slices.Contains(a.Grouping, l.MIGInstance) {
 				return
 			}
-			if in.outputLabels(a).Has(l.MIGInstance) {
+			if in.Analysis.Labels(a).Has(l.MIGInstance) {
 				continue
 			}
 			switch a.Name {
@@ -313,7 +287,7 @@ func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
 		switch {
 		case field && !in.Model.Collected(n.Name):
 			report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
-		case !field && (strings.HasPrefix(n.Name, "DCGM_FI_") || strings.HasPrefix(n.Name, "DCGM_EXP_")) && !in.known(n.Name) && plan.Closest(n.Name, fields, typoDistance) == "":
+		case !field && (strings.HasPrefix(n.Name, "DCGM_FI_") || strings.HasPrefix(n.Name, "DCGM_EXP_")) && !in.Analysis.Known(n.Name) && plan.Closest(n.Name, fields, typoDistance) == "":
 			report(at(f, e, n, Warning, "%s is not a field of the catalog, so no counter file gpuobs generates collects it: declare it in fields (and exporter.extraCounters) if your exporter sends it", n.Name))
 		}
 	})
@@ -333,10 +307,10 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 		var units []string
 		mixes := 0
 		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind != promql.Binary || n.Name != "+" && n.Name != "-" && n.Name != "or" && !comparison(n.Name) {
+			if n.Kind != promql.Binary || n.Name != "+" && n.Name != "-" && n.Name != "or" && !promql.IsComparison(n.Name) {
 				return
 			}
-			lu, ru := in.unitOf(n.Args[0]), in.unitOf(n.Args[1])
+			lu, ru := in.Analysis.Unit(n.Args[0]), in.Analysis.Unit(n.Args[1])
 			if lu != "" && ru != "" && lu != ru {
 				if mixes++; mixed == nil {
 					mixed = n
@@ -355,7 +329,7 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 		if mixed == nil {
 			return
 		}
-		mix := fmt.Sprintf("%s combines %s with %s", mixed.Name, in.unitOf(mixed.Args[0]), in.unitOf(mixed.Args[1]))
+		mix := fmt.Sprintf("%s combines %s with %s", mixed.Name, in.Analysis.Unit(mixed.Args[0]), in.Analysis.Unit(mixed.Args[1]))
 		if mixes > 1 {
 			mix += fmt.Sprintf("; %d operators of this expression mix units (%s), this is the outermost", mixes, strings.Join(units, ", "))
 		}
@@ -366,7 +340,7 @@ func (unitsMismatch) Run(in *Inputs, report func(Problem)) {
 // literalScales are the findings of a comparison of a value with a number of another scale
 // (a ratio with 85, a clock in Hz with 1500).
 func literalScales(in *Inputs, n *promql.Node) []string {
-	if !comparison(n.Name) {
+	if !promql.IsComparison(n.Name) {
 		return nil
 	}
 	var found []string
@@ -375,7 +349,7 @@ func literalScales(in *Inputs, n *promql.Node) []string {
 		if lit.Kind != promql.Number {
 			continue
 		}
-		switch in.unitOf(side) {
+		switch in.Analysis.Unit(side) {
 		case "ratio":
 			if lit.Value > 1 {
 				found = append(found, fmt.Sprintf("compares a 0-1 ratio with %g: a percentage?", lit.Value))
@@ -445,7 +419,7 @@ func (namingUnit) Run(in *Inputs, report func(Problem)) {
 		case q != nil:
 			claimed, what = in.Model.UnitOfGrafana(q.Unit), fmt.Sprintf("panel %q (unit %s)", q.Panel, q.Unit)
 		}
-		if has := normalUnit(in.unitOf(e.Node)); claimed != "" && has != "" && has != claimed {
+		if has := normalUnit(in.Analysis.Unit(e.Node)); claimed != "" && has != "" && has != claimed {
 			report(at(f, e, e.Node, Warning, "%s claims %s but holds %s: convert it or name it for what it holds", what, claimed, has))
 		}
 	})

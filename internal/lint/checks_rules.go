@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
+	"github.com/gpuobs/gpuobs/internal/lint/analysis"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
@@ -35,13 +36,13 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 		if f.Dashboard != nil {
 			single = f.Dashboard.SingleValue
 		}
-		if p := in.project(n, single); p.series > budget {
+		if p := in.Analysis.Project(n, single); p.Series > budget {
 			report(at(f, e, n, Warning, "%s: projected %d series at %d GPUs (%s), over the %s budget of %d; label %s multiplies it",
-				where, p.series, gpus, in.FleetSource, lvl, budget, p.factor))
+				where, p.Series, gpus, in.FleetSource, lvl, budget, p.Factor))
 		}
 	}
 	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
-		if !in.gpuRelated(e.Node) {
+		if !in.Analysis.GPURelated(e.Node) {
 			return
 		}
 		switch {
@@ -66,6 +67,15 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
+// level is the level prefix of a recording rule name (node in node:x:sum), or "".
+func level(record string) string {
+	parts := strings.SplitN(record, ":", 3)
+	if len(parts) == 3 {
+		return parts[0]
+	}
+	return ""
+}
+
 // unbounded labels grow without limit or change at every event: never keep them in rule
 // outputs.
 var unbounded = regexp.MustCompile(`^(pod_uid|uid|err_msg|exported_pod_uid)$|(^|_)(request|trace|span)_?id$`)
@@ -80,7 +90,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 	l := in.Model.Labels
 	perGPU := []string{l.Pod, l.UUID, l.PCIBusID}
 	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
-		out := in.outputLabels(e.Node)
+		out := in.Analysis.Labels(e.Node)
 		if r != nil {
 			for _, name := range out.Sorted() {
 				if unbounded.MatchString(name) {
@@ -88,7 +98,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 				}
 			}
 		}
-		if !in.gpuRelated(e.Node) {
+		if !in.Analysis.GPURelated(e.Node) {
 			return // per-GPU labels mean nothing to other rules
 		}
 		fleetLevel := (r != nil && (level(r.Record) == conventions.LevelCluster || level(r.Record) == conventions.LevelFleet)) ||
@@ -122,21 +132,21 @@ func droppedByReaders(in *Inputs, report func(Problem)) {
 			return
 		}
 		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Kind == promql.Selector && len(in.recorded[n.Name]) > 0 && n.Name != r.Record {
+			if n.Kind == promql.Selector && in.Analysis.Recorded(n.Name) && n.Name != r.Record {
 				readers[n.Name] = append(readers[n.Name], r)
 			}
 		})
 	})
 	in.Rules(func(r *source.Rule) {
 		own, ok := natural[level(r.Record)]
-		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil || !in.gpuRelated(r.Expr.Node) {
+		if !ok || len(readers[r.Record]) == 0 || r.Expr.Node == nil || !in.Analysis.GPURelated(r.Expr.Node) {
 			return
 		}
-		for _, name := range in.outputLabels(r.Expr.Node).Without(own...).Sorted() {
+		for _, name := range in.Analysis.Labels(r.Expr.Node).Without(own...).Sorted() {
 			if _, static := r.Labels[name]; static {
 				continue
 			}
-			if !in.keptByAReader(readers[r.Record], name) {
+			if !keptByAReader(in.Analysis, readers[r.Record], name) {
 				report(Problem{Severity: Info, Path: r.File.Path, Pos: r.NamePos, Width: len(r.Record),
 					Message: fmt.Sprintf("%s keeps label %s, which every rule reading it drops (%s): drop it here", r.Record, name, readers[r.Record][0].Name())})
 			}
@@ -145,9 +155,9 @@ func droppedByReaders(in *Inputs, report func(Problem)) {
 }
 
 // keptByAReader reports whether one of the rules reading a record keeps the label or matches on it.
-func (in *Inputs) keptByAReader(readers []*source.Rule, name string) bool {
+func keptByAReader(a *analysis.Analysis, readers []*source.Rule, name string) bool {
 	for _, reader := range readers {
-		if in.outputLabels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
+		if a.Labels(reader.Expr.Node).MayHave(name) || matchesOn(reader.Expr.Node, name) {
 			return true
 		}
 	}
@@ -245,7 +255,7 @@ func (alertsFor) Run(in *Inputs, report func(Problem)) {
 				if a.Kind == promql.Call && overTime(a.Name) || a.Kind == promql.Subquery {
 					return
 				}
-				if a.Kind == promql.Binary && comparison(a.Name) && !a.ReturnBool && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
+				if a.Kind == promql.Binary && promql.IsComparison(a.Name) && !a.ReturnBool && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
 					cmp = a
 				}
 			}
@@ -282,7 +292,7 @@ func (alertsLastEventState) Run(in *Inputs, report func(Problem)) {
 				if a.Kind == promql.Call || a.Kind == promql.Subquery {
 					return
 				}
-				if a.Kind == promql.Binary && comparison(a.Name) && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
+				if a.Kind == promql.Binary && promql.IsComparison(a.Name) && (labelflow.IsScalar(a.Args[0]) || labelflow.IsScalar(a.Args[1])) {
 					window := in.Model.Windows["event"]
 					if window == "" {
 						window = "<window>" // a catalog without windows.event
@@ -367,7 +377,7 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 		if r.Alert == "" || r.Expr.Node == nil {
 			return
 		}
-		out := in.outputLabels(r.Expr.Node)
+		out := in.Analysis.Labels(r.Expr.Node)
 		for _, a := range model.SortedKeys(r.Annotations) {
 			used, err := promql.TemplateLabels(r.Annotations[a])
 			if err != nil {

@@ -72,7 +72,7 @@ func TestLongLinesShowAWindow(t *testing.T) {
 		t.Fatal("no problem found")
 	}
 	var out bytes.Buffer
-	if err := Write(&out, "text", problems, []*source.File{f}); err != nil {
+	if err := Reporters.Write(&out, "text", Result{Problems: problems, Files: []*source.File{f}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -97,7 +97,7 @@ func TestNamesStayOnTheirLine(t *testing.T) {
 	}
 	for _, format := range []string{"text", "github"} {
 		var out bytes.Buffer
-		if err := Write(&out, format, problems, []*source.File{f}); err != nil {
+		if err := Reporters.Write(&out, format, Result{Problems: problems, Files: []*source.File{f}}); err != nil {
 			t.Fatal(err)
 		}
 		commands := 0
@@ -130,7 +130,7 @@ func TestLinksOutOfTheTreeAreNotRead(t *testing.T) {
 		files := source.ReadPaths(paths)
 		problems := Run(NewInputs(loadPlan(t), files), Checks())
 		var out bytes.Buffer
-		if err := Write(&out, "text", problems, files); err != nil {
+		if err := Reporters.Write(&out, "text", Result{Problems: problems, Files: files}); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(out.String(), secret) || len(files) != 1 || files[0].Err == nil || !strings.Contains(files[0].Err.Message, "a symbolic link out of") {

@@ -38,7 +38,7 @@ func TestGlobalPathsFlag(t *testing.T) {
 	if got := Run(in, []Check{placementGlobalRaw{}}); len(got) != 0 {
 		t.Fatalf("unplaced file reported: %+v", got)
 	}
-	in.GlobalPaths = []string{"./thanos-ruler/"}
+	in.Analysis.GlobalPaths = []string{"./thanos-ruler/"}
 	if got := Run(in, []Check{placementGlobalRaw{}}); len(got) != 1 {
 		t.Fatalf("want one problem with --global thanos-ruler/, got %+v", got)
 	}

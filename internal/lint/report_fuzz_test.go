@@ -26,10 +26,10 @@ func FuzzReports(f *testing.F) {
 		}
 		files := func(path string) []*source.File { return []*source.File{{Path: path, Lines: []string{line, line}}} }
 		var plain, got bytes.Buffer
-		if err := Write(&plain, "text", problems("p", "m"), files("p")); err != nil {
+		if err := Reporters.Write(&plain, "text", Result{Problems: problems("p", "m"), Files: files("p")}); err != nil {
 			t.Fatal(err)
 		}
-		if err := Write(&got, "text", problems(path, message), files(path)); err != nil {
+		if err := Reporters.Write(&got, "text", Result{Problems: problems(path, message), Files: files(path)}); err != nil {
 			t.Fatal(err)
 		}
 		if p, g := bytes.Count(plain.Bytes(), []byte("\n")), bytes.Count(got.Bytes(), []byte("\n")); p != g {
@@ -39,7 +39,7 @@ func FuzzReports(f *testing.F) {
 			t.Errorf("text: the line %q can be read as a workflow command", line)
 		}
 		got.Reset()
-		if err := Write(&got, "github", problems(path, message), nil); err != nil {
+		if err := Reporters.Write(&got, "github", Result{Problems: problems(path, message)}); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
@@ -60,7 +60,7 @@ func FuzzReports(f *testing.F) {
 		}
 		for _, format := range []string{"json", "sarif"} {
 			got.Reset()
-			if err := Write(&got, format, problems(path, message), nil); err != nil {
+			if err := Reporters.Write(&got, format, Result{Problems: problems(path, message)}); err != nil {
 				t.Fatal(err)
 			}
 			var back any
@@ -72,7 +72,7 @@ func FuzzReports(f *testing.F) {
 			}
 		}
 		got.Reset()
-		if err := Write(&got, "checkstyle", problems(path, message), nil); err != nil {
+		if err := Reporters.Write(&got, "checkstyle", Result{Problems: problems(path, message)}); err != nil {
 			t.Fatal(err)
 		}
 		var cs checkstyle

@@ -78,6 +78,15 @@ type Matcher struct {
 	Name, Type, Value string
 }
 
+// IsComparison reports whether a binary operator compares its operands: ==, !=, >, <, >=, <=.
+func IsComparison(op string) bool {
+	switch op {
+	case "==", "!=", ">", "<", ">=", "<=":
+		return true
+	}
+	return false
+}
+
 // ParseError is an invalid expression, with the byte offset of the problem.
 type ParseError struct {
 	Offset int

@@ -35,16 +35,16 @@ func FuzzReportNames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, body string) {
 		for _, format := range []string{"text", "markdown"} {
 			var plain, got strings.Builder
-			if err := Write(&plain, format, fuzzReport("x", body)); err != nil {
+			if err := Reporters.Write(&plain, format, fuzzReport("x", body)); err != nil {
 				t.Fatal(err)
 			}
-			if err := Write(&got, format, fuzzReport(name, body)); err != nil {
+			if err := Reporters.Write(&got, format, fuzzReport(name, body)); err != nil {
 				t.Fatal(err)
 			}
 			ref := plain.String()
 			if format == "markdown" {
 				var plainBody strings.Builder
-				if err := Write(&plainBody, format, fuzzReport("x", "x")); err != nil {
+				if err := Reporters.Write(&plainBody, format, fuzzReport("x", "x")); err != nil {
 					t.Fatal(err)
 				}
 				ref = plainBody.String()

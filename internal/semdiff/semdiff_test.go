@@ -275,10 +275,10 @@ func TestNamesCannotInjectIntoReports(t *testing.T) {
 	}
 	r := semdiff.Compare("base", load(t, base), "head", load(t, head))
 	var text, md strings.Builder
-	if err := semdiff.Write(&text, "text", r); err != nil {
+	if err := semdiff.Reporters.Write(&text, "text", r); err != nil {
 		t.Fatal(err)
 	}
-	if err := semdiff.Write(&md, "markdown", r); err != nil {
+	if err := semdiff.Reporters.Write(&md, "markdown", r); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(text.String(), "\n") {
@@ -390,9 +390,9 @@ func TestReceiverIntegrationsAreComparedNotShown(t *testing.T) {
 	if got := summary(r); !slices.Equal(got, want) {
 		t.Errorf("changes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	for _, format := range semdiff.Formats {
+	for _, format := range semdiff.Reporters.Formats() {
 		var b strings.Builder
-		if err := semdiff.Write(&b, format, r); err != nil {
+		if err := semdiff.Reporters.Write(&b, format, r); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), "infra-pager") || strings.Contains(b.String(), key) || strings.Contains(b.String(), "XYZ-secret-token") {

@@ -1,0 +1,107 @@
+package semdiff
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/escape"
+	"github.com/gpuobs/gpuobs/internal/output"
+)
+
+// markdownReporter writes the report as a pull-request comment, cut to GitHub's limit.
+type markdownReporter struct{}
+
+func (markdownReporter) Format() string { return "markdown" }
+
+func (markdownReporter) Write(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### gpuobs diff: %s → %s\n\n", escape.Code(r.Base), escape.Code(r.Head))
+	if r.Empty() {
+		b.WriteString("No change in alerts, recording rules, dashboard panels, counter fields, receivers or other generated files.\n")
+	} else {
+		b.WriteString("| | changed | added | removed |\n|---|---:|---:|---:|\n")
+		for _, row := range summaryRows(r) {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
+		}
+		for _, section := range []func(*strings.Builder, *Report){markdownRouting, markdownAlerts, markdownRecords, markdownOthers} {
+			section(&b, r)
+		}
+	}
+	_, err := io.WriteString(w, escape.Comment(b.String()))
+	return err
+}
+
+// markdownRouting writes the alerts whose routing changed and the receivers whose
+// integrations changed.
+func markdownRouting(b *strings.Builder, r *Report) {
+	if n := r.RoutingChanges(); n > 0 {
+		fmt.Fprintf(b, "\n**Routing changes for %d alerts** (receivers and silencing alerts computed by Alertmanager's routing and inhibition code):\n\n", n)
+		for _, c := range r.Alerts {
+			if c.RoutingChanged {
+				fmt.Fprintf(b, "- alert %s (%s): %s → %s\n", escape.Code(c.Name), tierOf(c), escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
+			}
+		}
+	}
+	if len(r.Receivers) > 0 {
+		fmt.Fprintf(b, "\n**Receivers whose integrations changed: %d**\n\n", len(r.Receivers))
+		for _, c := range r.Receivers {
+			fmt.Fprintf(b, "- %s receiver %s\n", c.Change, escape.Code(c.Name))
+			for _, f := range c.Fields {
+				fmt.Fprintf(b, "  - %s: %s → %s\n", escape.Code(f.Field), escape.Markdown(orAbsent(f.Base)), escape.Markdown(orAbsent(f.Head)))
+			}
+		}
+	}
+	for _, side := range r.Unrouted {
+		fmt.Fprintf(b, "\n%s has no `%s`: receivers and silencers unknown there.\n", escape.Code(side), output.AlertmanagerConfig)
+	}
+}
+
+// markdownAlerts writes each changed alert in full.
+func markdownAlerts(b *strings.Builder, r *Report) {
+	if len(r.Alerts) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Alerts (%d)</summary>\n\n", len(r.Alerts))
+		for _, c := range r.Alerts {
+			fmt.Fprintf(b, "#### %s %s (%s)\n\n", c.Change, escape.Code(c.Name), tierOf(c))
+			for _, f := range c.Fields {
+				body := prefixLines("- ", f.Base) + "\n" + prefixLines("+ ", f.Head)
+				fence := escape.Fence(body)
+				fmt.Fprintf(b, "%s:\n%sdiff\n%s\n%s\n", escape.Code(f.Field), fence, body, fence)
+			}
+			fmt.Fprintf(b, "Routing: %s → %s\n\n", escape.Markdown(routing(c.Base)), escape.Markdown(routing(c.Head)))
+		}
+		b.WriteString("</details>\n")
+	}
+}
+
+// markdownRecords writes each changed recording rule in full.
+func markdownRecords(b *strings.Builder, r *Report) {
+	if len(r.Records) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Recording rules (%d)</summary>\n\n", len(r.Records))
+		for _, c := range r.Records {
+			var body strings.Builder
+			if c.Base != "" {
+				body.WriteString(prefixLines("- ", c.Base) + "\n")
+			}
+			if c.Head != "" {
+				body.WriteString(prefixLines("+ ", c.Head) + "\n")
+			}
+			fence := escape.Fence(body.String())
+			fmt.Fprintf(b, "#### %s %s\n\n%sdiff\n%s%s\n", c.Change, escape.Code(c.Name), fence, body.String(), fence)
+			if len(c.ReadBy) > 0 {
+				fmt.Fprintf(b, "Read by: %s\n", escape.Markdown(strings.Join(c.ReadBy, "; ")))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("</details>\n")
+	}
+}
+
+// markdownOthers writes the changed panels, counter fields and other generated files.
+func markdownOthers(b *strings.Builder, r *Report) {
+}
+
+// prefixLines prefixes every line of s.
+func prefixLines(prefix, s string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
