@@ -99,6 +99,33 @@ func markdownRecords(b *strings.Builder, r *Report) {
 
 // markdownOthers writes the changed panels, counter fields and other generated files.
 func markdownOthers(b *strings.Builder, r *Report) {
+	if len(r.Panels) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Dashboard panels (%d)</summary>\n\n", len(r.Panels))
+		for _, c := range r.Panels {
+			fmt.Fprintf(b, "- %s %s › %s\n", c.Change, escape.Code(c.Dashboard), escape.Markdown(c.Title))
+			for _, q := range c.Removed {
+				fmt.Fprintf(b, "  - removed query %s\n", escape.Code(q))
+			}
+			for _, q := range c.Added {
+				fmt.Fprintf(b, "  - added query %s\n", escape.Code(q))
+			}
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(r.Counters) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Counter fields (%d)</summary>\n\n", len(r.Counters))
+		for _, c := range r.Counters {
+			fmt.Fprintf(b, "- %s %s %s\n", c.Change, escape.Code(c.Field), escape.Markdown(strings.TrimSpace(c.Base+" → "+c.Head)))
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(r.Files) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Other generated files (%d)</summary>\n\n", len(r.Files))
+		for _, c := range r.Files {
+			fmt.Fprintf(b, "- %s %s%s\n", c.Change, escape.Code(c.Path), fileNote(c))
+		}
+		b.WriteString("\n</details>\n")
+	}
 }
 
 // prefixLines prefixes every line of s.

@@ -400,3 +400,26 @@ func TestReceiverIntegrationsAreComparedNotShown(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryReportShowsEveryKindOfChange: a changed panel (its queries), counter field and
+// other generated file each appear in every report format, not only in the summary's counts.
+func TestEveryReportShowsEveryKindOfChange(t *testing.T) {
+	t.Parallel()
+	r := &semdiff.Report{
+		Base: "base", Head: "head",
+		Panels:   []semdiff.PanelChange{{Dashboard: "gpuobs-l3", Title: "SM activity", Change: semdiff.Changed, Added: []string{"avg_new_query"}, Removed: []string{"avg_old_query"}}},
+		Counters: []semdiff.CounterChange{{Field: "DCGM_FI_DEV_PCIE_LINK_WIDTH", Change: semdiff.Added, Head: "gauge"}},
+		Files:    []semdiff.FileChange{{Path: "runbooks/GPUFellOffBus.md", Change: semdiff.Changed}},
+	}
+	for _, format := range semdiff.Reporters.Formats() {
+		var b strings.Builder
+		if err := semdiff.Reporters.Write(&b, format, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"SM activity", "avg_new_query", "avg_old_query", "DCGM_FI_DEV_PCIE_LINK_WIDTH", "runbooks/GPUFellOffBus.md"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("the %s report lacks %s:\n%s", format, want, b.String())
+			}
+		}
+	}
+}
