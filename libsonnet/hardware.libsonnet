@@ -2,8 +2,9 @@
 //
 // Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
 // summary (plain sentence), description (Prometheus template), identity (labels the alert keeps),
-// tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet), and runbook:
-// its page (lib/runbook.libsonnet says what it holds).
+// tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet), runbook: its
+// page (lib/runbook.libsonnet says what it holds), and panelThresholds: the alert's threshold
+// on the L5 panel of each field it reads (dashboards.libsonnet).
 local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local rb = import 'lib/runbook.libsonnet';
@@ -577,6 +578,10 @@ local t = import 'lib/test.libsonnet';
         flit: perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
         data: perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
       })),
+      panelThresholds:: {
+        DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+        DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+      },
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
       description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + e.num(th.nvlinkCrcErrorsPerMinute) + ').',
@@ -597,6 +602,7 @@ local t = import 'lib/test.libsonnet';
       family: 'nvlink',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute)),
+      panelThresholds:: { DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: th.nvlinkReplayErrorsPerMinute },
       'for': '10m',
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + e.num(th.nvlinkReplayErrorsPerMinute) + ').',
@@ -626,6 +632,7 @@ local t = import 'lib/test.libsonnet';
       family: 'pcie',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute)),
+      panelThresholds:: { DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute },
       'for': '10m',
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + e.num(th.pcieReplaysPerMinute) + '): check the riser, slot and link width.',
@@ -671,6 +678,7 @@ local t = import 'lib/test.libsonnet';
       family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
+      panelThresholds:: { DCGM_FI_DEV_GPU_TEMP: th.gpuTemperatureCelsius },
       'for': '15m',
       summary: 'A GPU has been running hot for ' + self['for'] + '.',
       description: gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.gpuTemperatureCelsius) + ' °C).',
@@ -737,6 +745,7 @@ local t = import 'lib/test.libsonnet';
       family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
+      panelThresholds:: { DCGM_FI_DEV_MEMORY_TEMP: th.memoryTemperatureCelsius },
       'for': '15m',
       summary: 'A GPU memory (HBM) has been running hot for ' + self['for'] + '.',
       description: 'Memory of ' + gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.memoryTemperatureCelsius) + ' °C).',

@@ -193,6 +193,7 @@ local t = import 'lib/test.libsonnet';
       expr: e.fill(|||
         max by ($(gpu)) (avg_over_time($(activity){$(namespace)!=""}[5m])) < $(threshold)
       |||, { gpu: id, activity: activity, namespace: l.namespace, threshold: std.toString(th.idleActivity) }),
+      panelThresholds:: { [activity]: th.idleActivity },
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
       description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + e.num(th.idleActivity) + ').',
