@@ -3,7 +3,6 @@ package generators
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -77,9 +76,12 @@ func TestOneAlertInOneEntry(t *testing.T) {
 			if got := l5Thresholds(t, content[output.Dashboard("L5")], "DCGM_FI_DEV_POWER_USAGE{"); got != "green, red at 450" {
 				t.Errorf("the L5 power panel's thresholds are %q, want green, red at 450", got)
 			}
-			for scenario, values := range map[string]string{"a-newcomer-draws-500-w": "300x30 500x30", "a-newcomer-draws-300-w": "300x60"} {
-				if !scenarioTested(t, content, "GPUPowerAboveRackShare", p.Model.Labels.Host, scenario, values) {
-					t.Errorf("no promtool test plays the scenario %s (DCGM_FI_DEV_POWER_USAGE %s)", scenario, values)
+			for _, c := range []struct {
+				scenario, values string
+				fires            bool
+			}{{"a-newcomer-draws-500-w", "300x30 500x30", true}, {"a-newcomer-draws-300-w", "300x60", false}} {
+				if !scenarioTested(t, content, "GPUPowerAboveRackShare", p.Model.Labels.Host, c.scenario, c.values, c.fires) {
+					t.Errorf("no promtool test plays the scenario %s (DCGM_FI_DEV_POWER_USAGE %s)", c.scenario, c.values)
 				}
 			}
 		})
@@ -87,12 +89,11 @@ func TestOneAlertInOneEntry(t *testing.T) {
 }
 
 // scenarioTested reports whether a promtool test file plays an alert's scenario: the
-// scenario's power series on its own host (named after the alert and the scenario), and, for a
-// firing scenario, the alert expected on that host.
-func scenarioTested(t *testing.T, content map[string]string, alert, hostLabel, scenario, values string) bool {
+// scenario's power series (values) on its own host, named after the alert and the scenario,
+// and where it fires the alert expected on that host.
+func scenarioTested(t *testing.T, content map[string]string, alert, hostLabel, scenario, values string, fires bool) bool {
 	t.Helper()
 	host := strings.ToLower(alert) + "-" + scenario
-	fires := values != "300x60"
 	for path, text := range content {
 		if !strings.HasPrefix(path, output.TestsDir+"/") {
 			continue
@@ -115,13 +116,10 @@ func scenarioTested(t *testing.T, content map[string]string, alert, hostLabel, s
 			t.Fatalf("%s: %v", path, err)
 		}
 		for _, test := range file.Tests {
-			played := slices.ContainsFunc(test.InputSeries, func(s struct {
-				Series string `yaml:"series"`
-				Values string `yaml:"values"`
-			}) bool {
-				return strings.HasPrefix(s.Series, "DCGM_FI_DEV_POWER_USAGE{") && strings.Contains(s.Series, hostLabel+`="`+host+`"`) && s.Values == values
-			})
-			expected := !fires
+			played, expected := false, !fires
+			for _, s := range test.InputSeries {
+				played = played || strings.HasPrefix(s.Series, "DCGM_FI_DEV_POWER_USAGE{") && strings.Contains(s.Series, hostLabel+`="`+host+`"`) && s.Values == values
+			}
 			for _, r := range test.AlertRuleTests {
 				for _, a := range r.ExpAlerts {
 					expected = expected || r.Alertname == alert && a.ExpLabels[hostLabel] == host
@@ -139,32 +137,12 @@ func scenarioTested(t *testing.T, content map[string]string, alert, hostLabel, s
 // selector: "green, red at 450".
 func l5Thresholds(t *testing.T, dashboard, selector string) string {
 	t.Helper()
-	var d struct {
-		Panels []struct {
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-			FieldConfig struct {
-				Defaults struct {
-					Thresholds struct {
-						Steps []struct {
-							Color string   `json:"color"`
-							Value *float64 `json:"value"`
-						} `json:"steps"`
-					} `json:"thresholds"`
-				} `json:"defaults"`
-			} `json:"fieldConfig"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal([]byte(dashboard), &d); err != nil {
-		t.Fatal(err)
-	}
-	for _, panel := range d.Panels {
+	for _, panel := range dashboardPanels(t, dashboard) {
 		if len(panel.Targets) != 1 || !strings.Contains(panel.Targets[0].Expr, selector) {
 			continue
 		}
 		var steps []string
-		for _, s := range panel.FieldConfig.Defaults.Thresholds.Steps {
+		for _, s := range panel.Thresholds() {
 			if s.Value == nil {
 				steps = append(steps, s.Color)
 			} else {
@@ -175,4 +153,41 @@ func l5Thresholds(t *testing.T, dashboard, selector string) string {
 	}
 	t.Fatalf("no panel reads %s", selector)
 	return ""
+}
+
+// dashboardPanel is what the tests read of a panel of a classic dashboard.
+type dashboardPanel struct {
+	Title   string `json:"title"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+	FieldConfig struct {
+		Defaults struct {
+			Thresholds struct {
+				Steps []thresholdStep `json:"steps"`
+			} `json:"thresholds"`
+		} `json:"defaults"`
+	} `json:"fieldConfig"`
+}
+
+// thresholdStep is a step of a panel's thresholds: from Value on (nil: from the lowest value)
+// the panel shows Color.
+type thresholdStep struct {
+	Color string   `json:"color"`
+	Value *float64 `json:"value"`
+}
+
+// Thresholds are the panel's threshold steps.
+func (p dashboardPanel) Thresholds() []thresholdStep { return p.FieldConfig.Defaults.Thresholds.Steps }
+
+// dashboardPanels reads the panels of a classic dashboard's JSON.
+func dashboardPanels(t *testing.T, dashboard string) []dashboardPanel {
+	t.Helper()
+	var d struct {
+		Panels []dashboardPanel `json:"panels"`
+	}
+	if err := json.Unmarshal([]byte(dashboard), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Panels
 }

@@ -71,20 +71,12 @@ func queryJoins(path, src string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	locals := map[ast.Identifier][]ast.Node{}
+	locals := fileLocals(root)
 	var exprs []ast.Node
 	walk(root, func(n ast.Node) {
-		switch n := n.(type) {
-		case *ast.Local:
-			for _, b := range n.Binds {
-				locals[b.Variable] = append(locals[b.Variable], b.Body)
-			}
-		case *ast.Object:
-			for _, f := range n.Fields {
-				switch {
-				case f.Kind == ast.ObjectLocal:
-					locals[*f.Id] = append(locals[*f.Id], f.Expr2)
-				case fieldName(f) == "expr":
+		if o, ok := n.(*ast.Object); ok {
+			for _, f := range o.Fields {
+				if f.Kind != ast.ObjectLocal && fieldName(f) == "expr" {
 					exprs = append(exprs, f.Expr2)
 				}
 			}
