@@ -397,6 +397,7 @@ local t = import 'lib/test.libsonnet';
     },
     local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
     local serverSel = '{' + serverMatchers + '}',
+
     GPUInferenceKVCachePressure: mlp {
       section: 'inference',
       family: 'inference',
