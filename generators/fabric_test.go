@@ -1,7 +1,6 @@
 package generators
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -30,26 +29,9 @@ func TestFabricTextFollowsTheCatalog(t *testing.T) {
 			l3 = string(f.Content)
 		}
 	}
-	var dash struct {
-		Panels []struct {
-			Title       string `json:"title"`
-			FieldConfig struct {
-				Defaults struct {
-					Thresholds struct {
-						Steps []struct {
-							Value *float64 `json:"value"`
-						} `json:"steps"`
-					} `json:"thresholds"`
-				} `json:"defaults"`
-			} `json:"fieldConfig"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal([]byte(l3), &dash); err != nil {
-		t.Fatal(err)
-	}
 	threshold := map[string]float64{}
-	for _, panel := range dash.Panels {
-		if steps := panel.FieldConfig.Defaults.Thresholds.Steps; len(steps) > 1 && steps[1].Value != nil {
+	for _, panel := range dashboardPanels(t, l3) {
+		if steps := panel.Thresholds(); len(steps) > 1 && steps[1].Value != nil {
 			threshold[panel.Title] = *steps[1].Value
 		}
 	}

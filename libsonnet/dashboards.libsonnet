@@ -64,15 +64,23 @@ local names = import 'lib/names.libsonnet';
   local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
   local nodeVar = v('node', 'Node', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.host + ')'),
 
-  // The alert threshold a field's L5 panel shows, in the panel's unit.
+  // The alert threshold a field's L5 panel shows, in the panel's unit, as the alert that owns it
+  // declares it beside its expression (panelThresholds:: { field: value }, hidden: only the
+  // panels read it): an override of the catalog threshold moves alert and panel, and an alert
+  // the catalog removes takes its line off the panel. A panel has one line: alerts that show
+  // one field agree on it.
+  local declared = [
+    { field: f, alert: name, value: $.alerts[name].panelThresholds[f] }
+    for name in std.objectFields($.alerts)
+    if std.objectHasAll($.alerts[name], 'panelThresholds')
+    for f in std.objectFields($.alerts[name].panelThresholds)
+  ],
   local fieldThresholds = {
-    DCGM_FI_DEV_GPU_TEMP: th.gpuTemperatureCelsius,
-    DCGM_FI_DEV_MEMORY_TEMP: th.memoryTemperatureCelsius,
-    DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
-    DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
-    DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: th.nvlinkReplayErrorsPerMinute,
-    DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute,
-    DCGM_FI_PROF_GR_ENGINE_ACTIVE: th.idleActivity,
+    [f]:
+      local by = [d for d in declared if d.field == f];
+      assert std.all([d.value == by[0].value for d in by]) : "alerts show the L5 panel of %s at different thresholds (%s): declare it in one alert's panelThresholds" % [f, std.join(', ', [d.alert + ' at ' + d.value for d in by])];
+      by[0].value
+    for f in std.set([d.field for d in declared])
   },
   // A field's value in its Grafana unit, and that unit: a counter's per-second rate. (A unit
   // missing from units, or a counter's unit without a rate, is reported by validation.)

@@ -18,7 +18,6 @@
 + (import 'serving.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'dashboards.libsonnet')
-+ (import 'runbooks.libsonnet')
 + (import 'alertmanager.libsonnet')
 + (import 'maintenance.libsonnet')
 + (import 'lint.libsonnet')

@@ -2,9 +2,12 @@
 //
 // Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
 // summary (plain sentence), description (Prometheus template), identity (labels the alert keeps),
-// and tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet).
+// tests: promtool scenarios, each on its own synthetic GPU (see gpuobs.libsonnet), runbook: its
+// page (lib/runbook.libsonnet says what it holds), and panelThresholds: the alert's threshold
+// on the L5 panel of each field it reads (dashboards.libsonnet).
 local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
+local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   thresholds: {
@@ -250,6 +253,26 @@ local t = import 'lib/test.libsonnet';
     local increasedOver = $.gpuAlerts.increasedOver,
     local churnCases = $.gpuAlerts.churnCases,
 
+    // Runbook parts; the steps alerts of several families share come from lib/runbook.libsonnet.
+    local q = rb.query,
+    local step = rb.step,
+    local is = rb.is,
+    local gpuSel = rb.sel([l.cluster, l.host, l.uuid]),
+    local nodeSel = rb.sel([l.cluster, l.host]),
+    local cordon = rb.cordon(l.host),
+    local drain = rb.drain(l.host),
+    local reset = rb.reset(l.gpu),
+    local rma = rb.rma(l.gpu),
+    local hardware(meaning, impact, queries, diagnosis, mitigation) = {
+      meaning: meaning,
+      impact: impact,
+      queries: queries,
+      diagnosis: diagnosis,
+      mitigation: mitigation,
+      escalation: rb.escalation.infra,
+      dashboards: ['L3', 'L5'],
+    },
+
     // An event alert stays firing for windows.incident after its event leaves the event window:
     // one case inside that time, one (where the hour has room for it) after it. event(minute)
     // is the scenario's series with the event at that minute.
@@ -295,6 +318,39 @@ local t = import 'lib/test.libsonnet';
                  // (keep_firing_for) where the alert keeps firing.
                  t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, without=[$.labels.namespace, $.labels.pod], labels=xid(code), alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
                ]),
+    local xidRunbook(class, meaning, impact) = {
+      meaning: meaning,
+      impact: impact,
+      // Each code as NVIDIA's XID catalog describes it, with the action it gives (xids.libsonnet).
+      local cite(code) =
+        local x = std.get($.xidCatalog, std.toString(code), null);
+        if x == null then 'XID ' + code + ": not in xidCatalog; look it up in NVIDIA's XID catalog."
+        else 'XID ' + code + ', ' + x.name + (if std.objectHas(x, 'architectures') then ' (' + std.join(', ', x.architectures) + ')' else '')
+             + ": NVIDIA's action " + x.action + ', ' + $.xidActions[x.action].todo + '.' + (if std.objectHas(x, 'note') then ' ' + x.note else ''),
+      notes: [cite(c) for c in $.xid[class]] + [
+        "An XID is new when it differs from the GPU's last XID at least " + $.windows.event + ' old, looked for up to ' + $.windows.gap + ' further back (windows.gap): a Prometheus restart or a scrape outage shorter than that does not announce held XIDs again. After a longer gap, an XID the GPU held before it is announced once more: check its L5 history before acting.',
+      ],
+      queries: [
+        q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpuSel),
+      ] + (if $.exporter.xidCountField == null then [] else [
+             q('Events of each XID code on this GPU (a repeat shows here, not in the last XID)', $.exporter.xidCountField + gpuSel),
+           ]) + (if $.exporter.xidTotalField == null then [] else [
+                   q('XIDs of each code on this GPU since its exporter started (a repeat shows here, not in the last XID)', $.exporter.xidTotalField + gpuSel),
+                 ]) + [
+        q('XIDs on every GPU of the node', 'DCGM_FI_DEV_XID_ERRORS' + nodeSel + ' > 0'),
+        q('Other XIDs in the fleet in the last hour (a fleet-wide pattern points at a driver)', 'count by (err_code) (changes(DCGM_FI_DEV_XID_ERRORS[1h]) > 0)'),
+      ],
+      diagnosis: [
+        step('Does `nvidia-smi -q -i $' + l.gpu + '` on the node still see the GPU?', '', 'The GPU is gone from the bus: drain and reboot the node.'),
+        step('Did other GPUs of the node report XIDs at the same time?', 'Suspect the node (PSU, baseboard, driver): drain the whole node.'),
+        step('Did the same XID fire across many nodes at once?', 'Suspect a driver or firmware change: stop the rollout and escalate.'),
+        step('Has this GPU had the same XID before (L5 dashboard)?', 'Repeat offender: drain, reset and open an RMA.', 'Reset the GPU when its job is done and watch it.'),
+      ],
+      mitigation: [cordon, drain, reset, rma],
+      escalation: rb.escalation.infra,
+      dashboards: ['L3', 'L5'],
+    },
+
     local xidAlert(alert, severity, codes, summary, what, other, otherAlert) = hw {
       family: 'xid',
       severity: severity,
@@ -309,10 +365,20 @@ local t = import 'lib/test.libsonnet';
              + (if severity == 'info' then [] else incidentCases(newXid(codes[0]), 1, xid(codes[0]))),
     } + (if severity == 'info' then {} else eventAlert),
 
-    GPUFellOffBus: xidAlert('GPUFellOffBus', 'critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal'),
-    GPUXidFatal: xidAlert('GPUXidFatal', 'critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication'),
-    GPUXidHardware: xidAlert('GPUXidHardware', 'warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus'),
-    GPUXidApplication: xidAlert('GPUXidApplication', 'info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal'),
+    GPUFellOffBus: xidAlert('GPUFellOffBus', 'critical', $.xid.fellOffBus, 'A GPU has fallen off the bus.', 'GPU fell off the bus', 48, 'GPUXidFatal') {
+      runbook: xidRunbook('fellOffBus', 'The GPU reported XID 79: the host lost it on the PCIe bus.', 'Every job on the GPU (often on the node) is dead; the GPU stops reporting until the node reboots.'),
+    },
+    GPUXidFatal: xidAlert('GPUXidFatal', 'critical', $.xid.fatal, 'A GPU reported a fatal XID error.', 'fatal', 13, 'GPUXidApplication') {
+      runbook: xidRunbook('fatal', 'The GPU reported an XID that leaves it unusable until a reset (uncorrectable memory error, firmware halt, GSP failure).', 'Jobs on the GPU crashed or will; new work scheduled there fails.'),
+    },
+    GPUXidHardware: xidAlert('GPUXidHardware', 'warning', $.xid.hardware, 'A GPU reported a hardware XID error that needs a look.', 'hardware', 79, 'GPUFellOffBus') {
+      runbook: xidRunbook('hardware', 'The GPU reported an XID that points at degrading hardware (memory rows, NVLink, ECC rate), not yet fatal.', 'Jobs keep running for now; the GPU may turn fatal. Plan the repair in working hours.'),
+    },
+    GPUXidApplication: xidAlert('GPUXidApplication', 'info', $.xid.application, 'A GPU reported an application XID error.', 'usually the application', 48, 'GPUXidFatal') {
+      runbook: xidRunbook('application', 'The GPU reported an XID that is almost always caused by the application running on it.', 'Usually one job crashed; the GPU is fine. Repeats on one GPU across different jobs point at hardware.') {
+        mitigation: ['Tell the job owner (namespace and pod are on the alert); check the job logs for the kernel or memory access that failed.', 'If the same GPU reports application XIDs for different jobs, treat it as hardware: ' + cordon],
+      },
+    },
     // An XID in none of the classes still reaches a human: newer drivers emit codes the lists
     // do not know (154: a reset or reboot is required).
     local classified = std.set(std.flattenArrays([$.xid[c] for c in std.objectFields($.xid)])),
@@ -331,6 +397,9 @@ local t = import 'lib/test.libsonnet';
         t.case('old unclassified XID still held', false, [held(unclassified)] + counted(unclassified, '1x60')),
         t.case('classified XID', false, [t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 ' + $.xid.fatal[0] + 'x5', { err_code: std.toString($.xid.fatal[0]) })], alsoFires=[{ alert: 'GPUXidFatal', value: 1, labels: xid($.xid.fatal[0]) }]),
       ] + incidentCases(newXid(unclassified), 1, xid(unclassified)),
+      runbook: xidRunbook('fatal', "The GPU reported an XID that none of the catalog's classes (xid: " + std.join(', ', std.objectFields($.xid)) + ') lists: a code a newer driver emits, or one nobody classified yet.', 'Unknown until the code is looked up: some (154, GPU recovery action changed) mean the GPU needs a reset or the node a reboot.') {
+        notes: ["Look the code up in NVIDIA's XID catalog for the driver the node runs, then add it to the class it belongs to in the catalog (xid), so that the right alert fires next time.", 'XID 154: GPU recovery action changed: the driver asks for a GPU reset or a node reboot; drain the node and do what it asks.'],
+      },
     } + eventAlert,
 
     GPUEccDoubleBit: hw {
@@ -348,6 +417,22 @@ local t = import 'lib/test.libsonnet';
                t.case('counter reset by driver reload', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '3x50 0x10')]),
              ] + churnCases('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', 'DBE', 1, kept='GPUEccDoubleBit')
              + incidentCases(function(minute) [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x' + minute + ' 1x' + (60 - minute))], 1),
+      runbook: hardware(
+        'The GPU logged uncorrectable (double-bit) ECC errors: data in its memory was corrupted.',
+        'The running job computed on corrupted data or crashed; the GPU needs a reset before it can be trusted.',
+        [
+          q('Double-bit errors in the last hour', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpuSel + '[1h])'),
+          q('Lifetime double-bit errors (persistent)', 'DCGM_FI_DEV_ECC_DBE_AGG_TOTAL' + gpuSel),
+          q('Pending retirements and remaps', 'DCGM_FI_DEV_RETIRED_PENDING' + gpuSel + ' or DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel),
+          q('Row-remap failure (no spare rows left)', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpuSel),
+        ],
+        [
+          step('Is DCGM_FI_DEV_ROW_REMAP_FAILURE 1?', 'The GPU is out of spare rows: RMA.'),
+          step('Is a row remap or page retirement pending?', 'Reset the GPU to apply it, then watch for new errors.'),
+          step('Has the lifetime counter grown over previous weeks?', 'Degrading memory: RMA.', 'A one-off: reset and watch.'),
+        ],
+        [cordon, drain, reset, rma],
+      ),
     } + eventAlert,
 
     GPUEccSingleBitRate: hw {
@@ -371,6 +456,20 @@ local t = import 'lib/test.libsonnet';
           t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
         ], health='65x30', extraHealth='_x31 65x29', value=1.5 * th.eccSingleBitPerHour, without=[l.namespace, l.pod]),
       ],
+      runbook: hardware(
+        'The GPU corrects single-bit ECC errors at a high rate: its memory is degrading.',
+        'No job is affected yet; a rising rate often precedes double-bit errors and row-remap exhaustion.',
+        [
+          q('Single-bit errors per hour', 'increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL' + gpuSel + '[1h])'),
+          q('Lifetime single-bit errors', 'DCGM_FI_DEV_ECC_SBE_AGG_TOTAL' + gpuSel),
+          q('Pending remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel),
+        ],
+        [
+          step('Is the rate still rising over the last day?', 'Plan an RMA before it turns uncorrectable.'),
+          step('Are row remaps pending?', 'Reset the GPU in the next maintenance window to apply them.', 'Watch it for a week.'),
+        ],
+        ['Schedule a reset in the next maintenance window to apply pending remaps.', 'If the rate keeps rising after the reset, drain the node and open an RMA.'],
+      ),
     },
 
     // The row-remap failure flag stays set until the GPU is replaced. The page fires once,
@@ -379,6 +478,16 @@ local t = import 'lib/test.libsonnet';
     local remapFailed = e.fill(|||
       max by ($(gpu)) (DCGM_FI_DEV_ROW_REMAP_FAILURE) > 0
     |||, { gpu: std.join(', ', $.identity.gpu) }),
+    // Shared by the page and its follow-up ticket, so that either can be removed alone.
+    local rowRemapRunbook = hardware(
+      'The GPU failed to remap a bad memory row: it has no spare rows left.',
+      'New uncorrectable memory errors can no longer be contained; the GPU will corrupt data or crash jobs.',
+      [q('Row-remap failure flag', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpuSel), q('Uncorrectable errors in the last day', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpuSel + '[1d])')],
+      [step('Is the flag still 1 after a GPU reset?', 'The GPU must be replaced: RMA.', 'Watch it: a transient flag after a reset is rare, so check the DCGM diagnostics (`dcgmi diag -r 3`).')],
+      [cordon, drain, rma],
+    ) {
+      notes: ['The page fires once, in the ' + $.windows.event + ' after the flag first appears; while the flag stays set, GPURowRemapFailureUnrepaired follows as a ticket until the node is cordoned.'],
+    },
     GPURowRemapFailure: hw {
       family: 'memory',
       severity: 'critical',
@@ -395,6 +504,7 @@ local t = import 'lib/test.libsonnet';
         t.case('healthy', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x60')]),
         t.case('failed long ago, the flag held across a 10-minute Prometheus outage', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '1x40 _x10 1x9')]),
       ] + incidentCases(function(minute) [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x' + minute + ' 1x' + (60 - minute))], 1, alsoFires=[{ alert: 'GPURowRemapFailureUnrepaired', value: 1 }]),
+      runbook: rowRemapRunbook,
     } + eventAlert,
 
     GPURowRemapFailureUnrepaired: hw {
@@ -408,6 +518,12 @@ local t = import 'lib/test.libsonnet';
         t.case('awaiting repair', true, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x5 1x55')], value=1),
         t.case('just failed: the page covers it', false, [t.series('DCGM_FI_DEV_ROW_REMAP_FAILURE', '0x55 1x5')], alsoFires=[{ alert: 'GPURowRemapFailure', value: 1 }]),
       ],
+      runbook: rowRemapRunbook {
+        meaning: 'A GPU that ran out of spare memory rows (paged as GPURowRemapFailure) is still in service: its node is not cordoned.',
+        impact: 'New jobs can land on a GPU that will corrupt data or crash them.',
+        diagnosis: [step('Is an RMA open for the GPU?', 'Cordon the node until it is replaced: the cordon silences this ticket.', 'Open one (see mitigation), then cordon the node.')],
+        notes: ['This ticket repeats while the flag is set and the node schedulable; the cordon (GPUNodeCordoned) inhibits it.'],
+      },
     },
 
     GPURetiredPagesPending: hw {
@@ -424,10 +540,34 @@ local t = import 'lib/test.libsonnet';
         t.case('row remap pending', true, [t.series('DCGM_FI_DEV_ROW_REMAP_PENDING', '0x40 1x20')], value=1),
         t.case('nothing pending', false, [t.series('DCGM_FI_DEV_RETIRED_PENDING', '0x60'), t.series('DCGM_FI_DEV_ROW_REMAP_PENDING', '0x60')]),
       ],
+      runbook: hardware(
+        'Memory pages or rows were marked bad and wait for a GPU reset to be retired or remapped.',
+        'Until the reset, the bad memory may still be used; errors there can crash jobs.',
+        [q('Pending page retirements', 'DCGM_FI_DEV_RETIRED_PENDING' + gpuSel), q('Pending row remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel)],
+        [step('Is a job running on the GPU?', 'Reset when it ends: coordinate with the owner.', 'Reset now.')],
+        [cordon, drain, reset],
+      ),
     },
 
     // Error rates read the per-GPU rates that the recording rules keep anyway.
     local perMinute = $.gpuAlerts.perMinute,
+
+    local nvlinkRunbook(what) = hardware(
+      "The GPU's NVLinks see " + what + ': the link between GPUs is noisy.',
+      'Collective operations (AllReduce) slow down for every GPU of the job, not only this one: a multi-GPU job runs at the pace of its worst link.',
+      [
+        q('CRC errors per minute', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
+        q('Replays and recoveries per minute', '60 * rate(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL' + gpuSel + '[5m]) or 60 * rate(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
+        q('NVLink errors on every GPU of the node (one bad bridge shows on two GPUs)', 'sum by (' + l.gpu + ') (rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + nodeSel + '[5m]))'),
+        q('Is the job slowed down (straggler)?', 'ALERTS{alertname="GPUTrainingStraggler", ' + is(l.host) + '}'),
+      ],
+      [
+        step('Do two GPUs of the node show errors on the links between them?', 'Suspect the NVSwitch tray or bridge: drain the node for hardware service.'),
+        step('Did the errors start after a driver or firmware change?', 'Roll back and escalate to the vendor.'),
+        step('Does `nvidia-smi nvlink -e -i $' + l.gpu + '` show the error counters still rising?', 'Drain and run `dcgmi diag -r 3`; open an RMA on failure.', 'A burst: watch it.'),
+      ],
+      [cordon, drain, 'Run the DCGM level-3 diagnostics (`dcgmi diag -r 3`) and reseat or replace the board or bridge.', rma],
+    ),
 
     GPUNvlinkCrcErrors: hw {
       family: 'nvlink',
@@ -438,6 +578,10 @@ local t = import 'lib/test.libsonnet';
         flit: perMinute('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
         data: perMinute('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', th.nvlinkCrcErrorsPerMinute),
       })),
+      panelThresholds:: {
+        DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+        DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: th.nvlinkCrcErrorsPerMinute,
+      },
       'for': '10m',
       summary: 'A GPU is seeing NVLink CRC errors.',
       description: gpuText + ' sees {{ $value | printf "%.1f" }} NVLink CRC errors per minute (threshold ' + e.num(th.nvlinkCrcErrorsPerMinute) + ').',
@@ -451,12 +595,14 @@ local t = import 'lib/test.libsonnet';
           t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
         ], health='65x30', extraHealth='_x31 65x29', value=perMinute, without=[l.namespace, l.pod]),
       ],
+      runbook: nvlinkRunbook('CRC errors'),
     },
 
     GPUNvlinkReplayErrors: hw {
       family: 'nvlink',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', th.nvlinkReplayErrorsPerMinute)),
+      panelThresholds:: { DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: th.nvlinkReplayErrorsPerMinute },
       'for': '10m',
       summary: 'A GPU is replaying NVLink transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} NVLink transfers per minute (threshold ' + e.num(th.nvlinkReplayErrorsPerMinute) + ').',
@@ -464,6 +610,7 @@ local t = import 'lib/test.libsonnet';
         t.case('replays', true, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(4 * th.nvlinkReplayErrorsPerMinute))], value=4 * th.nvlinkReplayErrorsPerMinute),
         t.case('few replays', false, [t.series('DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL', t.risingPerMinute(th.nvlinkReplayErrorsPerMinute / 2))]),
       ],
+      runbook: nvlinkRunbook('many replayed transfers'),
     },
 
     GPUNvlinkRecoveryErrors: hw {
@@ -478,12 +625,14 @@ local t = import 'lib/test.libsonnet';
         t.case('link recovery', true, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x56 2x4')], value=2),
         t.case('old recovery', false, [t.series('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', '0x20 2x40')]),
       ] + churnCases('DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL', 'recovery', 2),
+      runbook: nvlinkRunbook('link recoveries (retraining)'),
     },
 
     GPUPcieReplayRate: hw {
       family: 'pcie',
       severity: 'warning',
       expr: attributed(perMinute('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', th.pcieReplaysPerMinute)),
+      panelThresholds:: { DCGM_FI_DEV_PCIE_REPLAY_COUNTER: th.pcieReplaysPerMinute },
       'for': '10m',
       summary: 'A GPU is replaying PCIe transfers at a high rate.',
       description: gpuText + ' replays {{ $value | printf "%.1f" }} PCIe transfers per minute (threshold ' + e.num(th.pcieReplaysPerMinute) + '): check the riser, slot and link width.',
@@ -491,16 +640,45 @@ local t = import 'lib/test.libsonnet';
         t.case('bad link', true, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(3 * th.pcieReplaysPerMinute))], value=3 * th.pcieReplaysPerMinute),
         t.case('healthy link', false, [t.series('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', t.risingPerMinute(th.pcieReplaysPerMinute / 10))]),
       ],
+      runbook: hardware(
+        'The GPU replays PCIe transfers often: the link to the host is noisy.',
+        'Host-to-GPU transfers slow down (data loading, checkpoints); a failing link can end with the GPU falling off the bus.',
+        [
+          q('PCIe replays per minute', '60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER' + gpuSel + '[5m])'),
+          q('PCIe throughput', 'DCGM_FI_PROF_PCIE_RX_BYTES' + gpuSel + ' or DCGM_FI_PROF_PCIE_TX_BYTES' + gpuSel),
+        ],
+        [
+          step('Does `nvidia-smi -q -i $' + l.gpu + ' -d PCIE` show a lower link width or generation than the slot supports?', 'Reseat the GPU or the riser.'),
+          step('Do several GPUs behind the same PCIe switch replay?', 'Suspect the switch or the baseboard: hardware service.', 'Reseat this GPU; RMA if it continues.'),
+        ],
+        [cordon, drain, "Reseat the GPU and riser; check the slot's link width and generation.", rma],
+      ),
     },
 
     local gaugeAbove(field, threshold) = e.fill(|||
       max by ($(id)) ($(field)) > $(threshold)
     |||, { id: id, field: field, threshold: std.toString(threshold) }),
 
+    local thermal(alert, what, field, limit) = hardware(
+      "The GPU's " + what + ' has stayed above ' + e.num(limit) + ' °C for ' + $.alerts[alert]['for'] + '.',
+      'The GPU throttles its clocks to protect itself: jobs slow down; sustained heat shortens its life.',
+      [
+        q(what + ' on every GPU of the node', field + nodeSel),
+        q('Thermal throttling on the node', 'gpu:dcgm_clock_throttle_thermal:max' + nodeSel),
+        q('Power draw against the limit', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel),
+      ],
+      [
+        step('Are all GPUs of the node hot?', 'Cooling problem on the node or rack (fans, airflow, inlet temperature): facilities.'),
+        step('Is this GPU hot while its neighbours at the same load are not?', 'Suspect the heatsink or thermal paste: drain and service.', 'Heavy load within spec: keep watching.'),
+      ],
+      ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone, drain it for hardware service.'],
+    ),
+
     GPUTemperatureHigh: hw {
       family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_GPU_TEMP', th.gpuTemperatureCelsius),
+      panelThresholds:: { DCGM_FI_DEV_GPU_TEMP: th.gpuTemperatureCelsius },
       'for': '15m',
       summary: 'A GPU has been running hot for ' + self['for'] + '.',
       description: gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.gpuTemperatureCelsius) + ' °C).',
@@ -512,6 +690,7 @@ local t = import 'lib/test.libsonnet';
           t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 40], [hot, 2], [cool, 18]]))], health=false),
           t.case('heat still under for', false, [t.series('DCGM_FI_DEV_GPU_TEMP', t.steps([[cool, 50], [hot, 10]]))], health=false),
         ],
+      runbook: thermal('GPUTemperatureHigh', 'core temperature', 'DCGM_FI_DEV_GPU_TEMP', $.thresholds.gpuTemperatureCelsius),
     },
 
     // A GPU far hotter than its SKU's fleet-wide average, below the absolute threshold: a
@@ -546,12 +725,27 @@ local t = import 'lib/test.libsonnet';
           // ones by more than the threshold, the average of the busy ones does not move.
           case('half the GPUs of the SKU go idle and cool', false, 'NVIDIA L40S', [peer + 'x60', peer + 'x60', t.steps([[peer, 20], [cooled, 40]]), t.steps([[peer, 20], [cooled, 40]])], busy=[0, 1]),
         ],
+      runbook: hardware(
+        'The GPU has run over ' + e.num($.thresholds.gpuTemperatureAboveFleetPeersCelsius) + ' °C above the fleet-wide average of the GPUs of its SKU at its load for ' + $.alerts.GPUHotterThanFleetPeers['for'] + ' (busy: GPU_UTIL at least ' + e.percent($.thresholds.fleetPeersBusyUtilizationRatio) + ' %, else idle; the ' + e.num($.thresholds.fleetPeersCandidates) + ' hottest GPUs of each SKU and load in each cluster are compared: once this one is fixed, the next hot one shows).',
+        'None yet: the GPU is below its throttle point. Left alone, a cooling fault reaches it and the jobs on the GPU slow down.',
+        [
+          q('Core temperature on every GPU of the node', 'DCGM_FI_DEV_GPU_TEMP' + nodeSel),
+          q("The SKU's fleet-wide average, busy and idle", 'fleet_sku_load:dcgm_gpu_temp:avg'),
+          q('Power draw (load) of the GPU', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel),
+        ],
+        [
+          step('Are all GPUs of the node or rack as hot?', 'Cooling of the node or rack (fans, airflow, inlet temperature): facilities.'),
+          step('Is the GPU at the same load (power) as its neighbours?', 'Suspect its heatsink, fan or thermal interface: drain and service.', 'A heavier job explains part of it: keep watching.'),
+        ],
+        ["Check the node's fans and inlet temperature with the datacenter team.", cordon, 'If one GPU runs hot alone at equal load, drain it for hardware service.'],
+      ),
     },
 
     GPUMemoryTemperatureHigh: hw {
       family: 'thermal',
       severity: 'warning',
       expr: gaugeAbove('DCGM_FI_DEV_MEMORY_TEMP', th.memoryTemperatureCelsius),
+      panelThresholds:: { DCGM_FI_DEV_MEMORY_TEMP: th.memoryTemperatureCelsius },
       'for': '15m',
       summary: 'A GPU memory (HBM) has been running hot for ' + self['for'] + '.',
       description: 'Memory of ' + gpuText + ' is at {{ $value | printf "%.0f" }} °C (threshold ' + e.num(th.memoryTemperatureCelsius) + ' °C).',
@@ -561,6 +755,7 @@ local t = import 'lib/test.libsonnet';
           t.case('hot HBM', true, [t.series('DCGM_FI_DEV_MEMORY_TEMP', t.steps([[cool, 30], [hot, 30]]))], value=hot),
           t.case('two-minute blip', false, [t.series('DCGM_FI_DEV_MEMORY_TEMP', t.steps([[cool, 40], [hot, 2], [cool, 18]]))]),
         ],
+      runbook: thermal('GPUMemoryTemperatureHigh', 'memory (HBM) temperature', 'DCGM_FI_DEV_MEMORY_TEMP', $.thresholds.memoryTemperatureCelsius),
     },
 
     // Sustained throttling reads the per-GPU recorded flags; each alert names the workload on
@@ -594,6 +789,21 @@ local t = import 'lib/test.libsonnet';
       t.series('DCGM_FI_DEV_MAX_SM_CLOCK', maxClock + 'x60'),
       t.series('DCGM_FI_DEV_SM_CLOCK', t.steps([[maxClock, 30], [if low then std.floor(maxClock * th.throttledClockRatio / 2) else maxClock, 30]])),
     ],
+    local throttling(reason, cause, fix) = hardware(
+      'The GPU has had its clocks lowered by ' + $.throttleReasons[reason].help + ' for most of the last ' + $.windows.throttle + '.',
+      'The job on the GPU runs slower than it should; in a multi-GPU job every rank waits for this one.',
+      [
+        q('The clock-event bitmask (decode it: 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake)', $.exporter.throttleReasonsField + gpuSel),
+        q('Share of the last ' + $.windows.throttle + ' throttled', 'avg_over_time(gpu:dcgm_clock_throttle_' + reason + ':max' + gpuSel + '[' + $.windows.throttle + '])'),
+        q('SM clock', 'DCGM_FI_DEV_SM_CLOCK' + gpuSel),
+        q('Power and temperature', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel + ' or DCGM_FI_DEV_GPU_TEMP' + gpuSel),
+      ],
+      [
+        step('Is the whole node throttled the same way?', 'Node-level cause (' + cause + '): fix the node.'),
+        step('Did the throttling start with a new job?', 'The workload is at the limit: expected for power-heavy kernels; tell the owner.', fix),
+      ],
+      [fix, 'If the GPU throttles alone under normal load, ' + cordon + ' and have it serviced.'],
+    ),
     local throttle(reason, summary, cases) = hw {
       family: if reason == 'thermal' then 'thermal' else 'power',
       severity: 'warning',
@@ -612,12 +822,18 @@ local t = import 'lib/test.libsonnet';
     GPUThermalThrottling: throttle('thermal', 'A GPU has been thermally throttled for most of the last ' + w.throttle + '.', [
       t.case('all reason bits set', true, [t.series(bitmask, t.steps([[0, 30], [511, 30]]))] + clocks(true), value=1, alsoFires=[{ alert: 'GPUPowerThrottling', value: 1 }]),
       t.case('HW slowdown with HW thermal slowdown: one thermal ticket', true, [t.series(bitmask, t.steps([[0, 30], [bitsOf('hw_slowdown')[0] + thermalBits, 30]]))], value=1),
-    ]),
+    ]) {
+      runbook: throttling('thermal', 'cooling, inlet temperature', 'Check cooling (fans, airflow); drain the node if one GPU throttles alone.'),
+    },
     GPUPowerThrottling: throttle('power', 'A GPU has been power-capped for most of the last ' + w.throttle + ', with its SM clocks below ' + e.percent(th.throttledClockRatio) + ' % of their maximum.', [
       t.case('power cap at full clocks (a GPU at its power limit)', false, [t.series(bitmask, t.steps([[0, 30], [bitsOf('power')[0], 30]]))] + clocks(false)),
       t.case('HW power brake with HW slowdown: one power ticket', true, [t.series(bitmask, t.steps([[0, 30], [bitsOf('hw_slowdown')[0] + bitsOf('power')[1], 30]]))] + clocks(true), value=1),
-    ]),
-    GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last ' + w.throttle + '.', []),
+    ]) {
+      runbook: throttling('power', 'power capping, PSU, rack power budget', "Check the power limit (`nvidia-smi -q -d POWER`) against the SKU default and the rack's power budget."),
+    },
+    GPUHwSlowdown: throttle('hw_slowdown', 'A GPU has been held in hardware slowdown for most of the last ' + w.throttle + '.', []) {
+      runbook: throttling('hw_slowdown', 'external power brake, PSU or overheating board', 'HW slowdown is signalled by the board (power brake, overtemperature): have the node serviced.'),
+    },
 
     // The exporter's host comes from the instance-to-host map of the last hour, so that the
     // alert can inhibit the alerts of that node; an exporter unseen for longer alerts without it.
@@ -636,6 +852,13 @@ local t = import 'lib/test.libsonnet';
         t.case('exporter down since before the host map remembers', true, [], up='0x60', health=false, value=0, without=[l.host]),
         t.case('one failed scrape', false, [], up='1x58 0 1'),
       ],
+      runbook: rb.exporterTarget($.exporter.job, l.cluster) {
+        meaning: 'Prometheus cannot scrape a dcgm-exporter target.',
+        impact: 'Every GPU alert for the GPUs of that node is blind: nothing fires, whatever happens.',
+        mitigation: ['Restart the dcgm-exporter pod on the node.', 'If DCGM itself hangs, drain the node and restart the NVIDIA host engine or reboot.'],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2', 'L3'],
+      },
     },
 
     // The label profile self-check: GPU series without the host label the catalog expects
@@ -664,6 +887,22 @@ local t = import 'lib/test.libsonnet';
       ] + (if $.exporter.clusterOnSeries then [
              t.case('series without ' + l.cluster, true, [t.series(h, '65x60', { [l.cluster]: '', instance: '10.250.0.3:9400' })], target={ job: $.exporter.job, instance: '10.250.0.3:9400' }, without=[l.cluster], value=1),
            ] else []),
+      runbook: {
+        meaning: 'GPU series of ' + $.exporter.healthField + ' from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
+        impact: 'Every alert and inhibit rule that compares the host or cluster of these GPUs sees an empty value: per-node grouping, the exporter-down and cordon inhibitions and the dashboards miss these GPUs. Nothing about them is silenced by mistake (inhibitions require the labels), but nothing is grouped right either.'
+                + (if $.alertmanager.inhibit.labelMismatch == 'DCGMExporterLabelMismatch' && $.alertmanager.inhibit.labelMismatchTargets != [] then ' While this ticket fires it silences, in its cluster, ' + std.join(', ', $.alertmanager.inhibit.labelMismatchTargets) + ' (every GPU reads as missing under its old labels); pages are never silenced by it.' else ''),
+        queries: [
+          q('The labels the target really sends', 'topk(1, ' + $.exporter.healthField + '{job="$job", instance="$instance"})'),
+          q('Targets sending series without the host label', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.host + '=""})'),
+        ],
+        diagnosis: [
+          step('Does the series carry the other spelling of the host label (Hostname up to dcgm-exporter 4.8.2, hostname from 4.8.3)?', 'The exporter was upgraded or differs from exporter.version: set exporter.version (or exporter.hostLabel) in your catalog to match, and regenerate.'),
+          step('Is the ' + l.cluster + ' label missing?', 'Add it by relabeling in the scrape config (or, with one Prometheus per cluster and cluster as an external label, set exporter.clusterOnSeries:: false).', 'Check the relabeling rules of the scrape config: one of them drops or renames the label.'),
+        ],
+        mitigation: ['Make the catalog and the exporter agree (exporter.version, exporter.hostLabel or relabeling) and regenerate; the alert resolves once the series carry the labels.'],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2'],
+      },
     },
 
     // The exporter's default counter set (the GPU Operator's default) instead of the generated
@@ -695,6 +934,23 @@ local t = import 'lib/test.libsonnet';
         t.case("the first GPU of two sends the counter file's fields", false, [t.series(fields[0], '0x60', entities=[0])], gpus=2, counterFile=false),
         t.case("the counter file's fields arrive late", false, [t.series(fields[0], '_x40 0x20')], counterFile=false),
       ],
+      runbook: {
+        local fields = $.exporter.counterFileFields,
+        meaning: "The GPUs of the cluster (judged on the first GPU of each node: the exporter applies one counter file to all of a node's GPUs) report the exporter's default fields (" + $.exporter.healthField + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
+        impact: "Every alert that needs a field outside the default set can never fire in the cluster (listed below with the fields each needs); nothing else says so, and the dashboards' panels on those fields stay empty.",
+        queries: [
+          q("The counter file's fields the cluster reports", 'count by (__name__) ({__name__=~"' + std.join('|', fields) + '", ' + l.cluster + '="$' + l.cluster + '"})'),
+          q('GPUs per exporter target', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.cluster + '="$' + l.cluster + '"})'),
+        ],
+        diagnosis: [
+          step('Does the exporter run with --collectors (-f) pointing at the generated counter file?', 'The file is mounted but its fields do not arrive: check that the ConfigMap holds the generated file and that the exporter pods restarted after it changed.', 'Deploy the counter file: the GPU Operator reads it from the ConfigMap named in dcgmExporter.config.name, the Helm chart from its counter-file values.'),
+        ],
+        mitigation: [
+          'Deploy the generated counter file (exporter/dcgm-counters.csv, or exporter/configmap.yaml for the GPU Operator, exporter/helm-values.yaml for the Helm chart) and restart the exporter pods; the ticket resolves once the fields arrive.',
+        ],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2'],
+      },
     },
 
     // A GPU that stopped reporting is a fault only while its node is still there: a node the
@@ -733,6 +989,23 @@ local t = import 'lib/test.libsonnet';
         t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', nodeInfo='1x60', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
         t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29', nodeInfo='1x60'),
       ],
+      runbook: hardware(
+        'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
+        'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert. A node deleted by the autoscaler does not raise this alert: its GPUs and its Kubernetes node leave together.',
+        [
+          q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + $.exporter.healthField + nodeSel + ')'),
+          q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + nodeSel + '[' + $.windows.missing + '])'),
+          q('Is the node still in the Kubernetes API', 'kube_node_info{' + l.node + '="$' + l.host + '"}'),
+        ],
+        [
+          step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', ''),
+          step('Does the kernel log (`dmesg`) show XID 79 or "GPU has fallen off the bus"?', 'The GPU fell off the bus: follow GPUFellOffBus (drain, reboot, RMA if it repeats).', 'The driver lost the GPU another way: drain and reboot the node.'),
+        ],
+        [cordon, drain, 'Reboot the node; if the GPU does not come back, open an RMA.'],
+      ) {
+        notes: ['How a lost GPU reaches a human: dcgm-exporter often drops a GPU that fell off the bus instead of reporting XID 79 for long, so GPUFellOffBus (a page) may never fire. This ticket is the backstop: it fires ' + $.alerts.GPUSeriesMissing['for'] + ' after the GPU went silent. Treat it as urgent when `dmesg` shows XID 79.']
+               + (if std.member($.alertmanager.inhibit.labelMismatchTargets, 'GPUSeriesMissing') && $.alertmanager.inhibit.labelMismatch != '' then ['While ' + $.alertmanager.inhibit.labelMismatch + ' fires in the cluster (an exporter upgrade renamed a label, so every GPU reads as missing under its old labels), this ticket is silenced there: fix the label profile first.'] else []),
+      },
     },
   },
 }

@@ -2,6 +2,7 @@
 // memory exhaustion, and fleet hygiene (driver skew, flaky exporters), plus the canary-versus-
 // baseline rules a release gate queries.
 local e = import 'lib/expr.libsonnet';
+local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   thresholds+: {
@@ -177,6 +178,12 @@ local t = import 'lib/test.libsonnet';
     local podText = 'pod {{ $labels.' + l.namespace + ' }}/{{ $labels.' + l.pod + ' }}',
     local mlp = { team: $.teams['ml-platform'] },
     local activity = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+    // Runbook parts; the steps alerts of several families share come from lib/runbook.libsonnet.
+    local q = rb.query,
+    local step = rb.step,
+    local is = rb.is,
+    local gpuSel = rb.sel([l.cluster, l.host, l.uuid]),
+    local podSel = rb.sel([l.cluster, l.namespace, l.pod]),
 
     GPUAllocatedIdle: mlp {
       family: 'utilization',
@@ -186,6 +193,7 @@ local t = import 'lib/test.libsonnet';
       expr: e.fill(|||
         max by ($(gpu)) (avg_over_time($(activity){$(namespace)!=""}[5m])) < $(threshold)
       |||, { gpu: id, activity: activity, namespace: l.namespace, threshold: std.toString(th.idleActivity) }),
+      panelThresholds:: { [activity]: th.idleActivity },
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
       description: gpuText + ' is held by ' + podText + ' but its engine has been {{ $value | humanizePercentage }} active for ' + w.idle + ' (threshold ' + e.num(th.idleActivity) + ').',
@@ -198,6 +206,23 @@ local t = import 'lib/test.libsonnet';
           t.case('busy', false, [t.series(activity, '0.6x60')]),
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
         ],
+      runbook: {
+        meaning: 'A pod has held this GPU (or MIG instance) for ' + $.alerts.GPUAllocatedIdle['for'] + ' with its engine under ' + e.percent($.thresholds.idleActivity) + ' % active.',
+        impact: 'The GPU costs money and blocks other jobs while doing nothing.',
+        queries: [
+          q("Engine activity of the pod's GPUs", 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' + podSel),
+          q('Idle cost of the namespace, $/hour', 'namespace:gpu_idle_cost_dollars_per_hour:sum{' + is(l.cluster) + ', ' + is(l.namespace) + '}'),
+          q('How long the pod has existed', 'time() - kube_pod_created{namespace="$' + l.namespace + '", pod="$' + l.pod + '"}'),
+        ],
+        diagnosis: [
+          step('Is the pod a notebook or interactive session?', 'Ask the owner to release the GPU; apply the idle-session policy.'),
+          step('Is the job waiting on data or a checkpoint (CPU, I/O, network busy)?', 'Input pipeline bottleneck: tell the owner.'),
+          step('Did the job finish but the pod stayed (sleep, stuck process)?', "Ask the owner to delete it; fix the job's exit."),
+        ],
+        mitigation: ['Contact the namespace owner with the idle cost.', "For abandoned pods, delete them according to the platform's idle policy."],
+        escalation: rb.escalation.mlPlatform,
+        dashboards: ['L4', 'L5'],
+      },
     },
 
     // A hung collective looks busy: the engine runs (kernels spin waiting for peers) while the
@@ -280,6 +305,23 @@ local t = import 'lib/test.libsonnet';
           t.case('half the GPUs requested', false, [], gpus=gpus, extra=allocatable + pod('trainer', 4, '1x60')),
           t.case('full for the last 10 minutes', false, [], gpus=gpus, extra=allocatable + pod('trainer', 4, '1x60') + pod('burst', 4, '0x50 1x10', first=4)),
         ],
+      runbook: {
+        meaning: 'Pods request more than ' + e.percent($.thresholds.clusterAllocationRatio) + " % of the cluster's allocatable GPUs.",
+        impact: 'New GPU pods stay Pending; autoscaled inference cannot scale out.',
+        queries: [
+          q('Allocation ratio', 'cluster:kube_gpu_allocation:ratio{' + is(l.cluster) + '}'),
+          q('Requests by namespace', 'sort_desc(namespace:kube_gpu_requested:sum{' + is(l.cluster) + '})'),
+          q('Allocated but idle GPUs', 'count(ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', alertstate="firing"})'),
+          q('Pending GPU pods', 'count(kube_pod_status_phase{phase="Pending", ' + is(l.cluster) + '} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource=~"' + $.kubeStateMetrics.gpuResources + '"}))'),
+        ],
+        diagnosis: [
+          step('Are many allocated GPUs idle?', 'Reclaim them first (GPUAllocatedIdle).'),
+          step('Is one namespace far above its usual share?', 'Talk to that team; enforce quotas.', 'Real demand: add capacity.'),
+        ],
+        mitigation: ['Reclaim idle allocations.', 'Add nodes or shift work to another cluster.', 'Set ResourceQuotas per namespace.'],
+        escalation: rb.escalation.mlPlatform + ' Capacity planning for new hardware.',
+        dashboards: ['L1', 'L2'],
+      },
     },
 
     GPUTrainingStraggler: mlp {
@@ -319,12 +361,42 @@ local t = import 'lib/test.libsonnet';
           t.case('uneven inference replicas (a ReplicaSet)', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llm-server-7d9f', ownerKind='ReplicaSet'),
           t.case('one rank slow for the last 10 minutes', false, siblings(t.steps([[busy, 50], [slow, 10]])), gpus=4, owner='llama-7b-finetune'),
         ],
+      runbook: {
+        meaning: 'One GPU of a multi-GPU job runs far below the median SM activity of its siblings while they stay busy.',
+        impact: "Synchronous training waits for the slowest rank: the whole job runs at this GPU's pace.",
+        queries: [
+          q('SM activity of every GPU of the job', 'gpu_pod:dcgm_sm_active:avg10m{' + is(l.cluster) + ', ' + is(l.namespace) + ', owner_name="$owner_name"}'),
+          q('NVLink errors on the slow GPU', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
+          q('Throttling of the slow GPU', 'gpu:dcgm_clock_throttle_thermal:max' + gpuSel + ' or gpu:dcgm_clock_throttle_power:max' + gpuSel),
+          q('Other alerts on the slow GPU', 'ALERTS{' + is(l.uuid) + ', alertstate="firing"}'),
+        ],
+        diagnosis: [
+          step('Does the slow GPU have NVLink or PCIe errors (GPUNvlinkCrcErrors, GPUPcieReplayRate)?', 'Hardware: follow that runbook; restart the job without the node.'),
+          step('Is the slow GPU throttled (thermal or power)?', 'Cooling or power: follow the throttling runbook.'),
+          step('Does the slow rank have more data or a different shard (data imbalance)?', 'Workload: rebalance the input pipeline.', 'Profile the rank (Nsight Systems) and escalate to the ML platform team.'),
+        ],
+        mitigation: ['If the GPU is faulty, cordon its node and restart the job from its last checkpoint elsewhere.', 'Otherwise give the owner the per-rank view to fix the imbalance.'],
+        escalation: rb.escalation.mlPlatform,
+        dashboards: ['L4', 'L5'],
+      },
     },
 
     local vllm(pod, extra={}) = { namespace: 'inference', pod: pod, model_name: 'llama-3-8b', job: 'vllm', instance: pod + ':8000' } + extra,
     local infId = std.join(', ', inf.identity),
     local infText = 'vLLM {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.model_name }}',
     local target = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
+
+    local inferenceRunbook(meaning, impact, queries, diagnosis, mitigation) = {
+      meaning: meaning,
+      impact: impact,
+      queries: queries,
+      diagnosis: diagnosis,
+      mitigation: mitigation,
+      escalation: rb.escalation.mlPlatform,
+      dashboards: ['L4'],
+    },
+    local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
+    local serverSel = '{' + serverMatchers + '}',
 
     GPUInferenceKVCachePressure: mlp {
       section: 'inference',
@@ -344,6 +416,20 @@ local t = import 'lib/test.libsonnet';
           t.case('full cache, no preemptions', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '3x60', vllm('llm-0'))]),
           t.case('preempting for the last 10 minutes', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0x50 0+2x10', vllm('llm-0'))]),
         ],
+      runbook: inferenceRunbook(
+        'A vLLM server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests.',
+        'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
+        [
+          q('KV-cache usage', $.inference.kvCacheUsage + serverSel),
+          q('Preemptions per minute', '60 * rate(' + $.inference.preemptions + serverSel + '[5m])'),
+          q('Running and waiting requests', $.inference.waiting + serverSel + ' or vllm:num_requests_running' + serverSel),
+        ],
+        [
+          step('Did traffic or prompt length rise?', 'Scale out replicas.'),
+          step('Was max-num-seqs or gpu-memory-utilization changed in a recent release?', 'Roll back the configuration.', 'Give the model more KV cache (larger GPU, tensor parallelism, quantised KV cache).'),
+        ],
+        ['Scale out the deployment.', 'Lower max-num-seqs or raise gpu-memory-utilization, within memory limits.'],
+      ),
     },
 
     GPUInferenceQueueGrowing: mlp {
@@ -365,6 +451,19 @@ local t = import 'lib/test.libsonnet';
           t.case('short queue growing', false, [], extra=[t.series(inf.waiting, '0+' + depth / 100 + 'x60', vllm('llm-0'))]),
           t.case('queue growing for the last 5 minutes', false, [], extra=[t.series(inf.waiting, '0x55 0+' + (3 * depth) + 'x5', vllm('llm-0'))]),
         ],
+      runbook: inferenceRunbook(
+        "Requests keep piling up in a vLLM server's waiting queue.",
+        'Queued requests wait before their first token: the TTFT SLO burns.',
+        [
+          q('Waiting requests', $.inference.waiting + serverSel),
+          q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
+          q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
+        ],
+        [
+          step('Did incoming traffic grow?', 'Scale out; check the autoscaler.', 'A slow replica: check its GPU (throttling, errors) on the L4 dashboard.'),
+        ],
+        ['Scale out the deployment.', 'Shed or rate-limit low-priority traffic.'],
+      ),
     },
 
     // A vLLM server that serves (reports its running requests) but not a metric the rules read
@@ -395,6 +494,17 @@ local t = import 'lib/test.libsonnet';
         ], target=target, labels={ metric: inf.kvCacheUsage }, value=1),
         t.case('every metric under its configured name', false, [], extra=[t.series(m, '1x60', vllm('llm-0')) for m in [inf.running] + guarded]),
       ],
+      runbook: inferenceRunbook(
+        'A vLLM server reports ' + $.inference.running + ' but not a metric the generated rules read under its configured name (the alert names it).',
+        'Every rule, SLO and alert on that metric is silent for the server: a KV cache full, a queue growing or preemptions go unnoticed.',
+        [
+          q('What the server exports', 'count by (__name__) ({__name__=~"vllm:.*", ' + is(l.cluster) + ', namespace="$namespace", pod="$pod"})'),
+        ],
+        [
+          step('Does the server export the metric under another name (vLLM renames them between releases)?', 'Set the new name in the catalog (inference: kvCacheUsage, waiting, preemptions) and regenerate.', 'The metrics endpoint may be filtered (relabeling drops it): check the scrape config.'),
+        ],
+        ['Point the catalog at the names your vLLM version exports, regenerate and deploy the rules.'],
+      ),
     },
 
     GPUMemoryExhaustionRisk: mlp {
@@ -421,6 +531,21 @@ local t = import 'lib/test.libsonnet';
           t.case('growing on a GPU no pod holds', false, [t.series(used, start + '+' + perMinute + 'x60'), t.series(free, (total - start) + '-' + perMinute + 'x60')], pod=false),
           t.case('growth for the last 10 minutes', false, [t.series(used, '10000x50 10000+4000x10'), t.series(free, '71920x50 71920-4000x10')]),
         ],
+      runbook: {
+        meaning: 'The GPU memory a pod uses grows steadily; at this rate it runs out within ' + $.thresholds.memoryForecastHours + ' hours.',
+        impact: 'The job will crash with CUDA out-of-memory, typically hours into a run.',
+        queries: [
+          q('Memory used and free', 'DCGM_FI_DEV_FB_USED' + gpuSel + ' or DCGM_FI_DEV_FB_FREE' + gpuSel),
+          q('Growth per hour', 'deriv(DCGM_FI_DEV_FB_USED' + gpuSel + '[1h]) * 3600'),
+        ],
+        diagnosis: [
+          step("Does the framework's allocated memory grow (torch.cuda.memory_allocated)?", 'A leak in the job: tensors kept alive across steps.'),
+          step('Does reserved memory grow while allocated stays flat?', 'Fragmentation: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True or bucket sizes.', 'Caching by design: watch it.'),
+        ],
+        mitigation: ['Tell the owner before the crash: checkpoint now.', 'Plan a restart from the checkpoint with the leak or allocator setting fixed.'],
+        escalation: rb.escalation.mlPlatform,
+        dashboards: ['L4', 'L5'],
+      },
     },
 
     local hygiene = { family: 'hygiene', team: $.teams.infra },
@@ -440,6 +565,20 @@ local t = import 'lib/test.libsonnet';
         t.case('one driver version', false, [], gpus=2),
         t.case('upgraded GPU appeared 10 minutes ago', false, [t.series(h, '65x60', entities=[0]), t.series(h, '_x50 65x10', entities=[1])], gpus=2, drivers=['550.90.07', '535.183.01'], health=false),
       ],
+      runbook: {
+        meaning: 'GPUs of one cluster run more than one NVIDIA driver version.',
+        impact: 'CUDA images built for the newer driver fail on older nodes ("driver insufficient"); results may differ between nodes.',
+        queries: [
+          q('GPUs per driver version', 'count by (' + l.driverVersion + ') (group by (' + std.join(', ', $.identity.gpuJoin) + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
+          q('Nodes per driver version', 'count by (' + l.driverVersion + ') (group by (' + l.host + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
+        ],
+        diagnosis: [
+          step('Is a driver rollout in progress?', 'Check that it progresses; the alert clears when it ends.', 'Find the nodes on the old version: they missed the image or rollout.'),
+        ],
+        mitigation: ['Finish or roll back the driver rollout.', "Reimage the stragglers with the fleet's node image."],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2'],
+      },
     },
 
     DCGMExporterScrapesFailing: hygiene {
@@ -463,6 +602,13 @@ local t = import 'lib/test.libsonnet';
           t.case('one failed scrape', false, [], up='1x58 0 1'),
           t.case('target down', false, [], up='1x30 0x30', health='65x30 _x30', alsoFires=[t.also('DCGMExporterDown', 0)]),
         ],
+      runbook: rb.exporterTarget($.exporter.job, l.cluster) {
+        meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
+        impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
+        mitigation: ['Raise the scrape timeout or trim the counter file if scrapes are slow.', 'Restart the exporter if DCGM answers slowly; drain the node if DCGM keeps hanging.'],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2', 'L3'],
+      },
     },
   },
 }

@@ -328,10 +328,24 @@ func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
 			d.add(at, "is %s; want %s", article(typeErr.Value), jsonKind(typeErr.Type))
 			return false
 		}
-		d.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		if field, ok := strings.CutPrefix(msg, `unknown field "`); ok {
+			field = strings.TrimSuffix(field, `"`)
+			if reader, ok := jsonnetOnly[field]; ok {
+				msg += fmt.Sprintf("; write it hidden, %s:: (%s)", field, reader)
+			}
+		}
+		d.add(path, "%s", msg)
 		return false
 	}
 	return true
+}
+
+// jsonnetOnly names the fields of a catalog entry that only the catalog's Jsonnet reads, with
+// what reads each: the library writes them hidden (::), and written visible they reach the
+// decoder, which then says how to write them.
+var jsonnetOnly = map[string]string{
+	"panelThresholds": "only the L5 panels read it, in dashboards.libsonnet",
 }
 
 // decodeStrict decodes one JSON value into v, rejecting unknown fields.

@@ -1,5 +1,13 @@
-// Builders for the parts of a runbook entry (see runbooks.libsonnet), shared by the catalog
-// files that define alerts with their runbooks.
+// Builders for the parts of a runbook entry, shared by the catalog files: each alert's runbook
+// is written beside the alert, in the family file that defines it (runbooks/<Alert>.md is
+// generated from it).
+//
+// runbook: meaning, impact, notes (specifics such as XID codes), queries (first-look PromQL;
+// $label stands for the value of the alert's label of that name), diagnosis (a flowchart:
+// each step a check, what a yes means, and what a no means or '' to go on), mitigation,
+// escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
+//
+// This file holds only what alerts of several families share: no alert's own text.
 {
   // A first-look query; $label in expr stands for the value of the alert's label of that name.
   query(title, expr):: { title: title, expr: expr },
@@ -11,8 +19,36 @@
   // A matcher on the alert's own value of a label: label="$label".
   is(label):: label + '="$' + label + '"',
 
+  // A selector matching the alert's own values of labels: {a="$a", b="$b"}.
+  sel(labels):: '{' + std.join(', ', [$.is(x) for x in labels]) + '}',
+
   // The first steps of a mitigation on a node (host: the alert's host label): cordon it, then
   // drain it.
   cordon(host):: 'Cordon the node so nothing new lands on it: `kubectl cordon $' + host + '`.',
   drain(host):: 'Drain it once the owners of running jobs know: `kubectl drain $' + host + ' --ignore-daemonsets --delete-emptydir-data`.',
+
+  // The repair of a GPU (gpu: the alert's GPU index label): reset it once drained, and open an
+  // RMA when the fault comes back.
+  reset(gpu):: 'With no process on the GPU, reset it: `nvidia-smi --gpu-reset -i $' + gpu + '` (or reboot the node), then uncordon when the health checks pass.',
+  rma(gpu):: 'If it fails again after the reset, keep the node cordoned and open an RMA with the GPU serial (`nvidia-smi -q -i $' + gpu + '`) and the XID/ECC history below.',
+
+  // Who to escalate to, by the team that owns the alert.
+  escalation:: {
+    infra: 'Infrastructure on-call; hardware vendor support for RMAs.',
+    mlPlatform: 'ML platform team; the owning team of the namespace for workload changes.',
+  },
+
+  // The first look and diagnosis of a dcgm-exporter target that fails its scrapes (job: the
+  // exporter's scrape job; cluster: the cluster label), shared by the alerts on its scrapes.
+  exporterTarget(job, cluster):: {
+    queries: [
+      $.query("The target's up series", 'up{job="' + job + '", ' + $.is(cluster) + ', instance="$instance"}'),
+      $.query('Scrape duration against the timeout', 'scrape_duration_seconds{job="' + job + '", instance="$instance"}'),
+    ],
+    diagnosis: [
+      $.step('Is the exporter pod running (`kubectl -n gpu-operator get pods -o wide | grep $instance`)?', '', 'Restart it; check why it crashed (`kubectl logs --previous`).'),
+      $.step('Is the node itself NotReady?', 'Node problem: follow the node runbook.'),
+      $.step('Does the scrape time out (DCGM hangs, often after an XID)?', 'Restart the exporter; if DCGM hangs again, drain the node.', 'Check network policies and the ServiceMonitor.'),
+    ],
+  },
 }

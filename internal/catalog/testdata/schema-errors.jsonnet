@@ -7,6 +7,8 @@ gpuobs {
     GPUXidFatal+: { expr: 'max by (gpu) (DCGM_FI_DEV_XID_ERRORS > ' },
     GPUAllocatedIdle+: { runbook+: { dashboards: ['L9'] } },
     GPUPowerThrottling+: { team: 'nobody' },
+    // Read by the dashboards in Jsonnet only: hidden.
+    GPUPowerHigh: { panelThresholds: { DCGM_FI_DEV_POWER_USAGE: 700 } },
   },
   fields+: { DCGM_FI_DEV_GPU_TEMP+: { rollup: 'rate' } },
   throttleReasons+: { idle: { bits: [1], help: 'idle' } },
