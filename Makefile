@@ -1,8 +1,12 @@
 # gpuobs: generate the default catalog's output, test everything with the real promtool.
 GO        ?= go
-PROMTOOL  := $(GO) tool -modfile=tools/promtool/go.mod promtool
-PINT      := $(GO) tool -modfile=tools/pint/go.mod pint
-AMTOOL    := $(GO) tool -modfile=tools/amtool/go.mod amtool
+# A pinned tool's binary, built by go tool when the build cache lacks it, found once per
+# recipe line that names it: recipes run the binary itself, since each `go tool` call spends
+# about two CPU-seconds loading its module before the tool starts.
+tool       = $(shell $(GO) tool -n -modfile=tools/$(1)/go.mod $(1))
+PROMTOOL   = $(call tool,promtool)
+PINT       = $(call tool,pint)
+AMTOOL     = $(call tool,amtool)
 GOLANGCI  := $(GO) tool -modfile=tools/golangci-lint/go.mod golangci-lint
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)

@@ -17,6 +17,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -79,8 +80,7 @@ func TestAmtoolAcceptsTheConfig(t *testing.T) {
 	if err := os.WriteFile(path, files[0].Content, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "tool", "-modfile=tools/amtool/go.mod", "amtool", "check-config", path)
-	cmd.Dir = root
+	cmd := exec.Command(testutil.Tool(t, "amtool"), "check-config", path)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("amtool check-config: %v\n%s", err, out)
 	}

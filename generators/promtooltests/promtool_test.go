@@ -14,6 +14,7 @@ import (
 	. "github.com/gpuobs/gpuobs/generators/promtooltests"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -21,12 +22,11 @@ import (
 // feature flags given.
 func promtool(t *testing.T, dir, command, file string, features ...string) (string, error) {
 	t.Helper()
-	args := []string{"tool", "-modfile=tools/promtool/go.mod", "promtool", command, "rules"}
+	args := []string{command, "rules"}
 	if len(features) > 0 {
 		args = append(args, "--enable-feature="+strings.Join(features, ","))
 	}
-	cmd := exec.Command("go", append(args, filepath.Join(dir, file))...)
-	cmd.Dir = "../.." // go tool needs the module root
+	cmd := exec.Command(testutil.Tool(t, "promtool"), append(args, filepath.Join(dir, file))...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

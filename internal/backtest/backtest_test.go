@@ -20,6 +20,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/escape"
 	"github.com/gpuobs/gpuobs/internal/promql/replay"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"unicode/utf8"
 )
 
@@ -169,8 +170,7 @@ func TestReplayMatchesPromtool(t *testing.T) {
 			if err := os.WriteFile(testPath, []byte(c.groupOrder+tests), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command("go", "tool", "-modfile=tools/promtool/go.mod", "promtool", "test", "rules", testPath)
-			cmd.Dir = "../.."
+			cmd := exec.Command(testutil.Tool(t, "promtool"), "test", "rules", testPath)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("promtool disagrees with the replay: %v\n%s", err, out)
 			}

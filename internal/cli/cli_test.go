@@ -13,13 +13,14 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/testutil"
+	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 
 // run executes gpuobs in-process and returns its exit code and output.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Run(args, Options{Stdout: &stdout, Stderr: &stderr, Version: "v0.0.0-test"})
+	code := Run(args, Options{Stdout: &stdout, Stderr: &stderr, Version: "v0.0.0-test", CatalogCache: testcatalog.CacheDir()})
 	return code, stdout.String(), stderr.String()
 }
 
