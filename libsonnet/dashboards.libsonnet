@@ -271,7 +271,8 @@ local names = import 'lib/names.libsonnet';
     L4: {
       uid: $.deploy.grafana.uidPrefix + '-l4-workload',
       title: 'GPU workload',
-      description: 'The GPUs of one workload (pods of a namespace), and its inference metrics when it serves with vLLM.',
+      // The inference row goes with the inference section: so does its mention.
+      description: 'The GPUs of one workload (pods of a namespace)' + (if $.enabled.inference then ', and its inference metrics when it serves with vLLM' else '') + '.',
       vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod },
       variables: [
         clusterVarRaw,

@@ -388,3 +388,26 @@ func TestFieldPanelsShowTheirUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionsFollowTheSections: the L4 dashboard mentions its inference metrics only
+// where the inference section is on (a training fleet's catalog switches it off, and the
+// inference row goes with it).
+func TestDescriptionsFollowTheSections(t *testing.T) {
+	for config, serves := range map[string]bool{
+		"": true,
+		"../../internal/testutil/plantest/testdata/training.jsonnet": false,
+	} {
+		files, err := Generate(plantest.Plan(t, config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Path != output.Dashboard("L4") {
+				continue
+			}
+			if got := strings.Contains(string(f.Content), "vLLM"); got != serves {
+				t.Errorf("catalog %q (inference on: %v): L4 mentions vLLM: %v", config, serves, got)
+			}
+		}
+	}
+}
