@@ -8,7 +8,7 @@
     // gets <team>-pager and <team>-ticket; override one: receivers+: { 'gpu-infra'+: { ... } }.
     receivers: {
       [team]: { critical: team + '-pager', warning: team + '-ticket' }
-      for team in std.objectValues($.teams)
+      for team in std.set(std.objectValues($.teams))
     },
     // How each receiver notifies, by receiver name, in Alertmanager's own receiver schema
     // (pagerduty_configs, slack_configs, webhook_configs, msteamsv2_configs, email_configs,

@@ -390,3 +390,26 @@ func TestKubeStateMetricsDownSilencesWhatTheCordonWould(t *testing.T) {
 		}
 	})
 }
+
+// TestTwoRolesOneTeam: a team that holds two roles (one name for infra and ml-platform) gets
+// one pager and one ticket receiver, and Alertmanager accepts the configuration; the
+// catalog's evaluation failed on a duplicate receiver before.
+func TestTwoRolesOneTeam(t *testing.T) {
+	config := plantest.Catalog(t, `(import 'adopter.jsonnet') { teams+: { infra: 'gpu-platform', 'ml-platform': 'gpu-platform' } }`)
+	files, err := Generate(plantest.Plan(t, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "alertmanager.yml")
+	if err := os.WriteFile(path, files[0].Content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, receiver := range []string{"gpu-platform-pager", "gpu-platform-ticket"} {
+		if n := strings.Count(string(files[0].Content), "- name: "+receiver+"\n"); n != 1 {
+			t.Errorf("receiver %s defined %d times, want once", receiver, n)
+		}
+	}
+	if out, err := exec.Command(testutil.Tool(t, "amtool"), "check-config", path).CombinedOutput(); err != nil {
+		t.Fatalf("amtool check-config: %v\n%s", err, out)
+	}
+}

@@ -31,10 +31,10 @@ gpuobs {
     local slack(team) = { slack_configs: [{ api_url_file: '/etc/alertmanager/secrets/slack/api-url', channel: '#' + team, send_resolved: true }] },
     integrations+: {
       [team + '-pager']: pagerduty(team)
-      for team in std.objectValues($.teams)
+      for team in std.set(std.objectValues($.teams))
     } + {
       [team + '-ticket']: slack(team)
-      for team in std.objectValues($.teams)
+      for team in std.set(std.objectValues($.teams))
     },
   },
   enabled+: { release: false, cost: false, cohorts: false },
