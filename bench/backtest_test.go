@@ -45,9 +45,7 @@ func BenchmarkBacktest(b *testing.B) {
 		b.Logf("%d GPUs, %d hours written as blocks in %s", len(gpus), hours, time.Since(begin).Round(time.Second))
 	}
 	bin := filepath.Join(b.TempDir(), "gpuobs")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/gpuobs").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	build(b, bin, "../cmd/gpuobs")
 	var peak, peakAnon int64
 	for b.Loop() {
 		cmd := exec.Command(bin, "backtest", "--data", data, "--allow-missing", "--base", "..", "..")

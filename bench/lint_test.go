@@ -15,6 +15,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/source"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -52,17 +53,6 @@ func ruleCorpus(b *testing.B, p *plan.Plan, n int) (path string, count int) {
 	return path, count
 }
 
-// toolBinary is the path of a pinned tool's binary, built by go tool if needed.
-func toolBinary(b *testing.B, tool string) string {
-	cmd := exec.Command("go", "tool", "-n", "-modfile=tools/"+tool+"/go.mod", tool)
-	cmd.Dir = ".."
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("go tool -n %s: %v", tool, err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func runTool(b *testing.B, bin string, args ...string) {
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
@@ -91,7 +81,7 @@ func BenchmarkLint(b *testing.B) {
 		if n != 4000 {
 			continue
 		}
-		promtool, pint := toolBinary(b, "promtool"), toolBinary(b, "pint")
+		promtool, pint := testutil.Tool(b, "promtool"), testutil.Tool(b, "pint")
 		b.Run(fmt.Sprintf("promtool-check-rules/rules=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				runTool(b, promtool, "check", "rules", path)
