@@ -5,7 +5,20 @@
   // the recovery action, the driver-version label, the name of the clock-event bitmask, and
   // in 4.9 the units of eleven fields (clocks MHz->Hz, energy mJ->J, utilization %->ratio,
   // framebuffer MiB->bytes, NVLink bandwidth). 4.9 also renames fields that DCGM 4.7
-  // deprecates; those names are not modelled here yet (see README).
+  // deprecates; those names are not modelled here yet (see README). 4.10 renames the PCIe and
+  // NVLink byte rates (fieldRenames).
+  //
+  // The fields dcgm-exporter renamed, by the version that renamed them: name before -> name
+  // after. A profile from that version on exports the new names (its fieldNames); lint maps a
+  // rule's or counter file's name of the other side to the catalog's.
+  fieldRenames:: {
+    '4.10': {
+      DCGM_FI_PROF_PCIE_TX_BYTES: 'DCGM_FI_PROF_PCIE_TX_BYTES_PER_SECOND',
+      DCGM_FI_PROF_PCIE_RX_BYTES: 'DCGM_FI_PROF_PCIE_RX_BYTES_PER_SECOND',
+      DCGM_FI_PROF_NVLINK_TX_BYTES: 'DCGM_FI_PROF_NVLINK_TX_BYTES_PER_SECOND',
+      DCGM_FI_PROF_NVLINK_RX_BYTES: 'DCGM_FI_PROF_NVLINK_RX_BYTES_PER_SECOND',
+    },
+  },
   exporterProfiles:: {
     local base = {
       hostLabel: 'Hostname',
@@ -54,14 +67,18 @@
         DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: 'bytes_per_second',
       },
     },
+    // 4.10: 4.9's labels and units, the byte rates under their new names.
+    '4.10': self['4.9'] { fieldNames+: $.fieldRenames['4.10'] },
   },
 
   local profile = $.exporterProfiles[$.exporter.version],
   fields: std.mapWithKey(function(name, f) if std.objectHas(profile.units, name) then f { unit: profile.units[name] } else f, super.fields),
 
   exporter: {
-    // The dcgm-exporter version: 4.8.2 (and older), 4.8.3 (4.8.3 to 4.8.x) or 4.9.
+    // The dcgm-exporter version: 4.8.2 (and older), 4.8.3 (4.8.3 to 4.8.x), 4.9 or 4.10.
     version: '4.8.2',
+    // The fields dcgm-exporter renamed, by version (see fieldRenames): lint reads them.
+    fieldRenames: $.fieldRenames,
     // The GPU platforms the exporters run on, for the fields only some GPUs report
     // (platformFields in fields.libsonnet): 'hgx' (GPU boards of x86 servers, NVLink 4 and
     // older) or 'gb200' (Grace Blackwell NVL72 racks, alone or beside HGX nodes: NVLink 5,

@@ -481,9 +481,21 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
-			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
-			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580)[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580|590|595)[.].+",`,
+			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580|590)[.].+",`,
 			wantFailure: "alertname: GPUDriverNotValidated",
+		},
+		{
+			name: "a branch newer than the gate tickets as not validated", file: "rules/recording.yaml", testFile: output.AlertTests,
+			old:         `,DCGM_FI_DRIVER_VERSION!~"([6-9][0-9][0-9]|59[6-9]|[1-9][0-9]{3,})[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			new:         `,modelName="NVIDIA H100 80GB HBM3"`,
+			wantFailure: "alertname: GPUDriverNotValidated",
+		},
+		{
+			name: "a four-digit branch read as older than the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
+			old:         `DCGM_FI_DRIVER_VERSION=~"([6-9][0-9][0-9]|59[6-9]|[1-9][0-9]{3,})[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			new:         `DCGM_FI_DRIVER_VERSION=~"([6-9][0-9][0-9]|59[6-9])[.].+",modelName="NVIDIA H100 80GB HBM3"`,
+			wantFailure: "alertname: GPUDriverNewerThanGate",
 		},
 		{
 			name: "slower requests under a demand surge read as a throughput drop", file: "rules/alerts.yaml", testFile: output.AlertTests,

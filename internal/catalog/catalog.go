@@ -416,7 +416,8 @@ func (d *decoder) decode(data []byte) *model.Model {
 	if !d.strict("", data, &top) {
 		return nil
 	}
-	fieldNames := exporterFieldNames(top["exporter"])
+	names := exporterNames(top["exporter"])
+	fieldNames := names.FieldNames
 	if len(fieldNames) > 0 {
 		top = nil
 		if !d.strict("", renameFields(data, fieldNames), &top) {
@@ -466,21 +467,28 @@ func (d *decoder) decode(data []byte) *model.Model {
 		decodeSection(top[key])
 	}
 	if len(fieldNames) > 0 {
-		// The renaming rewrote the map's own keys too: keep the catalog's names.
+		// The renaming rewrote the maps' own names too: keep the catalog's.
 		m.Exporter.FieldNames = fieldNames
+		m.Exporter.FieldRenames = names.FieldRenames
 	}
 	return m
 }
 
-// exporterFieldNames reads exporter.fieldNames from the exporter section, if it decodes.
-func exporterFieldNames(exporter json.RawMessage) map[string]string {
-	var e struct {
-		FieldNames map[string]string `json:"fieldNames"`
+// fieldNaming is what the exporter section says of field names: the catalog's renames, and
+// dcgm-exporter's between versions.
+type fieldNaming struct {
+	FieldNames   map[string]string            `json:"fieldNames"`
+	FieldRenames map[string]map[string]string `json:"fieldRenames"`
+}
+
+// exporterNames reads exporter.fieldNames and exporter.fieldRenames from the exporter
+// section, before the renaming rewrites them, if it decodes.
+func exporterNames(exporter json.RawMessage) fieldNaming {
+	var n fieldNaming
+	if json.Unmarshal(exporter, &n) != nil {
+		return fieldNaming{}
 	}
-	if json.Unmarshal(exporter, &e) != nil {
-		return nil
-	}
-	return e.FieldNames
+	return n
 }
 
 // renameFields applies exporter.fieldNames (catalog name -> the name the exporter exports) to

@@ -284,13 +284,44 @@ func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
 	fields := model.SortedKeys(in.Model.Fields)
 	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
 		_, field := in.Model.Fields[n.Name]
+		renamed, otherVersion := in.Model.OtherVersionName(n.Name)
 		switch {
 		case field && !in.Model.Collected(n.Name):
-			report(at(f, e, n, Warning, "%s is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data", n.Name))
+			report(at(f, e, n, Warning, "%s", notCollected(in.Model, n.Name)))
+		case !field && otherVersion:
+			report(at(f, e, n, Warning, "%s", otherVersionName(n.Name, renamed)))
 		case !field && (strings.HasPrefix(n.Name, "DCGM_FI_") || strings.HasPrefix(n.Name, "DCGM_EXP_")) && !in.Analysis.Known(n.Name) && plan.Closest(n.Name, fields, typoDistance) == "":
 			report(at(f, e, n, Warning, "%s is not a field of the catalog, so no counter file gpuobs generates collects it: declare it in fields (and exporter.extraCounters) if your exporter sends it", n.Name))
 		}
 	})
+}
+
+// notCollected says why a field of the catalog is not collected: the deployed counter file
+// (--exporter-counters) may list it under its name of another exporter version, which is the
+// name the exporter then sends.
+func notCollected(m *model.Model, field string) string {
+	if m.Exporter.Deployed == nil {
+		return field + " is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data"
+	}
+	for name := range m.Exporter.Deployed {
+		if r, ok := m.OtherVersionName(name); ok && r.Catalog == field {
+			return fmt.Sprintf("%s is not collected under this name: the counter file lists it as %s, %s, and the exporter sends the name its counter file gives; list it as %s", field, name, versionSide(r), field)
+		}
+	}
+	return field + " is not collected: the deployed counter file does not list it, so this never sees data"
+}
+
+// otherVersionName says that a rule reads a field by its name of another exporter version.
+func otherVersionName(name string, r model.RenamedField) string {
+	return fmt.Sprintf("%s is %s; this catalog's exporter (exporter.version) sends it as %s, so this never sees data: read %s, or set exporter.version to the version your exporter runs", name, versionSide(r), r.Catalog, r.Catalog)
+}
+
+// versionSide names the side of a rename a name is on.
+func versionSide(r model.RenamedField) string {
+	if r.Before {
+		return "its name before dcgm-exporter " + r.Version + " renamed it"
+	}
+	return "its name from dcgm-exporter " + r.Version + " on"
 }
 
 type unitsMismatch struct{}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -414,5 +415,35 @@ func TestRateOfEnergyIsPower(t *testing.T) {
 	record := map[string]string{"r.yaml": rules("      - record: gpu:dcgm_energy_joules:rate5m\n        expr: max by (UUID) (rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[5m]))\n")}
 	if got := runCheck(t, p, namingUnit{}, record); len(got) != 0 {
 		t.Errorf("a record of joules per second: %+v", got)
+	}
+}
+
+// TestFieldsRenamedBetweenVersions: dcgm-exporter 4.10 renamed the PCIe and NVLink byte
+// rates. A rule reading the other version's name never sees data, and lint names the one
+// the catalog's exporter sends, whichever side the catalog is on; a deployed counter file
+// that lists a field by its old name is read as that field under the wrong name.
+func TestFieldsRenamedBetweenVersions(t *testing.T) {
+	panel := func(name string) map[string]string {
+		return map[string]string{"d.json": dashboard("L3", "max by (UUID) ("+name+")")}
+	}
+	for _, c := range []struct {
+		config, read, want string
+	}{
+		{"../../generators/promtooltests/testdata/exporter-4.9.jsonnet", "DCGM_FI_PROF_PCIE_TX_BYTES_PER_SECOND", "its name from dcgm-exporter 4.10 on; this catalog's exporter (exporter.version) sends it as DCGM_FI_PROF_PCIE_TX_BYTES"},
+		{"../../generators/promtooltests/testdata/gb200.jsonnet", "DCGM_FI_PROF_NVLINK_RX_BYTES", "its name before dcgm-exporter 4.10 renamed it; this catalog's exporter (exporter.version) sends it as DCGM_FI_PROF_NVLINK_RX_BYTES_PER_SECOND"},
+	} {
+		p := plantest.Plan(t, c.config)
+		if got := runCheck(t, p, exporterNotCollected{}, panel(c.read)); len(got) != 1 || !strings.Contains(got[0].Message, c.want) {
+			t.Errorf("%s reading %s: %+v", filepath.Base(c.config), c.read, got)
+		}
+		if got := runCheck(t, p, exporterNotCollected{}, panel(p.Model.Exporter.FieldRenames["4.10"]["DCGM_FI_PROF_PCIE_RX_BYTES"])); filepath.Base(c.config) == "gb200.jsonnet" && len(got) != 0 {
+			t.Errorf("the 4.10 catalog's own name: %+v", got)
+		}
+	}
+	p := plantest.Plan(t, "../../generators/promtooltests/testdata/gb200.jsonnet")
+	p.Model.Exporter.Deployed = map[string]bool{"DCGM_FI_DEV_GPU_TEMP": true, "DCGM_FI_PROF_PCIE_TX_BYTES": true}
+	got := runCheck(t, p, exporterNotCollected{}, panel("DCGM_FI_PROF_PCIE_TX_BYTES_PER_SECOND"))
+	if len(got) != 1 || !strings.Contains(got[0].Message, "the counter file lists it as DCGM_FI_PROF_PCIE_TX_BYTES, its name before dcgm-exporter 4.10 renamed it") {
+		t.Errorf("a counter file with the old name: %+v", got)
 	}
 }

@@ -2,7 +2,7 @@ package model
 
 // Exporter describes how dcgm-exporter is deployed and scraped.
 type Exporter struct {
-	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9).
+	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9, 4.10).
 	Version string `json:"version"`
 	// Platform names the GPU platform profile (hgx, gb200): the fields only its GPUs report,
 	// which the catalog, the counter file and the alerts then read.
@@ -38,6 +38,9 @@ type Exporter struct {
 	// FieldNames renames catalog fields to the names the exporter exports (dcgm-exporter
 	// 4.9 renames fields that DCGM 4.7 deprecates); applied to the whole catalog on load.
 	FieldNames map[string]string `json:"fieldNames"`
+	// FieldRenames are the fields dcgm-exporter renamed, by the version that renamed them
+	// (name before -> name after): lint maps a name of the other side to the catalog's.
+	FieldRenames map[string]map[string]string `json:"fieldRenames"`
 	// Deployed, when set (gpuobs lint --exporter-counters), is the counter file actually
 	// deployed: it replaces the default set and ExtraCounters.
 	Deployed map[string]bool `json:"-"`
@@ -57,4 +60,27 @@ func (m *Model) Collected(field string) bool {
 		}
 	}
 	return false
+}
+
+// RenamedField is a name dcgm-exporter gives a field of the catalog in another version: the
+// catalog's name, the version that renamed it, and whether Name is the name before it.
+type RenamedField struct {
+	Catalog, Version string
+	Before           bool
+}
+
+// OtherVersionName reports whether name is the name dcgm-exporter gives a field of the
+// catalog in another version (exporter.fieldRenames) than the catalog's, and which.
+func (m *Model) OtherVersionName(name string) (RenamedField, bool) {
+	for _, version := range SortedKeys(m.Exporter.FieldRenames) {
+		for before, after := range m.Exporter.FieldRenames[version] {
+			if _, ok := m.Fields[after]; ok && name == before {
+				return RenamedField{Catalog: after, Version: version, Before: true}, true
+			}
+			if _, ok := m.Fields[before]; ok && name == after {
+				return RenamedField{Catalog: before, Version: version}, true
+			}
+		}
+	}
+	return RenamedField{}, false
 }

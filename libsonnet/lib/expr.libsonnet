@@ -35,6 +35,18 @@
     // (std.split, not std.findSubstr: that walks the string in Jsonnet, 20 ms a query.)
     if std.length(std.split(out, '$(')) > 1 then error 'unfilled piece in query: ' + out else out,
 
+  // A regular expression matching the whole numbers (written without leading zeros) above n,
+  // a whole number >= 0: label values compared as numbers, such as a driver's branch.
+  above(n)::
+    local s = std.toString(n);
+    local k = std.length(s);
+    local digit(i) = std.parseInt(s[i]);
+    std.join('|', [
+      std.substr(s, 0, i) + '[' + (digit(i) + 1) + '-9]' + std.repeat('[0-9]', k - i - 1)
+      for i in std.range(0, k - 1)
+      if digit(i) < 9
+    ] + ['[1-9][0-9]{' + k + ',}']),
+
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
 
