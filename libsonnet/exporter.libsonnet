@@ -84,7 +84,9 @@
     // older) or 'gb200' (Grace Blackwell NVL72 racks, alone or beside HGX nodes: NVLink 5,
     // NVLink-C2C and the NVLink fabric's health; their alerts, panels and counter rows).
     platform: 'hgx',
-    // Prometheus job of the dcgm-exporter targets.
+    // Prometheus job of the dcgm-exporter targets: dcgm-exporter under the Helm chart's
+    // ServiceMonitor, nvidia-dcgm-exporter under the GPU Operator's (DCGMExporterJobMismatch
+    // tickets a cluster whose GPU series arrive under another job than this one).
     job: 'dcgm-exporter',
     // Host label, from the version; override if you relabel.
     hostLabel: profile.hostLabel,
@@ -117,8 +119,13 @@
     // The driver's recovery action (DCGM field 1523); its alerts follow recoveryActions
     // (recovery.libsonnet). null where not collected (DCGM before 4, drivers before R570).
     recoveryActionField:: profile.recoveryActionField,
+    // Whether the GPUs are vGPU guests (NVIDIA vGPU/GRID in virtual machines, modelName
+    // "GRID A100-40C"): a guest reports no temperature, power, energy, PCIe replay,
+    // remapped-row or profiling field, so the alerts on those cannot fire there, and a GPU is
+    // counted by its memory clock instead.
+    vgpuGuests:: false,
     // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
-    healthField: 'DCGM_FI_DEV_GPU_TEMP',
+    healthField: if self.vgpuGuests then 'DCGM_FI_DEV_MEM_CLOCK' else 'DCGM_FI_DEV_GPU_TEMP',
     // Whether the exporter runs with --kubernetes-virtual-gpus: a GPU shared by time-slicing or
     // MPS then has one series per pod (label vgpu, the replica), each a copy of the device's
     // value, except for perProcessFields, where each pod's series holds its own processes'

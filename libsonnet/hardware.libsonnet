@@ -861,6 +861,43 @@ local t = import 'lib/test.libsonnet';
       },
     },
 
+    // The job self-check: GPU series arrive from exporter targets of another job while the
+    // catalog's job (exporter.job) has no target in the cluster (the GPU Operator's
+    // ServiceMonitor names its job nvidia-dcgm-exporter, the Helm chart's dcgm-exporter).
+    // DCGMExporterDown reads up of the catalog's job: it cannot fire for those targets, and an
+    // exporter outage would read as every GPU missing.
+    DCGMExporterJobMismatch: hw {
+      local h = $.exporter.healthField,
+      family: 'exporter',
+      severity: 'warning',
+      expr: e.fill(|||
+        count by ($(cluster), job) (group by ($(cluster), job, instance) ($(health){job!="$(job)"})) unless on ($(cluster)) group by ($(cluster)) (up{job="$(job)"})
+      |||, { cluster: l.cluster, health: h, job: $.exporter.job }),
+      'for': '15m',
+      identity: [l.cluster, 'job'],
+      summary: "GPU series arrive under another job than the catalog's exporter job: exporter outages cannot alert.",
+      description: '{{ $value | printf "%.0f" }} exporter targets of job {{ $labels.job }} send ' + h + ' in cluster {{ $labels.' + l.cluster + ' }}, where job ' + $.exporter.job + ' (exporter.job) has no target: DCGMExporterDown watches up{job="' + $.exporter.job + '"} and cannot fire for them.',
+      tests: [
+        t.case("the GPU Operator's job name", true, [t.series(h, '65x60', { job: 'nvidia-dcgm-exporter' })], health=false, up='_x60', extra=[t.series('up', '1x60', { job: 'nvidia-dcgm-exporter', instance: '10.250.0.9:9400' })], target={ job: 'nvidia-dcgm-exporter' }, value=1),
+        t.case("the catalog's job", false, []),
+        t.case("a second exporter job beside the catalog's", false, [t.series(h, '65x60', { job: 'nvidia-dcgm-exporter', instance: 'other-node:9400', [l.host]: 'other-node' })]),
+      ],
+      runbook: {
+        meaning: 'GPU series (' + h + ') arrive in this cluster from exporter targets of a job (the job label of the alert), and the catalog watches job ' + $.exporter.job + ' (exporter.job), which has no target there.',
+        impact: 'DCGMExporterDown reads up{job="' + $.exporter.job + '"}: when one of these exporters goes down nothing says so, and its GPUs read as missing instead. The target queries of the exporter runbooks select nothing.',
+        queries: [
+          q('Jobs sending GPU series', 'count by (job) (group by (job, instance) (' + h + '{' + is(l.cluster) + '}))'),
+          q("Targets of the catalog's job", 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + '}'),
+        ],
+        diagnosis: [
+          step('Is the job nvidia-dcgm-exporter (the ServiceMonitor of the GPU Operator)?', 'Set exporter.job to the job your scrape configuration gives the exporter, and regenerate.', 'Someone scrapes the exporter under a job of their own: settle on one job name, in the scrape configuration and in exporter.job.'),
+        ],
+        mitigation: ['Set exporter.job to the job name the exporter targets carry (the GPU Operator: nvidia-dcgm-exporter) and regenerate; the ticket resolves once the catalog watches that job.'],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2'],
+      },
+    },
+
     // The label profile self-check: GPU series without the host label the catalog expects
     // (an exporter version that names it differently) or without cluster. Inhibition and every
     // per-node alert compare those labels; without them they cannot work.

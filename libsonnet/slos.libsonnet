@@ -118,9 +118,9 @@ local t = import 'lib/test.libsonnet';
       team: $.teams.infra,
       diagnosis:: [
         { check: 'Do hardware alerts (GPUFellOffBus, GPUXidFatal, GPUEccDoubleBit, GPUSeriesMissing) fire in the cluster?', yes: 'Follow their runbooks; drain and repair the GPUs.', no: '' },
-        { check: 'Is an exporter down (DCGMExporterDown)?', yes: 'Its GPUs count as unavailable: restore the exporter.', no: "Capacity grew without GPUs reporting: check new nodes' exporters." },
+        { check: 'Do GPUs of nodes with a running exporter stop reporting (GPUSeriesMissing, DCGMExporterMissingOnNode)?', yes: 'They count as unavailable: find why their series stopped.', no: "Capacity grew without GPUs reporting: check new nodes' exporters. (A node whose exporter is down is blind, not down: its GPUs leave the SLO's capacity while DCGMExporterDown fires.)" },
       ],
-      mitigation:: ['Drain and repair the unhealthy GPUs; RMA the repeat offenders.', 'Restore exporters that are down.'],
+      mitigation:: ['Drain and repair the unhealthy GPUs; RMA the repeat offenders.', 'Start exporters on nodes that have GPUs but none.'],
       dashboards:: ['L1', 'L2', 'L3'],
       objective: 0.99,
       description: e.percent(self.objective) + ' % of GPU capacity is healthy',
@@ -133,7 +133,7 @@ local t = import 'lib/test.libsonnet';
         avg_over_time(cluster:gpu_unavailable:count[$(window)])
       |||, { window: w }),
       events(w):: e.fill(|||
-        avg_over_time(cluster:kube_gpu_capacity:sum[$(window)])
+        avg_over_time(cluster:kube_gpu_capacity_seen:sum[$(window)])
       |||, { window: w }),
       // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node
       // whose 15 GPUs the exporter has not reported for the last 3 minutes.
@@ -240,17 +240,21 @@ local t = import 'lib/test.libsonnet';
       sum by ($(cluster), $(node)) (kube_node_status_capacity{job="$(job)", resource=~"$(resources)"})
     |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
     local k = $.kubernetes,
+    // DRA nodes' GPUs: the allocatable GPUs gpuobs derives for the nodes without the device
+    // plugin's.
+    local draNodes = e.fill(|||
+      node:kube_gpu_allocatable:sum unless on ($(cluster), $(node)) kube_node_status_allocatable{job="$(job)", resource=~"$(resources)"}
+    |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
+    // Each node's GPU capacity, by cluster and node, as the allocation mode reports it.
+    local capacityByNode = if !k.devicePlugin then 'node:kube_gpu_allocatable:sum' else std.join(' or ', [devicePlugin] + (if k.dra then [draNodes] else [])),
     'cluster:kube_gpu_capacity:sum': {
       family: 'slo',
       // (In a mixed fleet, the nodes the device plugin offers GPUs on count their capacity only.)
       // (Without the device plugin, capacity is what gpuobs derives as the cluster's allocatable
       // GPUs: read, not summed again.)
-      local draNodes = e.fill(|||
-        node:kube_gpu_allocatable:sum unless on ($(cluster), $(node)) kube_node_status_allocatable{job="$(job)", resource=~"$(resources)"}
-      |||, { cluster: l.cluster, node: l.node, job: $.kubeStateMetrics.job, resources: $.kubeStateMetrics.gpuResources }),
       expr: if !k.devicePlugin then 'cluster:kube_gpu_allocatable:sum' else e.fill(|||
         sum by ($(cluster)) ($(capacity))
-      |||, { cluster: l.cluster, capacity: std.join(' or ', [devicePlugin] + (if k.dra then [draNodes] else [])) }),
+      |||, { cluster: l.cluster, capacity: capacityByNode }),
     } + (if !k.dra then {} else {
            comments: [
              'Reads the allocation group: at most one evaluation interval behind; a node publishes GPUs when it joins or a GPU fails.',
@@ -305,13 +309,41 @@ local t = import 'lib/test.libsonnet';
         t.series('DCGM_FI_DEV_XID_ERRORS', '0x60', g(5, mig=2)),
       ], [t.sample({ [l.cluster]: 'prod' }, if onlyDRA then 3 else 4 * replicas)], 'cluster:gpu_healthy:count')],
     },
+    // Blind is not down: the capacity of nodes whose exporter target is down (up == 0, its
+    // host from the instance-to-host map of the last hour), whose GPUs nobody can see. The
+    // SLO counts GPUs known down; DCGMExporterDown tells of the blind ones.
+    'cluster:kube_gpu_capacity_blind:sum': {
+      family: 'slo',
+      comments: [
+        "Reads the exporter group's host map: at most one evaluation interval behind, against its window of " + $.windows.missing + '.',
+        'pint disable rule/dependency',
+      ],
+      expr: e.fill(|||
+        sum by ($(cluster)) ($(capacity) and on ($(cluster), $(host)) ((up{job="$(job)"} == 0) * on ($(cluster), instance) group_left ($(host)) topk by ($(cluster), instance) (1, last_over_time(instance:dcgm_exporter_host:group[$(window)]))))
+      |||, { cluster: l.cluster, host: l.host, capacity: e.asHost(l, capacityByNode), job: $.exporter.job, window: $.windows.missing }),
+      // Three nodes of four GPUs: node-b's exporter is down for the last 20 minutes (blind),
+      // node-c's GPUs stopped reporting while its exporter is up (down, not blind).
+      local gpus(node, values) = [t.series($.exporter.healthField, values, t.gpu(l, node, i)) for i in std.range(0, 3)],
+      local up(node, values) = t.series('up', values, { [l.cluster]: 'prod', job: $.exporter.job, instance: node + ':9400' }),
+      tests: [t.recordCase('one exporter down, one node silent', gpus('node-a', '60x60') + gpus('node-b', '60x40 _x20') + gpus('node-c', '60x40 _x20') + [
+        up('node-a', '1x60'),
+        up('node-b', '1x40 0x20'),
+        up('node-c', '1x60'),
+      ] + std.flattenArrays([$.kubernetes.capacitySeries(n, [[4, 60]], { [l.cluster]: 'prod' }) for n in ['node-a', 'node-b', 'node-c']]), [t.sample({ [l.cluster]: 'prod' }, if k.devicePlugin then 4 * $.sharing.replicas else 4)], 'cluster:kube_gpu_capacity_blind:sum')],
+    },
+    // The capacity whose GPUs are seen: all of it but the blind nodes'.
+    'cluster:kube_gpu_capacity_seen:sum': {
+      family: 'slo',
+      expr: 'cluster:kube_gpu_capacity:sum - (cluster:kube_gpu_capacity_blind:sum or cluster:kube_gpu_capacity:sum * 0)',
+    },
     'cluster:gpu_unavailable:count': {
       family: 'slo',
-      expr: 'clamp_min(cluster:kube_gpu_capacity:sum - (cluster:gpu_healthy:count or cluster:kube_gpu_capacity:sum * 0), 0)',
+      expr: 'clamp_min(cluster:kube_gpu_capacity_seen:sum - (cluster:gpu_healthy:count or cluster:kube_gpu_capacity:sum * 0), 0)',
     },
+    // Of the capacity seen: a cluster whose every exporter is down has none, and no ratio.
     'cluster:gpu_unavailable:ratio': {
       family: 'slo',
-      expr: 'cluster:gpu_unavailable:count / cluster:kube_gpu_capacity:sum',
+      expr: 'cluster:gpu_unavailable:count / cluster:kube_gpu_capacity_seen:sum',
       // Two nodes of two GPUs at 7 MIG devices each: under the single strategy nvidia.com/gpu
       // counts the 14 devices, under mixed they are nvidia.com/mig-1g.10gb; one device of the
       // mixed node does not report: 1 of 28 slots is unavailable. Time-slicing replicates every

@@ -480,6 +480,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: DCGMProfilingMetricsMissing",
 		},
 		{
+			name: "a second exporter job beside the catalog's tickets", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "          unless on (cluster)\n            group by (cluster) (up{job=\"dcgm-exporter\"})\n",
+			new:         "          unless on (cluster)\n            group by (cluster) (up{job=\"dcgm-exporter\",instance=\"none\"})\n",
+			wantFailure: "alertname: DCGMExporterJobMismatch",
+		},
+		{
+			name: "a node whose GPUs stopped reporting counted as blind", file: "rules/recording.yaml", testFile: output.RecordsTests,
+			old:         "              (\n                  (up{job=\"dcgm-exporter\"} == 0)\n",
+			new:         "              (\n                  (up{job=\"dcgm-exporter\"} >= 0)\n",
+			wantFailure: `expr: "cluster:kube_gpu_capacity_blind:sum"`,
+		},
+		{
 			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580|590|595)[.].+",`,
 			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580|590)[.].+",`,

@@ -1,0 +1,198 @@
+package promtooltests_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// TestRealInstallsReplayedHealthy replays scrapes in the shapes real installs send
+// (testdata/scrapes: written for gpuobs after public texts) as a healthy fleet for two hours,
+// with kube-state-metrics listing the node, and asks promtool which of the generated alerts
+// fire. A catalog that says how the fleet is installed raises none; the embedded catalog on
+// the same install raises what its picture of the world gets wrong, and says so.
+func TestRealInstallsReplayedHealthy(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, scrape, job, catalog string
+		// down: the exporter stops being scraped for the last 30 minutes.
+		down bool
+		want []string
+	}{
+		{
+			// A vGPU guest sends no temperature: the embedded catalog counts its GPU by it,
+			// so the availability SLO reads it as down and pages, and its node as one
+			// without an exporter.
+			name: "vGPU guest, embedded catalog", scrape: "grid-guest.prom", job: "dcgm-exporter",
+			want: []string{"DCGMExporterMissingOnNode", "SLOGPUAvailabilityFastBurn", "SLOGPUAvailabilitySlowBurn"},
+		},
+		{
+			name: "vGPU guest, catalog that says so", scrape: "grid-guest.prom", job: "dcgm-exporter",
+			catalog: "exporter+: { vgpuGuests: true, extraCounters: [] }",
+		},
+		{
+			// The GPU Operator's ServiceMonitor names the job nvidia-dcgm-exporter, and its
+			// exporter runs the stock counter set: both are said, once per cluster.
+			name: "GPU Operator, embedded catalog", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter",
+			want: []string{"DCGMExporterJobMismatch", "DCGMExporterStockCounterSet"},
+		},
+		{
+			name: "GPU Operator, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter",
+			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
+		},
+		{
+			// Its exporter goes down: the embedded catalog watches another job, so the
+			// outage reads as a GPU gone, and the availability SLO pages (the job ticket
+			// fired for the hour and a half before, and resolves with the series).
+			name: "GPU Operator exporter down, embedded catalog", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", down: true,
+			want: []string{"GPUSeriesMissing", "SLOGPUAvailabilityFastBurn", "SLOGPUAvailabilitySlowBurn"},
+		},
+		{
+			name: "GPU Operator exporter down, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", down: true,
+			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
+			want:    []string{"DCGMExporterDown"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			config := ""
+			if c.catalog != "" {
+				config = filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+				if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { "+c.catalog+" }\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := generateInto(t, config)
+			if got := firingOnReplay(t, dir, filepath.Join("testdata/scrapes", c.scrape), c.job, c.down); !slices.Equal(got, c.want) {
+				t.Errorf("alerts firing: %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// firingOnReplay writes a promtool test that replays a scrape for two hours, as Prometheus
+// stores it (the exporter's labels, cluster, job and instance added), with the node listed
+// by kube-state-metrics, and returns the alerts of the generated rules that fire at its end.
+// With down, the exporter's target is down for the last 30 minutes.
+func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
+	t.Helper()
+	f, err := os.Open(scrape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two hours of one-minute samples: the exporter's series, and its up series.
+	steps, upValues := "+0x120", "1+0x120"
+	if down {
+		steps, upValues = "+0x90 _x30", "1+0x90 0+0x30"
+	}
+	var input []map[string]string
+	host, gpus := "", map[string]bool{}
+	for name, family := range families {
+		for _, m := range family.Metric {
+			labels := map[string]string{"cluster": "prod", "job": job, "instance": "10.0.0.7:9400"}
+			for _, l := range m.Label {
+				labels[l.GetName()] = l.GetValue()
+			}
+			host, gpus[labels["gpu"]] = labels["Hostname"], true
+			value := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			input = append(input, map[string]string{"series": selector(name, labels), "values": model.SampleValue(value).String() + steps})
+		}
+	}
+	ksm := map[string]string{"cluster": "prod", "job": "kube-state-metrics", "instance": "kube-state-metrics:8080"}
+	node := map[string]string{"node": host}
+	capacity := map[string]string{"node": host, "resource": "nvidia_com_gpu", "unit": "integer"}
+	input = append(input, map[string]string{"series": selector("up", map[string]string{"cluster": "prod", "job": job, "instance": "10.0.0.7:9400"}), "values": upValues})
+	for _, s := range []struct {
+		name   string
+		labels []map[string]string
+		value  int
+	}{
+		{"up", []map[string]string{ksm}, 1},
+		{"kube_node_info", []map[string]string{ksm, node}, 1},
+		{"kube_node_status_capacity", []map[string]string{ksm, capacity}, len(gpus)},
+		{"kube_node_status_allocatable", []map[string]string{ksm, capacity}, len(gpus)},
+	} {
+		labels := map[string]string{}
+		for _, l := range s.labels {
+			for k, v := range l {
+				labels[k] = v
+			}
+		}
+		input = append(input, map[string]string{"series": selector(s.name, labels), "values": model.SampleValue(s.value).String() + "+0x120"})
+	}
+	slices.SortFunc(input, func(a, b map[string]string) int { return strings.Compare(a["series"], b["series"]) })
+
+	rules, alerts := generatedRules(t, dir)
+	var checks []map[string]any
+	for _, a := range alerts {
+		checks = append(checks, map[string]any{"eval_time": "2h", "alertname": a, "exp_alerts": []any{}})
+	}
+	test := map[string]any{
+		"rule_files":          rules,
+		"evaluation_interval": "1m",
+		"tests":               []any{map[string]any{"name": "replay", "interval": "1m", "input_series": input, "alert_rule_test": checks}},
+	}
+	b, err := yaml.Marshal(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "replay.test.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := promtool(t, dir, "test", "replay.test.yaml")
+	if err != nil && !strings.Contains(out, "FAILED") {
+		t.Fatalf("promtool: %v\n%s", err, out)
+	}
+	var firing []string
+	for _, m := range regexp.MustCompile(`(?m)^\s+alertname: (\w+), time: 2h`).FindAllStringSubmatch(out, -1) {
+		firing = append(firing, m[1])
+	}
+	slices.Sort(firing)
+	return slices.Compact(firing)
+}
+
+// selector writes a series as promtool's input reads it.
+func selector(name string, labels map[string]string) string {
+	var pairs []string
+	for k, v := range labels {
+		pairs = append(pairs, k+"="+strconv.Quote(v))
+	}
+	slices.Sort(pairs)
+	return name + "{" + strings.Join(pairs, ", ") + "}"
+}
+
+// generatedRules are the rule files of the generated output (relative to it) and the alerts
+// they hold.
+func generatedRules(t *testing.T, dir string) ([]string, []string) {
+	t.Helper()
+	var files, alerts []string
+	for _, name := range []string{"rules/recording.yaml", "rules/alerts.yaml", "rules/slos.yaml"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+		for _, m := range regexp.MustCompile(`(?m)^\s+- alert: (\S+)$`).FindAllSubmatch(b, -1) {
+			alerts = append(alerts, string(m[1]))
+		}
+	}
+	slices.Sort(alerts)
+	return files, slices.Compact(alerts)
+}
