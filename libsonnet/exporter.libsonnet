@@ -102,9 +102,9 @@
     // (DCGM_FI_DEV_CLOCKS_EVENT_REASONS in newer counter files).
     throttleReasonsField: profile.throttleReasonsField,
     // Whether GPU series carry the cluster label (relabeling adds it). false where cluster is an
-    // external label of one Prometheus per cluster (topology sharded by it): the label
-    // self-check then looks only at the host label.
-    clusterOnSeries:: !($.topology.mode == 'sharded' && $.topology.shardLabel == $.labels.cluster),
+    // external label of one Prometheus per cluster (topology.clusterExternal, or topology
+    // sharded by it): the label self-check then looks only at the host label.
+    clusterOnSeries:: !$.topology.clusterExternal && !($.topology.mode == 'sharded' && $.topology.shardLabel == $.labels.cluster),
     // dcgm-exporter's per-code XID counts, which see a repeated XID that the last-XID gauge
     // hides: the events of each code within the exporter's window (xidCountField), or since
     // the exporter started (xidTotalField, a counter); null for an exporter without it. The

@@ -105,6 +105,13 @@
     // them within its batch_send_deadline (5s by default): 30s covers the two 3.6 times over.
     // '0s' reads at the evaluation time.
     globalQueryOffset: '30s',
+    // true where each cluster's Prometheus names its cluster only as an external label
+    // (kube-prometheus-stack's prometheusSpec.externalLabels, no relabeling that puts it on
+    // the series): the label self-check then does not ask for it on GPU series, alert texts
+    // read it from the external labels, and runbook queries select no cluster (run them in
+    // that cluster's Prometheus). Alertmanager gets it on every alert either way: Prometheus
+    // adds its external labels to the alerts it sends.
+    clusterExternal: false,
   },
 
   // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).

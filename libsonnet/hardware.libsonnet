@@ -934,7 +934,7 @@ local t = import 'lib/test.libsonnet';
         ],
         diagnosis: [
           step('Does the series carry the other spelling of the host label (Hostname up to dcgm-exporter 4.8.2, hostname from 4.8.3)?', 'The exporter was upgraded or differs from exporter.version: set exporter.version (or exporter.hostLabel) in your catalog to match, and regenerate.'),
-          step('Is the ' + l.cluster + ' label missing?', 'Add it by relabeling in the scrape config (or, with one Prometheus per cluster and cluster as an external label, set exporter.clusterOnSeries:: false).', 'Check the relabeling rules of the scrape config: one of them drops or renames the label.'),
+          step('Is the ' + l.cluster + ' label missing?', 'Add it by relabeling in the scrape config (or, with one Prometheus per cluster that names it only as an external label, set topology.clusterExternal: true).', 'Check the relabeling rules of the scrape config: one of them drops or renames the label.'),
         ],
         mitigation: ['Make the catalog and the exporter agree (exporter.version, exporter.hostLabel or relabeling) and regenerate; the alert resolves once the series carry the labels.'],
         escalation: rb.escalation.infra,

@@ -23,9 +23,10 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, scrape, job, catalog string
-		// down: the exporter stops being scraped for the last 30 minutes.
-		down bool
-		want []string
+		// down: the exporter stops being scraped for the last 30 minutes; external: the
+		// cluster is an external label of the cluster's Prometheus, not on the series.
+		down, external bool
+		want           []string
 	}{
 		{
 			// A vGPU guest sends no temperature: the embedded catalog counts its GPU by it,
@@ -60,6 +61,17 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
 			want:    []string{"DCGMExporterDown"},
 		},
+		{
+			// kube-prometheus-stack's usual setup: the cluster's name only as an external
+			// label. Every exporter reads as one whose series lack a label.
+			name: "cluster as an external label, catalog without it", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", external: true,
+			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
+			want:    []string{"DCGMExporterLabelMismatch"},
+		},
+		{
+			name: "cluster as an external label, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", external: true,
+			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }, topology+: { clusterExternal: true }",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,18 +83,24 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 				}
 			}
 			dir := generateInto(t, config)
-			if got := firingOnReplay(t, dir, filepath.Join("testdata/scrapes", c.scrape), c.job, c.down); !slices.Equal(got, c.want) {
+			if got := firingOnReplay(t, dir, filepath.Join("testdata/scrapes", c.scrape), replay{job: c.job, down: c.down, external: c.external}); !slices.Equal(got, c.want) {
 				t.Errorf("alerts firing: %v, want %v", got, c.want)
 			}
 		})
 	}
 }
 
+// replay is how a scrape is replayed: the exporter's job, whether its target is down for the
+// last 30 minutes, and whether the cluster is an external label instead of a series label.
+type replay struct {
+	job            string
+	down, external bool
+}
+
 // firingOnReplay writes a promtool test that replays a scrape for two hours, as Prometheus
 // stores it (the exporter's labels, cluster, job and instance added), with the node listed
 // by kube-state-metrics, and returns the alerts of the generated rules that fire at its end.
-// With down, the exporter's target is down for the last 30 minutes.
-func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
+func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	t.Helper()
 	f, err := os.Open(scrape)
 	if err != nil {
@@ -96,14 +114,14 @@ func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
 	}
 	// Two hours of one-minute samples: the exporter's series, and its up series.
 	steps, upValues := "+0x120", "1+0x120"
-	if down {
+	if r.down {
 		steps, upValues = "+0x90 _x30", "1+0x90 0+0x30"
 	}
 	var input []map[string]string
 	host, gpus := "", map[string]bool{}
 	for name, family := range families {
 		for _, m := range family.Metric {
-			labels := map[string]string{"cluster": "prod", "job": job, "instance": "10.0.0.7:9400"}
+			labels := map[string]string{"cluster": "prod", "job": r.job, "instance": "10.0.0.7:9400"}
 			for _, l := range m.Label {
 				labels[l.GetName()] = l.GetValue()
 			}
@@ -115,7 +133,7 @@ func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
 	ksm := map[string]string{"cluster": "prod", "job": "kube-state-metrics", "instance": "kube-state-metrics:8080"}
 	node := map[string]string{"node": host}
 	capacity := map[string]string{"node": host, "resource": "nvidia_com_gpu", "unit": "integer"}
-	input = append(input, map[string]string{"series": selector("up", map[string]string{"cluster": "prod", "job": job, "instance": "10.0.0.7:9400"}), "values": upValues})
+	input = append(input, map[string]string{"series": selector("up", map[string]string{"cluster": "prod", "job": r.job, "instance": "10.0.0.7:9400"}), "values": upValues})
 	for _, s := range []struct {
 		name   string
 		labels []map[string]string
@@ -134,6 +152,13 @@ func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
 		}
 		input = append(input, map[string]string{"series": selector(s.name, labels), "values": model.SampleValue(s.value).String() + "+0x120"})
 	}
+	group := map[string]any{"name": "replay", "interval": "1m"}
+	if r.external {
+		group["external_labels"] = map[string]string{"cluster": "prod"}
+		for _, in := range input {
+			in["series"] = strings.Replace(in["series"], `cluster="prod", `, "", 1)
+		}
+	}
 	slices.SortFunc(input, func(a, b map[string]string) int { return strings.Compare(a["series"], b["series"]) })
 
 	rules, alerts := generatedRules(t, dir)
@@ -141,10 +166,11 @@ func firingOnReplay(t *testing.T, dir, scrape, job string, down bool) []string {
 	for _, a := range alerts {
 		checks = append(checks, map[string]any{"eval_time": "2h", "alertname": a, "exp_alerts": []any{}})
 	}
+	group["input_series"], group["alert_rule_test"] = input, checks
 	test := map[string]any{
 		"rule_files":          rules,
 		"evaluation_interval": "1m",
-		"tests":               []any{map[string]any{"name": "replay", "interval": "1m", "input_series": input, "alert_rule_test": checks}},
+		"tests":               []any{group},
 	}
 	b, err := yaml.Marshal(test)
 	if err != nil {

@@ -4,6 +4,7 @@ package runbooks
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -78,12 +79,15 @@ func page(p *plan.Plan, name string, blind map[string][]string) []byte {
 	line("## First look")
 	line("")
 	line("Copy into Prometheus or Grafana Explore; replace each `$label` with the value of that label on the alert.")
+	if m.Topology.ClusterExternal {
+		line("The series carry no `%s` label (each cluster's Prometheus names it as an external label): run these in the Prometheus of the alert's cluster.", m.Labels.Cluster)
+	}
 	line("")
 	for _, q := range rb.Queries {
 		line("%s:", escape.Prose(q.Title))
 		line("")
 		line("```promql")
-		line("%s", q.Expr)
+		line("%s", withoutCluster(m, q.Expr))
 		line("```")
 		line("")
 	}
@@ -199,3 +203,16 @@ func flowchart(steps []model.Step, escalation string) string {
 
 // label escapes text for a quoted Mermaid node label.
 var label = strings.NewReplacer(`"`, "#quot;", "`", "", "<", "#lt;", ">", "#gt;").Replace
+
+// withoutCluster drops the cluster's matchers (cluster="$cluster") from a runbook query where
+// each cluster's Prometheus names its cluster only as an external label: the query runs in
+// that Prometheus, whose series carry no cluster, so the matcher would select nothing.
+func withoutCluster(m *model.Model, expr string) string {
+	if !m.Topology.ClusterExternal {
+		return expr
+	}
+	c := regexp.QuoteMeta(m.Labels.Cluster)
+	matcher := c + `="\$` + c + `"`
+	out := regexp.MustCompile(`\{\s*`+matcher+`\s*\}`).ReplaceAllString(expr, "")
+	return regexp.MustCompile(`,\s*`+matcher+`|`+matcher+`\s*,\s*`).ReplaceAllString(out, "")
+}

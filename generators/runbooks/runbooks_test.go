@@ -227,3 +227,48 @@ func TestHTMLFromTheCatalogIsShown(t *testing.T) {
 		t.Errorf("%d HTML comments, want only the header's", n)
 	}
 }
+
+// TestExternalClusterQueries: where each cluster's Prometheus names the cluster only as an
+// external label (on the adopter's catalog, which calls it k8s_cluster), the first-look
+// queries select no cluster (its series carry none, so the matcher would select nothing),
+// still parse, and the page says where to run them.
+func TestExternalClusterQueries(t *testing.T) {
+	p := plantest.Plan(t, "../../internal/testutil/plantest/testdata/external-cluster.jsonnet")
+	files, err := Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Model.Labels.Cluster
+	matcher := c + `="$` + c + `"`
+	queries := 0
+	for _, f := range files {
+		page := string(f.Content)
+		if !strings.Contains(page, "The series carry no `"+c+"` label") {
+			t.Errorf("%s does not say where to run its queries", f.Path)
+		}
+		for _, b := range promqlBlock.FindAllStringSubmatch(page, -1) {
+			queries++
+			if strings.Contains(b[1], matcher) {
+				t.Errorf("%s: a query selects %s:\n%s", f.Path, matcher, b[1])
+			}
+			if _, err := promql.Canonical(variable.ReplaceAllString(b[1], "value")); err != nil {
+				t.Errorf("%s: %v\n%s", f.Path, err, b[1])
+			}
+		}
+	}
+	if queries == 0 {
+		t.Fatal("no queries")
+	}
+	plain := plantest.Plan(t, "../../internal/testutil/plantest/testdata/adopter.jsonnet")
+	before, err := Generate(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	selecting := 0
+	for _, f := range before {
+		selecting += strings.Count(string(f.Content), matcher)
+	}
+	if selecting == 0 {
+		t.Errorf("the adopter's own runbooks select no %s: the test shows nothing", matcher)
+	}
+}

@@ -154,27 +154,35 @@ func TestShardLabelOtherThanCluster(t *testing.T) {
 	}
 }
 
-// TestShardAnnotationsReadTheExternalLabel: a shard expands annotations before it adds its
-// external labels; every alert reads the shard label from the series or the external labels.
+// TestShardAnnotationsReadTheExternalLabel: Prometheus expands annotations before it adds its
+// external labels; where the cluster is one (a shard, or a cluster named only by its external
+// labels, on a catalog that renames the label), every alert reads it from the series or the
+// external labels.
 func TestShardAnnotationsReadTheExternalLabel(t *testing.T) {
-	p, err := Build(sharded(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for name, a := range p.Alerts {
-		d := a.Annotations["description"]
-		if strings.Contains(d, "$labels.cluster }}") {
-			t.Errorf("%s: description reads $labels.cluster alone: %s", name, d)
+	for _, m := range []*model.Model{sharded(t), testcatalog.Model(t, filepath.Join("..", "testutil", "plantest", "testdata", "external-cluster.jsonnet"))} {
+		p, err := Build(m)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if strings.Contains(d, "(or $labels.cluster $externalLabels.cluster)") {
-			n++
+		c := m.ExternalLabel()
+		if c != m.Labels.Cluster {
+			t.Fatalf("external label %q, want the cluster label %q", c, m.Labels.Cluster)
 		}
-		if _, err := promql.ExpandAlertTemplate(name, d, map[string]string{"cluster": "b"}, 1); err != nil {
-			t.Errorf("%s: %v", name, err)
+		n := 0
+		for name, a := range p.Alerts {
+			d := a.Annotations["description"]
+			if strings.Contains(d, "$labels."+c+" }}") {
+				t.Errorf("%s: description reads $labels.%s alone: %s", name, c, d)
+			}
+			if strings.Contains(d, "(or $labels."+c+" $externalLabels."+c+")") {
+				n++
+			}
+			if _, err := promql.ExpandAlertTemplate(name, d, map[string]string{c: "b"}, 1); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
 		}
-	}
-	if n == 0 {
-		t.Error("no description names the cluster")
+		if n == 0 {
+			t.Errorf("%s: no description names the cluster", c)
+		}
 	}
 }

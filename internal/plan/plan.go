@@ -331,14 +331,15 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 	return out, nil
 }
 
-// shardLabelFromExternal makes a template read the shard label from the external labels where
-// the series lack it: a shard Prometheus expands annotations before it adds its external
-// labels, so $labels.cluster is empty there while the global layer has it on the series.
+// shardLabelFromExternal makes a template read the external label (the shard label, or a
+// cluster named only by the external labels) from the external labels where the series lack
+// it: Prometheus expands annotations before it adds its external labels, so $labels.cluster
+// is empty there (while a sharded fleet's global layer has it on the series).
 func shardLabelFromExternal(m *model.Model, text string) string {
-	if !m.Topology.Sharded() {
+	l := m.ExternalLabel()
+	if l == "" {
 		return text
 	}
-	l := m.Topology.ShardLabel
 	ref := regexp.MustCompile(`\$labels\.` + regexp.QuoteMeta(l) + `\b`)
 	return ref.ReplaceAllLiteralString(text, "(or $labels."+l+" $externalLabels."+l+")")
 }
