@@ -19,6 +19,41 @@
       DCGM_FI_PROF_NVLINK_RX_BYTES: 'DCGM_FI_PROF_NVLINK_RX_BYTES_PER_SECOND',
     },
   },
+  // Exporters a cloud runs for the team, without a counter file of the team's: the job its
+  // scrape gives the series, and the fields it sends (null: dcgm-exporter's default set). GKE's
+  // managed DCGM package (namespace gke-managed-system, scraped by its ClusterPodMonitoring
+  // gke-managed-dcgm-exporter) sends a fixed set with profiling fields and no XID or ECC field;
+  // AKS' managed GPU metrics run the exporter as a node service with its default counter file,
+  // scraped by the managed Prometheus' dcgm-exporter job.
+  managedExporters:: {
+    gke: {
+      job: 'gke-managed-dcgm-exporter',
+      fields: [
+        'DCGM_FI_DEV_SM_CLOCK',
+        'DCGM_FI_DEV_GPU_TEMP',
+        'DCGM_FI_DEV_MEMORY_TEMP',
+        'DCGM_FI_DEV_POWER_USAGE',
+        'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION',
+        'DCGM_FI_DEV_GPU_UTIL',
+        'DCGM_FI_DEV_MEM_COPY_UTIL',
+        'DCGM_FI_DEV_FB_FREE',
+        'DCGM_FI_DEV_FB_USED',
+        'DCGM_FI_DEV_FB_TOTAL',
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+        'DCGM_FI_PROF_SM_ACTIVE',
+        'DCGM_FI_PROF_DRAM_ACTIVE',
+        'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE',
+        'DCGM_FI_PROF_PIPE_FP64_ACTIVE',
+        'DCGM_FI_PROF_PIPE_FP32_ACTIVE',
+        'DCGM_FI_PROF_PIPE_FP16_ACTIVE',
+        'DCGM_FI_PROF_PCIE_TX_BYTES',
+        'DCGM_FI_PROF_PCIE_RX_BYTES',
+        'DCGM_FI_PROF_NVLINK_TX_BYTES',
+        'DCGM_FI_PROF_NVLINK_RX_BYTES',
+      ],
+    },
+    aks: { job: 'dcgm-exporter', fields: null },
+  },
   exporterProfiles:: {
     local base = {
       hostLabel: 'Hostname',
@@ -84,10 +119,20 @@
     // older) or 'gb200' (Grace Blackwell NVL72 racks, alone or beside HGX nodes: NVLink 5,
     // NVLink-C2C and the NVLink fabric's health; their alerts, panels and counter rows).
     platform: 'hgx',
+    // '' where the team runs dcgm-exporter, or the cloud that runs it for the team: 'gke'
+    // (GKE's managed DCGM metrics) or 'aks' (AKS' managed GPU metrics), see managedExporters.
+    // A managed exporter reads no counter file of the team's: no counter-file alert, and the
+    // fields it sends are what the rules can read (gpuobs generate names the alerts left
+    // blind).
+    managed: '',
+    local managed = if self.managed == '' then null else $.managedExporters[self.managed],
+    // The fields a managed exporter sends (null: the team's counter set, or the default set).
+    managedFields: if managed == null then null else managed.fields,
     // Prometheus job of the dcgm-exporter targets: dcgm-exporter under the Helm chart's
     // ServiceMonitor, nvidia-dcgm-exporter under the GPU Operator's (DCGMExporterJobMismatch
-    // tickets a cluster whose GPU series arrive under another job than this one).
-    job: 'dcgm-exporter',
+    // tickets a cluster whose GPU series arrive under another job than this one), the managed
+    // exporter's job where a cloud runs it.
+    job: if managed == null then 'dcgm-exporter' else managed.job,
     // Host label, from the version; override if you relabel.
     hostLabel: profile.hostLabel,
     // Catalog field name -> the name the exporter exports, where they differ.
@@ -144,14 +189,14 @@
       field.id != 0 && !field.default && !field.profiling && field.family != 'nvlink'
       && !std.objectHas($.platformFields[self.platform], f)
       && std.member(['gpu', 'mig-repeated'], field.entity) && field.kind != 'last-event',
-    counterFileFields: [f for f in self.extraCounters if std.objectHas($.fields, f) && everyGPUReports(f)],
+    counterFileFields: if self.managed != '' then [] else [f for f in self.extraCounters if std.objectHas($.fields, f) && everyGPUReports(f)],
     // The alert that tickets a cluster whose exporters run the default counter set ('' for none);
     // its runbook lists the alerts the default set leaves blind.
     stockCounterSetAlert: if self.counterFileFields == [] then '' else 'DCGMExporterStockCounterSet',
     // Fields your counter file collects beyond the exporter's default set. The default lists
     // what the embedded rules read; lint warns about rules that read a field collected by
-    // neither.
-    extraCounters: [
+    // neither. None where a cloud runs the exporter: it reads no counter file of yours.
+    extraCounters: if self.managed != '' then [] else [
       self.throttleReasonsField,
     ] + [
       f

@@ -62,6 +62,15 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 			want:    []string{"DCGMExporterDown"},
 		},
 		{
+			// GKE's managed DCGM metrics: another job, a fixed field set, no counter file.
+			name: "GKE managed exporter, embedded catalog", scrape: "gke-managed-l4.prom", job: "gke-managed-dcgm-exporter",
+			want: []string{"DCGMExporterJobMismatch", "DCGMExporterStockCounterSet"},
+		},
+		{
+			name: "GKE managed exporter, catalog that says so", scrape: "gke-managed-l4.prom", job: "gke-managed-dcgm-exporter",
+			catalog: "exporter+: { managed: 'gke' }",
+		},
+		{
 			// kube-prometheus-stack's usual setup: the cluster's name only as an external
 			// label. Every exporter reads as one whose series lack a label.
 			name: "cluster as an external label, catalog without it", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", external: true,

@@ -216,6 +216,34 @@ func TestUncollectedFieldsWarn(t *testing.T) {
 	}
 }
 
+// TestManagedExportersSayWhatTheyLeaveBlind: where a cloud runs the exporter (GKE, AKS), no
+// counter file of the team's is read: generate names each alert the managed field set leaves
+// blind (GKE sends no XID or ECC field, AKS the exporter's default set), tells no one to deploy
+// a counter file, watches the managed scrape's job and has no counter-file alert.
+func TestManagedExportersSayWhatTheyLeaveBlind(t *testing.T) {
+	for _, c := range []struct{ cloud, job, blind, seen string }{
+		{"gke", "gke-managed-dcgm-exporter", "alert GPUXidFatal reads DCGM_EXP_XID_ERRORS_COUNT, DCGM_FI_DEV_XID_ERRORS, which the managed exporter (exporter.managed: gke) does not send", "GPUBusyNotWorking reads"},
+		{"aks", "dcgm-exporter", "alert GPUBusyNotWorking reads DCGM_FI_PROF_SM_ACTIVE, which the managed exporter (exporter.managed: aks) does not send", "GPUXidFatal reads"},
+	} {
+		config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+		if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { exporter+: { managed: '"+c.cloud+"' } }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		code, _, stderr := run(t, "generate", "-c", config, "-o", dir)
+		if code != ExitOK || !strings.Contains(stderr, c.blind) || strings.Contains(stderr, c.seen) || strings.Contains(stderr, "deploy exporter/") {
+			t.Errorf("%s: exit %d, stderr:\n%s", c.cloud, code, stderr)
+		}
+		alerts, err := os.ReadFile(filepath.Join(dir, "rules", "alerts.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(alerts), "DCGMExporterStockCounterSet") || !strings.Contains(string(alerts), `up{job="`+c.job+`"}`) {
+			t.Errorf("%s: the counter-file alert is generated, or job %s is not watched", c.cloud, c.job)
+		}
+	}
+}
+
 func TestRulesFormats(t *testing.T) {
 	dir := generate(t, "--rules-format", "operator,mimir")
 	for _, f := range []string{"rules/operator/prometheusrule.yaml", "rules/mimir/gpuobs.yaml", "rules/alerts.yaml"} {

@@ -84,10 +84,16 @@ func (o *generateOptions) run() error {
 	}
 	missing := p.Missing()
 	for _, alert := range model.SortedKeys(missing) {
-		if len(missing[alert]) > 0 {
-			fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the exporter does not collect (default counter set and exporter.extraCounters): it can never fire; deploy %s or add the fields to exporter.extraCounters\n",
-				alert, strings.Join(missing[alert], ", "), output.Counters)
+		if len(missing[alert]) == 0 {
+			continue
 		}
+		if cloud := m.Exporter.Managed; cloud != "" {
+			fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the managed exporter (exporter.managed: %s) does not send: it can never fire there; a managed exporter reads no counter file of yours, so collect the fields with an exporter you run, or remove the alert\n",
+				alert, strings.Join(missing[alert], ", "), cloud)
+			continue
+		}
+		fmt.Fprintf(o.Stderr, "warning: alert %s reads %s, which the exporter does not collect (default counter set and exporter.extraCounters): it can never fire; deploy %s or add the fields to exporter.extraCounters\n",
+			alert, strings.Join(missing[alert], ", "), output.Counters)
 	}
 	if o.check {
 		drift, err := emit.Check(o.output, files, managed)

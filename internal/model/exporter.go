@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Exporter describes how dcgm-exporter is deployed and scraped.
 type Exporter struct {
 	// Version is the dcgm-exporter version profile (4.8.2, 4.8.3, 4.9, 4.10).
@@ -41,6 +43,11 @@ type Exporter struct {
 	// FieldRenames are the fields dcgm-exporter renamed, by the version that renamed them
 	// (name before -> name after): lint maps a name of the other side to the catalog's.
 	FieldRenames map[string]map[string]string `json:"fieldRenames"`
+	// Managed is the cloud that runs the exporter for the team (gke, aks), or "".
+	Managed string `json:"managed"`
+	// ManagedFields are the fields a managed exporter sends; nil where the exporter reads a
+	// counter file (the team's, or its default set).
+	ManagedFields []string `json:"managedFields"`
 	// Deployed, when set (gpuobs lint --exporter-counters), is the counter file actually
 	// deployed: it replaces the default set and ExtraCounters.
 	Deployed map[string]bool `json:"-"`
@@ -50,6 +57,9 @@ type Exporter struct {
 func (m *Model) Collected(field string) bool {
 	if m.Exporter.Deployed != nil {
 		return m.Exporter.Deployed[field]
+	}
+	if m.Exporter.ManagedFields != nil {
+		return slices.Contains(m.Exporter.ManagedFields, field)
 	}
 	if f, ok := m.Fields[field]; ok && f.Default {
 		return true
