@@ -214,6 +214,11 @@
       'DCGM_FI_PROF_SM_ACTIVE',
       // Power throttling's evidence: SM clocks against their maximum.
       'DCGM_FI_DEV_MAX_SM_CLOCK',
+      // The PCIe link against what the GPU and slot support.
+      'DCGM_FI_DEV_PCIE_LINK_WIDTH',
+      'DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH',
+      'DCGM_FI_DEV_PCIE_LINK_GEN',
+      'DCGM_FI_DEV_PCIE_MAX_LINK_GEN',
       // Dashboards: power against the limit, NVLink traffic.
       'DCGM_FI_DEV_POWER_MGMT_LIMIT',
       'DCGM_FI_PROF_NVLINK_TX_BYTES',

@@ -89,6 +89,13 @@
     // PCIe
     DCGM_FI_DEV_PCIE_TX_THROUGHPUT: field(200, 'counter', 'kilobytes', 'pcie', 'mig-repeated', 'PCIe bytes transmitted (older exporters; replaced by DCGM_FI_PROF_PCIE_TX_BYTES).'),
     DCGM_FI_DEV_PCIE_RX_THROUGHPUT: field(201, 'counter', 'kilobytes', 'pcie', 'mig-repeated', 'PCIe bytes received (older exporters; replaced by DCGM_FI_PROF_PCIE_RX_BYTES).'),
+    // The PCIe link: the generation and lanes it runs at, and the most the GPU and its slot
+    // support. A link that trains down (x8 of x16) halves host transfers for good; an idle link
+    // drops its generation to save power, by design.
+    DCGM_FI_DEV_PCIE_MAX_LINK_GEN: field(235, 'gauge', 'count', 'pcie', 'mig-repeated', 'The highest PCIe generation the GPU and its slot support.'),
+    DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH: field(236, 'gauge', 'count', 'pcie', 'mig-repeated', 'The most PCIe lanes the GPU and its slot support.'),
+    DCGM_FI_DEV_PCIE_LINK_GEN: field(237, 'gauge', 'count', 'pcie', 'mig-repeated', 'The PCIe generation the link runs at (an idle link drops to a lower one).'),
+    DCGM_FI_DEV_PCIE_LINK_WIDTH: field(238, 'gauge', 'count', 'pcie', 'mig-repeated', 'The PCIe lanes the link runs on.'),
     DCGM_FI_DEV_PCIE_REPLAY_COUNTER: field(202, 'counter', 'count', 'pcie', 'mig-repeated', 'Total number of PCIe retries.', default=true, rollup='rate'),
 
     // Utilization (not reported for MIG instances: use DCGM_FI_PROF_GR_ENGINE_ACTIVE there)

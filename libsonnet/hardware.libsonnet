@@ -25,6 +25,9 @@ local t = import 'lib/test.libsonnet';
     nvlinkCrcErrorsPerMinute: 1,
     nvlinkReplayErrorsPerMinute: 5,
     pcieReplaysPerMinute: 10,
+    // A GPU busier than this (engine activity) whose PCIe link runs below its generation has a
+    // link that did not train up: below it, a lower generation is the link saving power.
+    pcieBusyActivity: 0.5,
     // Share of the window in which the throttle reason was set.
     throttleRatio: 0.5,
     // Power throttling costs performance when SM clocks sit below this share of their maximum.
@@ -653,6 +656,61 @@ local t = import 'lib/test.libsonnet';
         ],
         [cordon, drain, "Reseat the GPU and riser; check the slot's link width and generation.", rma],
       ),
+    },
+
+    // The link runs below what the GPU and its slot support; a series without its maximum
+    // (an exporter that does not collect it) stays quiet.
+    local linkBelowMax(field, max) = e.fill(|||
+      max by ($(id)) ($(field)) < on ($(id)) max by ($(id)) ($(max))
+    |||, { id: id, field: field, max: max }),
+    local pcieLink(what) = hardware(
+      "The GPU's PCIe link runs at a lower " + what + ' than the GPU and its slot support.',
+      'Host-to-GPU transfers (data loading, checkpoints, KV-cache offload) run at a fraction of their speed for as long as the link stays trained down; a marginal link often goes on to replay and fall off the bus.',
+      [
+        q('Link width and its maximum', 'DCGM_FI_DEV_PCIE_LINK_WIDTH' + gpuSel + ' or DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH' + gpuSel),
+        q('Link generation and its maximum', 'DCGM_FI_DEV_PCIE_LINK_GEN' + gpuSel + ' or DCGM_FI_DEV_PCIE_MAX_LINK_GEN' + gpuSel),
+        q('PCIe replays per minute', '60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER' + gpuSel + '[5m])'),
+      ],
+      [
+        step('Does `nvidia-smi -q -i $' + l.gpu + ' -d PCIE` show the same ' + what + ' after a reset of the GPU?', 'The slot, riser or cable trains the link down: go on to the next check.'),
+        step('Do the other GPUs behind the same PCIe switch run below their maximum too?', 'Suspect the switch or the baseboard: hardware service.', 'Reseat this GPU and its riser in a maintenance window; RMA if it continues.'),
+      ],
+      [cordon, drain, reset, "Reseat the GPU and riser; check the slot's BIOS link settings.", rma],
+    ),
+
+    GPUPcieLinkWidthDegraded: hw {
+      family: 'pcie',
+      severity: 'warning',
+      expr: linkBelowMax('DCGM_FI_DEV_PCIE_LINK_WIDTH', 'DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH'),
+      'for': '15m',
+      summary: 'A GPU runs its PCIe link on fewer lanes than it supports.',
+      description: gpuText + ' has run its PCIe link on {{ $value }} lanes for ' + self['for'] + ', fewer than the GPU and its slot support: host transfers run at a fraction of their speed.',
+      tests: [
+        t.case('trained down to x8 of x16', true, [t.series('DCGM_FI_DEV_PCIE_LINK_WIDTH', '8x60'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH', '16x60')], value=8),
+        t.case('full width', false, [t.series('DCGM_FI_DEV_PCIE_LINK_WIDTH', '16x60'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH', '16x60')]),
+        t.case('x8 for the last 10 minutes only', false, [t.series('DCGM_FI_DEV_PCIE_LINK_WIDTH', '16x50 8x10'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH', '16x60')]),
+        t.case('no maximum collected', false, [t.series('DCGM_FI_DEV_PCIE_LINK_WIDTH', '8x60')]),
+      ],
+      runbook: pcieLink('width (lanes)'),
+    },
+
+    // An idle link drops to a lower generation to save power: only a busy GPU's is a fault.
+    GPUPcieLinkGenDegraded: hw {
+      local activity = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+      family: 'pcie',
+      severity: 'warning',
+      expr: e.fill(|||
+        ($(belowMax)) and on ($(id)) max by ($(id)) ($(activity)) > $(busy)
+      |||, { belowMax: linkBelowMax('DCGM_FI_DEV_PCIE_LINK_GEN', 'DCGM_FI_DEV_PCIE_MAX_LINK_GEN'), id: id, activity: activity, busy: e.num(th.pcieBusyActivity) }),
+      'for': '15m',
+      summary: 'A busy GPU runs its PCIe link at a lower generation than it supports.',
+      description: gpuText + ' has run its PCIe link at generation {{ $value }} for ' + self['for'] + ' while its engine was more than ' + e.percent(th.pcieBusyActivity) + ' % active, below the generation the GPU and its slot support: the link did not train up under load.',
+      tests: [
+        t.case('busy at Gen3 of Gen5', true, [t.series('DCGM_FI_DEV_PCIE_LINK_GEN', '3x60'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_GEN', '5x60'), t.series(activity, e.num(th.pcieBusyActivity + 0.3) + 'x60')], value=3),
+        t.case('lightly used at Gen1 (saving power)', false, [t.series('DCGM_FI_DEV_PCIE_LINK_GEN', '1x60'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_GEN', '5x60'), t.series(activity, e.num((th.idleActivity + th.pcieBusyActivity) / 2) + 'x60')]),
+        t.case('busy at its full generation', false, [t.series('DCGM_FI_DEV_PCIE_LINK_GEN', '5x60'), t.series('DCGM_FI_DEV_PCIE_MAX_LINK_GEN', '5x60'), t.series(activity, e.num(th.pcieBusyActivity + 0.3) + 'x60')]),
+      ],
+      runbook: pcieLink('generation'),
     },
 
     local gaugeAbove(field, threshold) = e.fill(|||

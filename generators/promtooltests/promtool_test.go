@@ -492,6 +492,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "cluster:kube_gpu_capacity_blind:sum"`,
 		},
 		{
+			name: "an idle link's power saving read as a degraded link", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "            >\n              0.5\n        for: 15m\n",
+			new:         "            >=\n              0\n        for: 15m\n",
+			wantFailure: "alertname: GPUPcieLinkGenDegraded",
+		},
+		{
+			name: "a link width compared with itself", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "          < on (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod)\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH\n",
+			new:         "          < on (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod)\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              DCGM_FI_DEV_PCIE_LINK_WIDTH\n",
+			wantFailure: "alertname: GPUPcieLinkWidthDegraded",
+		},
+		{
 			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         `DCGM_FI_DRIVER_VERSION!~"(535|550|570|580|590|595)[.].+",`,
 			new:         `DCGM_FI_DRIVER_VERSION!~"(535|550|580|590)[.].+",`,
