@@ -134,7 +134,7 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 			for _, l := range m.Label {
 				labels[l.GetName()] = l.GetValue()
 			}
-			host, gpus[labels["gpu"]] = labels["Hostname"], true
+			host, gpus[labels["gpu"]] = labels["Hostname"]+labels["hostname"], true
 			value := m.GetGauge().GetValue() + m.GetCounter().GetValue()
 			input = append(input, map[string]string{"series": selector(name, labels), "values": model.SampleValue(value).String() + steps})
 		}

@@ -110,6 +110,71 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestInitFromScrape: init --from-scrape writes a catalog that loads and says what the scrapes
+// show (a 4.9 exporter under the Helm chart with a counter file, a Grace Blackwell node in
+// MIG), each setting with its evidence; generate then watches the job the series carry. A
+// scrape Prometheus would reject, or a text that is not the exporter's, is reported located,
+// every file in one run, and nothing is written.
+func TestInitFromScrape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	scrapes := []string{"../scrape/testdata/helm-49.prom", "../scrape/testdata/gb200-mig.prom"}
+	code, _, stderr := run(t, "init", "-f", path, "--from-scrape", scrapes[0], "--from-scrape", scrapes[1])
+	if code != ExitOK || !strings.Contains(stderr, "warning: the scrapes disagree on the host label") {
+		t.Fatalf("init: exit %d %s", code, stderr)
+	}
+	content, _ := os.ReadFile(path)
+	for _, want := range []string{
+		"version: '4.9',", "the driver label is DCGM_FI_SYSTEM_DRIVER_VERSION",
+		"honorLabels: false,", "platform: 'gb200',", "job: 'dcgm-exporter',",
+		"'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',", "'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',",
+		"Fields the catalog does not know (declare them in fields to read them): DCGM_FI_DEV_VENDOR_SPECIFIC_COUNTER",
+		"MIG strategy", "the cluster:",
+	} {
+		if !strings.Contains(string(content), want) {
+			t.Errorf("the catalog does not say %q:\n%s", want, content)
+		}
+	}
+	dir := generate(t, "-c", path)
+	alerts, err := os.ReadFile(filepath.Join(dir, "rules", "alerts.yaml"))
+	if err != nil || !strings.Contains(string(alerts), `up{job="dcgm-exporter"}`) || !strings.Contains(string(alerts), "exported_pod") {
+		t.Errorf("the generated rules do not follow the scrape: %v", err)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonnet")
+	code, _, stderr = run(t, "init", "-f", bad, "--from-scrape", "../scrape/testdata/bad-value.prom", "--from-scrape", "../scrape/testdata/not-dcgm.prom")
+	if code != ExitError || !strings.Contains(stderr, "bad-value.prom:8: ") || !strings.Contains(stderr, "not-dcgm.prom: holds no DCGM_FI_") || strings.Contains(stderr, "goroutine") {
+		t.Errorf("bad scrapes: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a catalog was written from scrapes that do not parse")
+	}
+}
+
+// TestLintAgainstAScrape: lint --scrape checks the catalog's label profile against what the
+// exporters send (each disagreement located at the scrape line that shows it, with the
+// setting that fixes it, exit 1), and on a catalog that matches, the rules against the fields
+// the scrape holds: the GPU Operator's default set leaves the ECC alert blind.
+func TestLintAgainstAScrape(t *testing.T) {
+	code, _, stderr := run(t, "lint", "--scrape", "../scrape/testdata/helm-49.prom", "../../rules")
+	for _, want := range []string{"helm-49.prom:5: the series name the node hostname, the catalog reads Hostname", "set exporter.version to 4.9", "set exporter.honorLabels to false"} {
+		if code != ExitError || !strings.Contains(stderr, want) {
+			t.Errorf("a 4.9 scrape against the embedded catalog: exit %d, want %q in\n%s", code, want, stderr)
+		}
+	}
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { exporter+: { job: 'nvidia-dcgm-exporter' } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scrape := "../../generators/promtooltests/testdata/scrapes/operator-l4.prom"
+	code, stdout, stderr := run(t, "lint", "-c", config, "--fail-on", "warning", "--scrape", scrape, "../../rules")
+	if code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL is not collected: the exporter's deployed set (--exporter-counters or --scrape) does not hold it") {
+		t.Errorf("the default set's blind rules: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, "lint", "--scrape", scrape, "--exporter-counters", "../../exporter/dcgm-counters.csv", "../../rules"); code != ExitUsage || !strings.Contains(stderr, "give one") {
+		t.Errorf("--scrape with --exporter-counters: exit %d %s", code, stderr)
+	}
+}
+
 func TestInitWritesAStarterThatGeneratesTheDefault(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
 	if code, _, stderr := run(t, "init", "-f", path); code != ExitOK {

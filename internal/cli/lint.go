@@ -33,6 +33,7 @@ type lintOptions struct {
 	format        string
 	failOn        string
 	counters      string
+	scrapes       []string
 	baseline      string
 	writeBaseline string
 	changedSince  string
@@ -76,6 +77,7 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 3 when there are problems of this severity or higher: info, warning, error")
 	completeValues(cmd, "fail-on", []string{lint.Info.String(), lint.Warning.String(), lint.Error.String()})
 	cmd.Flags().StringVar(&o.counters, "exporter-counters", "", "dcgm-exporter counter file (CSV) actually deployed; exporter/not-collected then checks against it instead of the catalog's declared set")
+	cmd.Flags().StringArrayVar(&o.scrapes, "scrape", nil, "a saved /metrics text of dcgm-exporter (repeat for several node types): the catalog's label profile is checked against it, and exporter/not-collected checks the rules against the fields it holds")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "baseline file (from --write-baseline): report only problems it does not list")
 	cmd.Flags().StringVar(&o.writeBaseline, "write-baseline", "", "write every problem found to this baseline file and exit 0")
 	cmd.Flags().StringSliceVar(&o.global, "global", nil, "rule files or directories the global layer of a sharded fleet evaluates (Thanos or Mimir ruler), besides those under a directory named global")
@@ -90,6 +92,9 @@ func (o *lintOptions) run(paths []string) error {
 	}
 	if _, err := lint.Reporters.Lookup(o.format); err != nil {
 		return err
+	}
+	if o.counters != "" && len(o.scrapes) > 0 {
+		return fmt.Errorf("--exporter-counters and --scrape both say what the exporter collects: give one")
 	}
 	read := readInputs(paths)
 	m, err := o.loadWithCounters()
@@ -152,12 +157,18 @@ func (o *lintOptions) run(paths []string) error {
 	return nil
 }
 
-// loadWithCounters loads the catalog with the counter file --exporter-counters names as the
-// exporter's collected set.
+// loadWithCounters loads the catalog with the counter file --exporter-counters names, or the
+// fields the --scrape texts hold, as the exporter's collected set.
 func (o *lintOptions) loadWithCounters() (*model.Model, error) {
 	m, err := o.load(o.CatalogCache)
-	if err != nil || o.counters == "" {
-		return m, err
+	if err != nil {
+		return nil, err
+	}
+	if len(o.scrapes) > 0 {
+		return withScrapes(m, o.scrapes)
+	}
+	if o.counters == "" {
+		return m, nil
 	}
 	data, err := source.ReadNamed(o.counters)
 	if err != nil {

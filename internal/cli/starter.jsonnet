@@ -7,10 +7,24 @@ local gpuobs = import 'gpuobs.libsonnet';
 
 gpuobs {
   exporter+: {
-    // Your dcgm-exporter version: 4.8.2 (and older), 4.8.3 (host label 'hostname') or 4.9
+    // Your dcgm-exporter version: 4.8.2 (and older), 4.8.3 (host label 'hostname'), 4.9
     // (also a new driver-version label, the clock-event bitmask's new name, and Hz, J,
-    // ratios and bytes for eleven fields). Every generated file follows it.
+    // ratios and bytes for eleven fields) or 4.10 (the PCIe and NVLink byte rates renamed
+    // ..._BYTES_PER_SECOND). Every generated file follows it. `gpuobs init --from-scrape
+    // node.prom` writes a catalog that matches a saved scrape of your exporter.
     // version: '4.8.3',
+
+    // The job Prometheus gives the exporter's targets: nvidia-dcgm-exporter under the GPU
+    // Operator's ServiceMonitor.
+    // job: 'nvidia-dcgm-exporter',
+
+    // A cloud runs the exporter for you: 'gke' (GKE's managed DCGM metrics) or 'aks' (AKS'
+    // managed GPU metrics); no counter file of yours, and generate names the alerts its
+    // field set leaves blind.
+    // managed: 'gke',
+
+    // The GPUs are vGPU guests (GRID models in virtual machines): no temperature field.
+    // vgpuGuests: true,
 
     // Grace Blackwell NVL72 racks in the fleet (alone or beside HGX nodes): the NVLink
     // fabric, NVLink-C2C and NVLink 5 fields join the counter file, with their alerts and an
@@ -32,6 +46,10 @@ gpuobs {
     // cluster: 'k8s_cluster',
     // team: 'owner',
   },
+
+  // Each cluster's Prometheus names its cluster only as an external label (no relabeling
+  // puts it on the series; kube-prometheus-stack's usual setup).
+  // topology+: { clusterExternal: true },
 
   teams+: {
     // Your teams' names: alerts, receivers (<team>-pager, <team>-ticket), routes and runbooks

@@ -296,19 +296,19 @@ func (exporterNotCollected) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
-// notCollected says why a field of the catalog is not collected: the deployed counter file
-// (--exporter-counters) may list it under its name of another exporter version, which is the
-// name the exporter then sends.
+// notCollected says why a field of the catalog is not collected: the exporter's deployed set
+// (a counter file, --exporter-counters, or scrapes, --scrape) may hold it under its name of
+// another exporter version, which is the name the exporter then sends.
 func notCollected(m *model.Model, field string) string {
 	if m.Exporter.Deployed == nil {
 		return field + " is not collected: it is neither in dcgm-exporter's default counter set nor in exporter.extraCounters, so this never sees data"
 	}
 	for name := range m.Exporter.Deployed {
 		if r, ok := m.OtherVersionName(name); ok && r.Catalog == field {
-			return fmt.Sprintf("%s is not collected under this name: the counter file lists it as %s, %s, and the exporter sends the name its counter file gives; list it as %s", field, name, versionSide(r), field)
+			return fmt.Sprintf("%s is not collected under this name: the exporter's deployed set (--exporter-counters or --scrape) holds it as %s, %s, and the exporter sends the name its counter file gives; list it as %s", field, name, versionSide(r), field)
 		}
 	}
-	return field + " is not collected: the deployed counter file does not list it, so this never sees data"
+	return field + " is not collected: the exporter's deployed set (--exporter-counters or --scrape) does not hold it, so this never sees data"
 }
 
 // otherVersionName says that a rule reads a field by its name of another exporter version.

@@ -443,7 +443,7 @@ func TestFieldsRenamedBetweenVersions(t *testing.T) {
 	p := plantest.Plan(t, "../../generators/promtooltests/testdata/gb200.jsonnet")
 	p.Model.Exporter.Deployed = map[string]bool{"DCGM_FI_DEV_GPU_TEMP": true, "DCGM_FI_PROF_PCIE_TX_BYTES": true}
 	got := runCheck(t, p, exporterNotCollected{}, panel("DCGM_FI_PROF_PCIE_TX_BYTES_PER_SECOND"))
-	if len(got) != 1 || !strings.Contains(got[0].Message, "the counter file lists it as DCGM_FI_PROF_PCIE_TX_BYTES, its name before dcgm-exporter 4.10 renamed it") {
+	if len(got) != 1 || !strings.Contains(got[0].Message, "holds it as DCGM_FI_PROF_PCIE_TX_BYTES, its name before dcgm-exporter 4.10 renamed it") {
 		t.Errorf("a counter file with the old name: %+v", got)
 	}
 }

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/scrape"
+)
+
+// withScrapes checks the catalog against saved scrapes (lint --scrape) and takes the fields
+// they hold as the exporter's collected set.
+func withScrapes(m *model.Model, files []string) (*model.Model, error) {
+	in, conflicts, err := readScrapes(files)
+	if err != nil {
+		return nil, err
+	}
+	if err := profileAgainstScrapes(m, files, in); err != nil {
+		return nil, fmt.Errorf("the catalog does not match what the exporters send:\n%w", err)
+	}
+	if len(conflicts) > 0 {
+		return nil, fmt.Errorf("the scrapes disagree with each other:\n%s", strings.Join(conflicts, "\n"))
+	}
+	m.Exporter.Deployed = map[string]bool{}
+	for _, f := range in.Fields {
+		m.Exporter.Deployed[f] = true
+	}
+	return m, nil
+}
+
+// profileAgainstScrapes checks the catalog's label profile against saved scrapes of the
+// exporters (lint --scrape): the host label, where pod attribution arrives, the exporter
+// version and the job. Each disagreement names the scrape line that shows it and the setting
+// that fixes it; rules linted against a profile the fleet does not send would say nothing true.
+func profileAgainstScrapes(m *model.Model, files []string, in *scrape.Install) error {
+	var problems []error
+	// at is the first sample line holding needle, as file:line.
+	at := func(needle string) string {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			for i, line := range bytes.Split(data, []byte("\n")) {
+				if !bytes.HasPrefix(line, []byte("#")) && bytes.Contains(line, []byte(needle)) {
+					return fmt.Sprintf("%s:%d", f, i+1)
+				}
+			}
+		}
+		return strings.Join(files, ", ")
+	}
+	if in.HostLabel != "" && in.HostLabel != m.Labels.Host {
+		problems = append(problems, fmt.Errorf("%s: the series name the node %s, the catalog reads %s (exporter.version %s): set exporter.version to %s, or labels.host", at(in.HostLabel+`="`), in.HostLabel, m.Labels.Host, m.Exporter.Version, in.Version))
+	} else if in.Version != m.Exporter.Version {
+		problems = append(problems, fmt.Errorf("%s: the scrapes show dcgm-exporter %s (%s), the catalog reads %s: set exporter.version to %s", strings.Join(files, ", "), in.Version, in.VersionEvidence, m.Exporter.Version, in.Version))
+	}
+	if in.Attribution != "" && in.Attribution != m.Labels.Pod {
+		problems = append(problems, fmt.Errorf("%s: pod attribution arrives as %s, the catalog reads %s: set exporter.honorLabels to %t", at(in.Attribution+`="`), in.Attribution, m.Labels.Pod, in.Attribution == "pod"))
+	}
+	if in.VGPUGuests && m.Exporter.HealthField == "DCGM_FI_DEV_GPU_TEMP" {
+		problems = append(problems, fmt.Errorf("%s: the GPUs are vGPU guests (%s), which send no temperature, the catalog's health field: set exporter.vgpuGuests: true", strings.Join(files, ", "), strings.Join(in.Models, ", ")))
+	}
+	for _, job := range in.Jobs {
+		if job != m.Exporter.Job {
+			problems = append(problems, fmt.Errorf("%s: the series carry job %s, the catalog watches %s: set exporter.job", at(`job="`+job+`"`), job, m.Exporter.Job))
+		}
+	}
+	return errors.Join(problems...)
+}

@@ -1,0 +1,206 @@
+// Package scrape reads saved /metrics texts of dcgm-exporter (a curl of :9400/metrics, or what
+// Prometheus stored) and tells what install sent them: the exporter version their names and
+// labels point to, the host label, where pod attribution arrives, the GPU platform, MIG, vGPU
+// guests, the job, the driver versions and the DCGM fields collected.
+package scrape
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Install is what scrapes tell about the exporter that sent them. Each setting comes with the
+// evidence that decided it, for the catalog's comments.
+type Install struct {
+	// Version is the exporter.version profile the names and labels point to, and Evidence
+	// says why.
+	Version, VersionEvidence string
+	// HostLabel is the label that names the node (Hostname up to 4.8.2, hostname from 4.8.3);
+	// "" when no series has one.
+	HostLabel string
+	// Attribution is the label a GPU's pod arrives in: pod (the exporter's own labels kept:
+	// honorLabels true) or exported_pod (renamed by Prometheus: honorLabels false); "" when
+	// no GPU is held by a pod in the scrapes.
+	Attribution string
+	// GB200 says the scrapes hold Grace Blackwell's fabric or C2C fields.
+	GB200 bool
+	// MIG says some GPU reports MIG instances (label GPU_I_ID).
+	MIG bool
+	// VGPUGuests says the GPUs are vGPU guests: GRID models, or clocks without a temperature.
+	VGPUGuests bool
+	// Jobs are the job labels the GPU series carry (only where Prometheus stored the text).
+	Jobs []string
+	// Fields are the DCGM fields (DCGM_FI_ and DCGM_EXP_) the scrapes hold, Models and
+	// Drivers the GPU models and driver versions they name, GPUs how many GPUs (by UUID).
+	Fields, Models, Drivers []string
+	GPUs                    int
+
+	// systemDriverLabel: the driver version arrives as DCGM_FI_SYSTEM_DRIVER_VERSION (4.9).
+	systemDriverLabel bool
+}
+
+// Error is a scrape that does not parse: the file, the line and what is wrong, in the words
+// of Prometheus' own parser, which rejects the whole scrape for it.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// lineOf finds the line number in the parser's "text format parsing error in line N: ...".
+var lineOf = regexp.MustCompile(`^text format parsing error in line (\d+): (.*)$`)
+
+// Read parses one /metrics text (name is its file, for errors) and tells what it shows.
+func Read(name string, data []byte) (*Install, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
+	if err != nil {
+		if m := lineOf.FindStringSubmatch(err.Error()); m != nil {
+			var line int
+			fmt.Sscan(m[1], &line)
+			return nil, &Error{File: name, Line: line, Msg: m[2] + " (Prometheus' parser rejects the whole scrape for this line: the target reads as down)"}
+		}
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	in := &Install{}
+	uuids := map[string]bool{}
+	for field, family := range families {
+		if !strings.HasPrefix(field, "DCGM_FI_") && !strings.HasPrefix(field, "DCGM_EXP_") {
+			continue
+		}
+		in.Fields = append(in.Fields, field)
+		for _, m := range family.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			in.note(labels)
+			if u := labels["UUID"]; u != "" {
+				uuids[u] = true
+			}
+		}
+	}
+	if len(in.Fields) == 0 {
+		return nil, &Error{File: name, Msg: "holds no DCGM_FI_ or DCGM_EXP_ series: not a dcgm-exporter scrape"}
+	}
+	in.GPUs = len(uuids)
+	in.decide()
+	return in, nil
+}
+
+// note takes what one series' labels tell.
+func (in *Install) note(labels map[string]string) {
+	for _, host := range []string{"hostname", "Hostname"} {
+		if _, ok := labels[host]; ok {
+			in.HostLabel = host
+		}
+	}
+	switch {
+	case labels["pod"] != "":
+		in.Attribution = "pod"
+	case labels["exported_pod"] != "" && in.Attribution == "":
+		in.Attribution = "exported_pod"
+	}
+	if labels["GPU_I_ID"] != "" {
+		in.MIG = true
+	}
+	add := func(list *[]string, v string) {
+		if v != "" && !slices.Contains(*list, v) {
+			*list = append(*list, v)
+		}
+	}
+	add(&in.Jobs, labels["job"])
+	add(&in.Models, labels["modelName"])
+	add(&in.Drivers, labels["DCGM_FI_DRIVER_VERSION"])
+	if v, ok := labels["DCGM_FI_SYSTEM_DRIVER_VERSION"]; ok {
+		in.systemDriverLabel = true
+		add(&in.Drivers, v)
+	}
+}
+
+// Merge combines the scrapes of several node types into one install, and says where they
+// disagree (one catalog cannot hold two exporter versions or host labels).
+func Merge(installs []*Install) (*Install, []string) {
+	out := &Install{}
+	var conflicts []string
+	for _, in := range installs {
+		for _, f := range []struct {
+			name     string
+			dst, src *string
+		}{{"host label", &out.HostLabel, &in.HostLabel}, {"pod attribution", &out.Attribution, &in.Attribution}} {
+			if *f.dst != "" && *f.src != "" && *f.dst != *f.src {
+				conflicts = append(conflicts, fmt.Sprintf("the scrapes disagree on the %s (%s and %s): one catalog reads one", f.name, *f.dst, *f.src))
+			}
+			if *f.dst == "" {
+				*f.dst = *f.src
+			}
+		}
+		out.GB200 = out.GB200 || in.GB200
+		out.MIG = out.MIG || in.MIG
+		out.VGPUGuests = out.VGPUGuests || in.VGPUGuests
+		out.GPUs += in.GPUs
+		for _, l := range []struct{ dst, src *[]string }{{&out.Jobs, &in.Jobs}, {&out.Models, &in.Models}, {&out.Drivers, &in.Drivers}, {&out.Fields, &in.Fields}} {
+			for _, v := range *l.src {
+				if !slices.Contains(*l.dst, v) {
+					*l.dst = append(*l.dst, v)
+				}
+			}
+		}
+	}
+	for _, in := range installs {
+		if out.Version != "" && in.Version != out.Version {
+			conflicts = append(conflicts, fmt.Sprintf("the scrapes point to two exporter versions (%s and %s): upgrade the older nodes, or write the catalog for the newer", out.Version, in.Version))
+		}
+		if versionRank(in.Version) > versionRank(out.Version) {
+			out.Version, out.VersionEvidence = in.Version, in.VersionEvidence
+		}
+	}
+	for _, l := range []*[]string{&out.Jobs, &out.Models, &out.Drivers, &out.Fields} {
+		slices.Sort(*l)
+	}
+	slices.Sort(conflicts)
+	return out, slices.Compact(conflicts)
+}
+
+// versions are the exporter profiles, oldest first.
+var versions = []string{"4.8.2", "4.8.3", "4.9", "4.10"}
+
+func versionRank(v string) int { return slices.Index(versions, v) }
+
+// decide settles what the fields and labels seen point to.
+func (in *Install) decide() {
+	slices.Sort(in.Fields)
+	slices.Sort(in.Jobs)
+	slices.Sort(in.Models)
+	slices.Sort(in.Drivers)
+	has := func(f string) bool { return slices.Contains(in.Fields, f) }
+	hasPrefix := func(p string) bool {
+		return slices.ContainsFunc(in.Fields, func(f string) bool { return strings.HasPrefix(f, p) })
+	}
+	switch {
+	case slices.ContainsFunc(in.Fields, func(f string) bool { return strings.HasSuffix(f, "_BYTES_PER_SECOND") }):
+		in.Version, in.VersionEvidence = "4.10", "the byte rates are named …_BYTES_PER_SECOND"
+	case has("DCGM_FI_DEV_CLOCKS_EVENT_REASONS") || in.systemDriverLabel:
+		in.Version, in.VersionEvidence = "4.9", "the driver label is DCGM_FI_SYSTEM_DRIVER_VERSION or the clock-event bitmask is DCGM_FI_DEV_CLOCKS_EVENT_REASONS"
+	case in.HostLabel == "hostname" || has("DCGM_EXP_XID_ERRORS_TOTAL") || has("DCGM_EXP_GPU_HEALTH_STATUS"):
+		in.Version, in.VersionEvidence = "4.8.3", "the host label is hostname, or the exporter's cumulative XID counter or health check is there"
+	default:
+		in.Version, in.VersionEvidence = "4.8.2", "the host label is Hostname and nothing of 4.8.3 or later is there"
+	}
+	in.GB200 = hasPrefix("DCGM_FI_DEV_FABRIC_") || hasPrefix("DCGM_FI_DEV_C2C_")
+	grid := slices.ContainsFunc(in.Models, func(m string) bool { return strings.HasPrefix(m, "GRID ") })
+	in.VGPUGuests = grid || (!has("DCGM_FI_DEV_GPU_TEMP") && has("DCGM_FI_DEV_MEM_CLOCK"))
+}
