@@ -659,9 +659,10 @@ local t = import 'lib/test.libsonnet';
     },
 
     // The link runs below what the GPU and its slot support; a series without its maximum
-    // (an exporter that does not collect it) stays quiet.
+    // (an exporter that does not collect it) stays quiet. The exporter labels both fields of a
+    // GPU alike, so they compare series to series before one aggregation.
     local linkBelowMax(field, max) = e.fill(|||
-      max by ($(id)) ($(field)) < on ($(id)) max by ($(id)) ($(max))
+      max by ($(id)) ($(field) < $(max))
     |||, { id: id, field: field, max: max }),
     local pcieLink(what) = hardware(
       "The GPU's PCIe link runs at a lower " + what + ' than the GPU and its slot support.',
@@ -1059,17 +1060,22 @@ local t = import 'lib/test.libsonnet';
       local nodeInAPI = e.fill(|||
         label_replace(kube_node_info{job="$(job)"}, "$(host)", "$1", "$(node)", "(.+)")
       |||, { job: $.kubeStateMetrics.job, host: l.host, node: l.node }),
+      // A GPU is its UUID on its node, whatever its index (NVML renumbers the GPUs when a
+      // reboot loses one) and its pod labels (one alert per GPU): missing is a UUID gone from
+      // its node with no GPU reporting in its slot (bus id: an RMA swap puts a new UUID there).
+      local gpu = [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName],
       expr: e.fill(|||
         max by ($(gpu)) (
             present_over_time($(health)[$(window)])
           unless on ($(cluster), instance) (up{job="$(exporter)"} == 0)
         )
-        unless on ($(gpuJoin)) $(health)
+        unless on ($(cluster), $(host), $(uuid)) $(health)
+        unless on ($(cluster), $(host), $(slot)) $(health){$(slot)!=""}
         and on ($(cluster), $(host)) (
             group by ($(cluster), $(host)) ($(gpuInfo))
           or group by ($(cluster), $(host)) ($(nodeInAPI))
         )
-      |||, { gpu: id, health: h, window: w.missing, cluster: l.cluster, host: l.host, exporter: $.exporter.job, gpuJoin: std.join(', ', $.identity.gpuJoin), gpuInfo: names.gpuInfo, nodeInAPI: nodeInAPI }),
+      |||, { gpu: std.join(', ', gpu), health: h, window: w.missing, cluster: l.cluster, host: l.host, exporter: $.exporter.job, uuid: l.uuid, slot: l.pciBusId, gpuInfo: names.gpuInfo, nodeInAPI: nodeInAPI }),
       'for': '10m',
       summary: 'A GPU stopped reporting while its node is still in the cluster.',
       description: gpuText + ' stopped reporting ' + h + ' while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',
@@ -1083,6 +1089,12 @@ local t = import 'lib/test.libsonnet';
         t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30', alsoFires=[t.also('GPUKubeStateMetricsDown', 1, target={})]),
         t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', nodeInfo='1x60', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
         t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29', nodeInfo='1x60'),
+        // Its pod exited an hour ago, so the GPU's series with and without the pod labels are
+        // both within the window: one alert, not two.
+        t.case('GPU vanished after its pod exited', true, [t.series(h, '65x20 _x40'), t.series(h, '_x20 65x10 _x30', pod=false)], health=false, nodeInfo='1x60', value=1),
+        // (Without the bus id, as exporters before 3.x send: the UUID alone tells.)
+        t.case('a reboot renumbered the GPUs', false, [t.series(h, '65x30 _x30', labels={ [l.gpu]: '1', [l.pciBusId]: '' }), t.series(h, '_x31 65x29', labels={ [l.gpu]: '0', [l.pciBusId]: '' })], health=false, nodeInfo='1x60'),
+        t.case('an RMA swap: a new GPU in the same slot', false, [t.series(h, '65x30 _x30'), t.series(h, '_x31 65x29', labels={ [l.uuid]: 'GPU-replacement' })], health=false, nodeInfo='1x60'),
       ],
       runbook: hardware(
         'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',

@@ -586,9 +586,10 @@ local t = import 'lib/test.libsonnet';
       local up = e.fill(|||
         up{job="$(job)"}
       |||, { job: $.exporter.job }),
-      // A target down for good is DCGMExporterDown's.
+      // A target down for good is DCGMExporterDown's; a target that left service discovery
+      // (its node drained or deleted) has no up series now, and is not failing.
       expr: e.fill(|||
-        (1 - avg_over_time($(up)[$(window)])) > $(ratio) unless max_over_time($(up)[5m]) == 0
+        (1 - avg_over_time($(up)[$(window)])) > $(ratio) unless max_over_time($(up)[5m]) == 0 and $(up)
       |||, { up: up, window: w.scrapeFailures, ratio: std.toString(th.scrapeFailureRatio) }),
       'for': '10m',
       identity: [l.cluster, 'instance', 'job'],
@@ -601,6 +602,8 @@ local t = import 'lib/test.libsonnet';
           t.case('every fourth scrape fails', true, [], up=flaky, value=8 / 30),
           t.case('one failed scrape', false, [], up='1x58 0 1'),
           t.case('target down', false, [], up='1x30 0x30', health='65x30 _x30', alsoFires=[t.also('DCGMExporterDown', 0)]),
+          // Its last three scrapes failed as the node drained, then it left service discovery.
+          t.case('target left service discovery', false, [], up='1x37 0 0 0 _x20', health='65x40 _x20'),
         ],
       runbook: rb.exporterTarget($.exporter.job, l.cluster) {
         meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',

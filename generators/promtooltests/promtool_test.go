@@ -498,10 +498,34 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUPcieLinkGenDegraded",
 		},
 		{
-			name: "a link width compared with itself", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "          < on (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod)\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH\n",
-			new:         "          < on (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod)\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              DCGM_FI_DEV_PCIE_LINK_WIDTH\n",
+			name: "a link at full width read as degraded", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "DCGM_FI_DEV_PCIE_LINK_WIDTH < DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH",
+			new:         "DCGM_FI_DEV_PCIE_LINK_WIDTH <= DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH",
 			wantFailure: "alertname: GPUPcieLinkWidthDegraded",
+		},
+		{
+			name: "a GPU renumbered by a reboot read as missing", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "              unless on (cluster, Hostname, UUID)\n                DCGM_FI_DEV_GPU_TEMP\n",
+			new:         "              unless on (cluster, Hostname, gpu, UUID)\n                DCGM_FI_DEV_GPU_TEMP\n",
+			wantFailure: "alertname: GPUSeriesMissing",
+		},
+		{
+			name: "the old board of an RMA swap read as missing", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "            unless on (cluster, Hostname, pci_bus_id)\n              DCGM_FI_DEV_GPU_TEMP{pci_bus_id!=\"\"}\n",
+			new:         "            unless on (cluster, Hostname, pci_bus_id)\n              DCGM_FI_DEV_GPU_TEMP{pci_bus_id=\"none\"}\n",
+			wantFailure: "alertname: GPUSeriesMissing",
+		},
+		{
+			name: "a missing GPU alerted once per pod it had", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName) (\n                    present_over_time(DCGM_FI_DEV_GPU_TEMP[1h])\n",
+			new:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n                    present_over_time(DCGM_FI_DEV_GPU_TEMP[1h])\n",
+			wantFailure: "alertname: GPUSeriesMissing",
+		},
+		{
+			name: "a target that left service discovery read as failing", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "              max_over_time(up{job=\"dcgm-exporter\"}[5m]) == 0\n          and\n            up{job=\"dcgm-exporter\"}\n",
+			new:         "              max_over_time(up{job=\"dcgm-exporter\"}[5m]) == 0\n",
+			wantFailure: "alertname: DCGMExporterScrapesFailing",
 		},
 		{
 			name: "a validated driver branch outside the gate", file: "rules/recording.yaml", testFile: output.AlertTests,
