@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/common/expfmt"
@@ -69,8 +70,7 @@ func Read(name string, data []byte) (*Install, error) {
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
 	if err != nil {
 		if m := lineOf.FindStringSubmatch(err.Error()); m != nil {
-			var line int
-			fmt.Sscan(m[1], &line)
+			line, _ := strconv.Atoi(m[1]) // digits, by the expression
 			return nil, &Error{File: name, Line: line, Msg: m[2] + " (Prometheus' parser rejects the whole scrape for this line: the target reads as down)"}
 		}
 		return nil, &Error{File: name, Msg: err.Error()}
