@@ -170,6 +170,18 @@ func TestLintAgainstAScrape(t *testing.T) {
 	if code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL is not collected: the exporter's deployed set (--exporter-counters or --scrape) does not hold it") {
 		t.Errorf("the default set's blind rules: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// A 4.8.3 exporter (utilization in percent) against a catalog on 4.9 (ratios): the same
+	// host label, but values beyond a ratio's bounds.
+	on49 := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(on49, []byte("(import 'gpuobs.libsonnet') { exporter+: { version: '4.9' } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = run(t, "lint", "-c", on49, "--scrape", "../scrape/testdata/exporter-483.prom", "../../rules")
+	for _, want := range []string{"exporter-483.prom:19: DCGM_FI_DEV_GPU_UTIL reads 87 to 87, beyond the ratio the catalog reads it in (0 to 1)", "exporter-483.prom:22: DCGM_FI_DEV_MEM_COPY_UTIL reads 41", "set exporter.version to 4.8.3"} {
+		if code != ExitError || !strings.Contains(stderr, want) {
+			t.Errorf("percent against ratios: exit %d, want %q in\n%s", code, want, stderr)
+		}
+	}
 	if code, _, stderr := run(t, "lint", "--scrape", scrape, "--exporter-counters", "../../exporter/dcgm-counters.csv", "../../rules"); code != ExitUsage || !strings.Contains(stderr, "give one") {
 		t.Errorf("--scrape with --exporter-counters: exit %d %s", code, stderr)
 	}

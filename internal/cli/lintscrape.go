@@ -63,6 +63,16 @@ func profileAgainstScrapes(m *model.Model, files []string, in *scrape.Install) e
 	if in.VGPUGuests && m.Exporter.HealthField == "DCGM_FI_DEV_GPU_TEMP" {
 		problems = append(problems, fmt.Errorf("%s: the GPUs are vGPU guests (%s), which send no temperature, the catalog's health field: set exporter.vgpuGuests: true", strings.Join(files, ", "), strings.Join(in.Models, ", ")))
 	}
+	for _, f := range in.Fields {
+		field, known := m.Fields[f]
+		if !known {
+			continue
+		}
+		b := m.Units[field.Unit].Bounds
+		if r := in.Values[f]; len(b) == 2 && (r[0] < b[0] || r[1] > b[1]) {
+			problems = append(problems, fmt.Errorf("%s: %s reads %g to %g, beyond the %s the catalog reads it in (%g to %g): the exporter sends another unit (dcgm-exporter 4.9 changed the units of eleven fields): set exporter.version to the version your exporter runs", in.Lines[f], f, r[0], r[1], field.Unit, b[0], b[1]))
+		}
+	}
 	for _, job := range in.Jobs {
 		if job != m.Exporter.Job {
 			problems = append(problems, fmt.Errorf("%s: the series carry job %s, the catalog watches %s: set exporter.job", at(`job="`+job+`"`), job, m.Exporter.Job))

@@ -24,6 +24,8 @@ type Unit struct {
 	Suffix string `json:"suffix"`
 	// GrafanaAliases are other Grafana unit ids that show a value in this unit as it is.
 	GrafanaAliases []string `json:"grafanaAliases"`
+	// Bounds are the lowest and highest value in the unit (a ratio's 0 and 1), or nil.
+	Bounds []float64 `json:"bounds"`
 }
 
 // unitless are Grafana's unit ids that claim no unit.

@@ -41,6 +41,10 @@ type Install struct {
 	// Drivers the GPU models and driver versions they name, GPUs how many GPUs (by UUID).
 	Fields, Models, Drivers []string
 	GPUs                    int
+	// Values are the lowest and highest value of each field, and Lines the line of each
+	// field's first sample, as file:line.
+	Values map[string][2]float64
+	Lines  map[string]string
 
 	// systemDriverLabel: the driver version arrives as DCGM_FI_SYSTEM_DRIVER_VERSION (4.9).
 	systemDriverLabel bool
@@ -75,7 +79,7 @@ func Read(name string, data []byte) (*Install, error) {
 		}
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
-	in := &Install{}
+	in := &Install{Values: map[string][2]float64{}, Lines: firstLines(name, data)}
 	uuids := map[string]bool{}
 	for field, family := range families {
 		if !strings.HasPrefix(field, "DCGM_FI_") && !strings.HasPrefix(field, "DCGM_EXP_") {
@@ -88,6 +92,7 @@ func Read(name string, data []byte) (*Install, error) {
 				labels[l.GetName()] = l.GetValue()
 			}
 			in.note(labels)
+			in.value(field, m.GetGauge().GetValue()+m.GetCounter().GetValue()+m.GetUntyped().GetValue())
 			if u := labels["UUID"]; u != "" {
 				uuids[u] = true
 			}
@@ -99,6 +104,32 @@ func Read(name string, data []byte) (*Install, error) {
 	in.GPUs = len(uuids)
 	in.decide()
 	return in, nil
+}
+
+// value widens a field's range by one sample.
+func (in *Install) value(field string, v float64) {
+	r, seen := in.Values[field]
+	if !seen {
+		r = [2]float64{v, v}
+	}
+	in.Values[field] = [2]float64{min(r[0], v), max(r[1], v)}
+}
+
+// firstLines are the line of each metric's first sample, as file:line. (The parser has read
+// the text; this only locates: a sample line starts with its metric name.)
+func firstLines(name string, data []byte) map[string]string {
+	out := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		metric, _, _ := strings.Cut(line, "{")
+		metric, _, _ = strings.Cut(metric, " ")
+		if _, ok := out[metric]; !ok {
+			out[metric] = fmt.Sprintf("%s:%d", name, i+1)
+		}
+	}
+	return out
 }
 
 // note takes what one series' labels tell.
@@ -134,7 +165,7 @@ func (in *Install) note(labels map[string]string) {
 // Merge combines the scrapes of several node types into one install, and says where they
 // disagree (one catalog cannot hold two exporter versions or host labels).
 func Merge(installs []*Install) (*Install, []string) {
-	out := &Install{}
+	out := &Install{Values: map[string][2]float64{}, Lines: map[string]string{}}
 	var conflicts []string
 	for _, in := range installs {
 		for _, f := range []struct {
@@ -146,6 +177,15 @@ func Merge(installs []*Install) (*Install, []string) {
 			}
 			if *f.dst == "" {
 				*f.dst = *f.src
+			}
+		}
+		for f, r := range in.Values {
+			out.value(f, r[0])
+			out.value(f, r[1])
+		}
+		for f, at := range in.Lines {
+			if _, ok := out.Lines[f]; !ok {
+				out.Lines[f] = at
 			}
 		}
 		out.GB200 = out.GB200 || in.GB200
