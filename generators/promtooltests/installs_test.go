@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // TestRealInstallsReplayedHealthy replays scrapes in the shapes real installs send
@@ -111,13 +111,11 @@ type replay struct {
 // by kube-state-metrics, and returns the alerts of the generated rules that fire at its end.
 func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	t.Helper()
-	f, err := os.Open(scrape)
+	data, err := os.ReadFile(scrape)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(f)
+	samples, err := promql.ParseExposition(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,48 +124,35 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	if r.down {
 		steps, upValues = "+0x90 _x30", "1+0x90 0+0x30"
 	}
+	// Prometheus adds cluster by relabeling, or holds it as an external label.
+	group := map[string]any{"name": "replay", "interval": "1m"}
 	var input []map[string]string
-	host, gpus := "", map[string]bool{}
-	for name, family := range families {
-		for _, m := range family.Metric {
-			labels := map[string]string{"cluster": "prod", "job": r.job, "instance": "10.0.0.7:9400"}
-			for _, l := range m.Label {
-				labels[l.GetName()] = l.GetValue()
-			}
-			host, gpus[labels["gpu"]] = labels["Hostname"]+labels["hostname"], true
-			value := m.GetGauge().GetValue() + m.GetCounter().GetValue()
-			input = append(input, map[string]string{"series": selector(name, labels), "values": model.SampleValue(value).String() + steps})
+	add := func(metric, values string, labelSets ...map[string]string) {
+		labels := map[string]string{"cluster": "prod"}
+		if r.external {
+			group["external_labels"] = map[string]string{"cluster": "prod"}
+			delete(labels, "cluster")
 		}
-	}
-	ksm := map[string]string{"cluster": "prod", "job": "kube-state-metrics", "instance": "kube-state-metrics:8080"}
-	node := map[string]string{"node": host}
-	capacity := map[string]string{"node": host, "resource": "nvidia_com_gpu", "unit": "integer"}
-	input = append(input, map[string]string{"series": selector("up", map[string]string{"cluster": "prod", "job": r.job, "instance": "10.0.0.7:9400"}), "values": upValues})
-	for _, s := range []struct {
-		name   string
-		labels []map[string]string
-		value  int
-	}{
-		{"up", []map[string]string{ksm}, 1},
-		{"kube_node_info", []map[string]string{ksm, node}, 1},
-		{"kube_node_status_capacity", []map[string]string{ksm, capacity}, len(gpus)},
-		{"kube_node_status_allocatable", []map[string]string{ksm, capacity}, len(gpus)},
-	} {
-		labels := map[string]string{}
-		for _, l := range s.labels {
+		for _, l := range labelSets {
 			for k, v := range l {
 				labels[k] = v
 			}
 		}
-		input = append(input, map[string]string{"series": selector(s.name, labels), "values": model.SampleValue(s.value).String() + "+0x120"})
+		input = append(input, map[string]string{"series": selector(metric, labels), "values": values})
 	}
-	group := map[string]any{"name": "replay", "interval": "1m"}
-	if r.external {
-		group["external_labels"] = map[string]string{"cluster": "prod"}
-		for _, in := range input {
-			in["series"] = strings.Replace(in["series"], `cluster="prod", `, "", 1)
-		}
+	target := map[string]string{"job": r.job, "instance": "10.0.0.7:9400"}
+	host, gpus := "", map[string]bool{}
+	for _, s := range samples {
+		host, gpus[s.Labels["gpu"]] = s.Labels["Hostname"]+s.Labels["hostname"], true
+		add(s.Metric, strconv.FormatFloat(s.Value, 'g', -1, 64)+steps, target, s.Labels)
 	}
+	add("up", upValues, target)
+	ksm := map[string]string{"job": "kube-state-metrics", "instance": "kube-state-metrics:8080"}
+	capacity := map[string]string{"node": host, "resource": "nvidia_com_gpu", "unit": "integer"}
+	add("up", "1+0x120", ksm)
+	add("kube_node_info", "1+0x120", ksm, map[string]string{"node": host})
+	add("kube_node_status_capacity", strconv.Itoa(len(gpus))+"+0x120", ksm, capacity)
+	add("kube_node_status_allocatable", strconv.Itoa(len(gpus))+"+0x120", ksm, capacity)
 	slices.SortFunc(input, func(a, b map[string]string) int { return strings.Compare(a["series"], b["series"]) })
 
 	rules, alerts := generatedRules(t, dir)

@@ -182,6 +182,16 @@ func TestLintAgainstAScrape(t *testing.T) {
 			t.Errorf("percent against ratios: exit %d, want %q in\n%s", code, want, stderr)
 		}
 	}
+	// A curl of the exporter (no job: not what Prometheus stored) shows the exporter's own
+	// labels: a catalog that relabels the host label and scrapes with honorLabels: false
+	// matches it.
+	relabels := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(relabels, []byte("(import 'gpuobs.libsonnet') { exporter+: { honorLabels: false }, labels+: { host: 'node' } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "lint", "-c", relabels, "--scrape", "../scrape/testdata/gb200-mig.prom", "../../rules"); code == ExitError {
+		t.Errorf("a curl against a catalog that relabels: exit %d\n%s", code, stderr)
+	}
 	if code, _, stderr := run(t, "lint", "--scrape", scrape, "--exporter-counters", "../../exporter/dcgm-counters.csv", "../../rules"); code != ExitUsage || !strings.Contains(stderr, "give one") {
 		t.Errorf("--scrape with --exporter-counters: exit %d %s", code, stderr)
 	}

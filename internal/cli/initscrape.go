@@ -69,11 +69,15 @@ func scrapeCatalog(in *scrape.Install, files []string, m *model.Model) []byte {
 	line("  exporter+: {")
 	line("    // The exporter's version: %s.", in.VersionEvidence)
 	line("    version: '%s',", in.Version)
-	switch in.Attribution {
-	case "exported_pod":
+	switch {
+	case !in.Stored() && in.Attribution != "":
+		line("    // A curl of the exporter shows its own pod labels; whether Prometheus keeps them (pod,")
+		line("    // honorLabels: true, the default here) or renames them (exported_pod: set honorLabels:")
+		line("    // false) is your ServiceMonitor's honorLabels; a text Prometheus stored would tell.")
+	case in.Attribution == "exported_pod":
 		line("    // Pod attribution arrives as exported_pod: Prometheus scrapes with honorLabels: false.")
 		line("    honorLabels: false,")
-	case "pod":
+	case in.Attribution == "pod":
 		line("    // Pod attribution arrives as pod: Prometheus keeps the exporter's labels (honorLabels: true).")
 	default:
 		line("    // No GPU of these scrapes is held by a pod, so they do not show where pod attribution")
@@ -96,7 +100,7 @@ func scrapeCatalog(in *scrape.Install, files []string, m *model.Model) []byte {
 		line("    job: '%s',", in.Jobs[0])
 	}
 	extra, unknown := counterSet(in, m)
-	switch missing := missingCore(in); {
+	switch missing := in.Cut(); {
 	case len(missing) > 0:
 		line("    // The scrapes lack %s, which every exporter sends: they look cut, so they do not", strings.Join(missing, ", "))
 		line("    // tell the counter set. Save a whole scrape, or list what your counter file collects")
@@ -143,21 +147,6 @@ func counterSet(in *scrape.Install, m *model.Model) (extra, unknown []string) {
 	}
 	slices.Sort(extra)
 	return extra, unknown
-}
-
-// coreFields are default fields every exporter sends for every GPU, vGPU guests included: a
-// scrape without one is cut (a poster's excerpt, a grep).
-var coreFields = []string{"DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED"}
-
-// missingCore are the core fields the scrapes lack.
-func missingCore(in *scrape.Install) []string {
-	var out []string
-	for _, f := range coreFields {
-		if !slices.Contains(in.Fields, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // orNone lists values, or says there are none.

@@ -52,12 +52,19 @@ func profileAgainstScrapes(m *model.Model, files []string, in *scrape.Install) e
 		}
 		return strings.Join(files, ", ")
 	}
-	if in.HostLabel != "" && in.HostLabel != m.Labels.Host {
-		problems = append(problems, fmt.Errorf("%s: the series name the node %s, the catalog reads %s (exporter.version %s): set exporter.version to %s, or labels.host", at(in.HostLabel+`="`), in.HostLabel, m.Labels.Host, m.Exporter.Version, in.Version))
+	// A curl shows the exporter's own host label, which Prometheus may relabel (labels.host);
+	// a stored text shows what the rules read.
+	host, reads := m.Exporter.HostLabel, "the exporter profile names"
+	if in.Stored() {
+		host, reads = m.Labels.Host, "the catalog reads"
+	}
+	if in.HostLabel != "" && in.HostLabel != host {
+		problems = append(problems, fmt.Errorf("%s: the series name the node %s, %s %s (exporter.version %s): set exporter.version to %s, or exporter.hostLabel", at(in.HostLabel+`="`), in.HostLabel, reads, host, m.Exporter.Version, in.Version))
 	} else if in.Version != m.Exporter.Version {
 		problems = append(problems, fmt.Errorf("%s: the scrapes show dcgm-exporter %s (%s), the catalog reads %s: set exporter.version to %s", strings.Join(files, ", "), in.Version, in.VersionEvidence, m.Exporter.Version, in.Version))
 	}
-	if in.Attribution != "" && in.Attribution != m.Labels.Pod {
+	// Only a stored text shows whether Prometheus renamed the pod labels (honorLabels).
+	if in.Stored() && in.Attribution != "" && in.Attribution != m.Labels.Pod {
 		problems = append(problems, fmt.Errorf("%s: pod attribution arrives as %s, the catalog reads %s: set exporter.honorLabels to %t", at(in.Attribution+`="`), in.Attribution, m.Labels.Pod, in.Attribution == "pod"))
 	}
 	if in.VGPUGuests && m.Exporter.HealthField == "DCGM_FI_DEV_GPU_TEMP" {
@@ -70,7 +77,7 @@ func profileAgainstScrapes(m *model.Model, files []string, in *scrape.Install) e
 		}
 		b := m.Units[field.Unit].Bounds
 		if r := in.Values[f]; len(b) == 2 && (r[0] < b[0] || r[1] > b[1]) {
-			problems = append(problems, fmt.Errorf("%s: %s reads %g to %g, beyond the %s the catalog reads it in (%g to %g): the exporter sends another unit (dcgm-exporter 4.9 changed the units of eleven fields): set exporter.version to the version your exporter runs", in.Lines[f], f, r[0], r[1], field.Unit, b[0], b[1]))
+			problems = append(problems, fmt.Errorf("%s: %s reads %g to %g, beyond the %s the catalog reads it in (%g to %g): the exporter sends another unit (dcgm-exporter 4.9 changed the units of several fields): set exporter.version to the version your exporter runs", in.Lines[f], f, r[0], r[1], field.Unit, b[0], b[1]))
 		}
 	}
 	for _, job := range in.Jobs {

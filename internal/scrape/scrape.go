@@ -5,15 +5,12 @@
 package scrape
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/gpuobs/gpuobs/internal/promql"
 )
 
 // Install is what scrapes tell about the exporter that sent them. Each setting comes with the
@@ -25,9 +22,10 @@ type Install struct {
 	// HostLabel is the label that names the node (Hostname up to 4.8.2, hostname from 4.8.3);
 	// "" when no series has one.
 	HostLabel string
-	// Attribution is the label a GPU's pod arrives in: pod (the exporter's own labels kept:
-	// honorLabels true) or exported_pod (renamed by Prometheus: honorLabels false); "" when
-	// no GPU is held by a pod in the scrapes.
+	// Attribution is the label a GPU's pod arrives in: pod or exported_pod (renamed by
+	// Prometheus: honorLabels false); "" when no GPU is held by a pod in the scrapes. Only a
+	// text Prometheus stored (Stored) tells how Prometheus keeps it: a curl of the exporter
+	// always shows pod.
 	Attribution string
 	// GB200 says the scrapes hold Grace Blackwell's fabric or C2C fields.
 	GB200 bool
@@ -65,37 +63,29 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// lineOf finds the line number in the parser's "text format parsing error in line N: ...".
-var lineOf = regexp.MustCompile(`^text format parsing error in line (\d+): (.*)$`)
-
 // Read parses one /metrics text (name is its file, for errors) and tells what it shows.
 func Read(name string, data []byte) (*Install, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(data))
+	samples, err := promql.ParseExposition(data)
 	if err != nil {
-		if m := lineOf.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1]) // digits, by the expression
-			return nil, &Error{File: name, Line: line, Msg: m[2] + " (Prometheus' parser rejects the whole scrape for this line: the target reads as down)"}
+		var e *promql.ExpositionError
+		if errors.As(err, &e) && e.Line > 0 {
+			return nil, &Error{File: name, Line: e.Line, Msg: e.Msg + " (Prometheus' parser rejects the whole scrape for this line: the target reads as down)"}
 		}
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	in := &Install{Values: map[string][2]float64{}, Lines: firstLines(name, data)}
 	uuids := map[string]bool{}
-	for field, family := range families {
-		if !strings.HasPrefix(field, "DCGM_FI_") && !strings.HasPrefix(field, "DCGM_EXP_") {
+	for _, s := range samples {
+		if !strings.HasPrefix(s.Metric, "DCGM_FI_") && !strings.HasPrefix(s.Metric, "DCGM_EXP_") {
 			continue
 		}
-		in.Fields = append(in.Fields, field)
-		for _, m := range family.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			in.note(labels)
-			in.value(field, m.GetGauge().GetValue()+m.GetCounter().GetValue()+m.GetUntyped().GetValue())
-			if u := labels["UUID"]; u != "" {
-				uuids[u] = true
-			}
+		if !slices.Contains(in.Fields, s.Metric) {
+			in.Fields = append(in.Fields, s.Metric)
+		}
+		in.note(s.Labels)
+		in.value(s.Metric, s.Value)
+		if u := s.Labels["UUID"]; u != "" {
+			uuids[u] = true
 		}
 	}
 	if len(in.Fields) == 0 {
@@ -215,6 +205,26 @@ func Merge(installs []*Install) (*Install, []string) {
 	return out, slices.Compact(conflicts)
 }
 
+// Stored says the texts are what Prometheus stored (their series carry a job), not a curl of
+// the exporter: target labels, relabeling and honorLabels show in them.
+func (in *Install) Stored() bool { return len(in.Jobs) > 0 }
+
+// coreFields are default fields every exporter sends for every GPU, vGPU guests included: a
+// text without one is cut (a poster's excerpt, a grep).
+var coreFields = []string{"DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED"}
+
+// Cut are the core fields the texts lack: where there are any, the texts are excerpts and do
+// not tell the counter set, nor a missing temperature.
+func (in *Install) Cut() []string {
+	var out []string
+	for _, f := range coreFields {
+		if !slices.Contains(in.Fields, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // versions are the exporter profiles, oldest first.
 var versions = []string{"4.8.2", "4.8.3", "4.9", "4.10"}
 
@@ -242,5 +252,5 @@ func (in *Install) decide() {
 	}
 	in.GB200 = hasPrefix("DCGM_FI_DEV_FABRIC_") || hasPrefix("DCGM_FI_DEV_C2C_")
 	grid := slices.ContainsFunc(in.Models, func(m string) bool { return strings.HasPrefix(m, "GRID ") })
-	in.VGPUGuests = grid || (!has("DCGM_FI_DEV_GPU_TEMP") && has("DCGM_FI_DEV_MEM_CLOCK"))
+	in.VGPUGuests = grid || (len(in.Cut()) == 0 && !has("DCGM_FI_DEV_GPU_TEMP"))
 }

@@ -49,6 +49,18 @@ func TestWhatAScrapeTells(t *testing.T) {
 	}
 }
 
+// TestACutText: a text without the clocks and framebuffer every exporter sends is an excerpt:
+// it is called cut, and a temperature it lacks does not make its GPUs vGPU guests.
+func TestACutText(t *testing.T) {
+	in, err := Read("excerpt.prom", []byte(`DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-1",modelName="NVIDIA H100 80GB HBM3",Hostname="n1"} 1024`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(in.Cut(), []string{"DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_FB_FREE"}) || in.VGPUGuests || in.Stored() {
+		t.Errorf("%+v, cut %v", in, in.Cut())
+	}
+}
+
 // TestAValueThatIsNotANumber: a line Prometheus' parser rejects (the whole scrape with it) is
 // reported at its line, in plain words.
 func TestAValueThatIsNotANumber(t *testing.T) {
