@@ -56,7 +56,8 @@ local t = import 'lib/test.libsonnet';
 
   // Inputs of the cases: an H100 held by namespace research (engine 50 % active), an A100 of
   // team-b's namespace serving (25 % active), and an H100 split in two MIG instances, one
-  // held by research (50 % active), one idle and unallocated.
+  // held by research (50 % active), one idle and unallocated: its series carry the
+  // exporter target's own pod, as with honorLabels: true, which bills no namespace.
   local h100 = 'NVIDIA H100 80GB HBM3',
   local a100 = 'NVIDIA A100-SXM4-80GB',
   local gpu(host, index, sku, pod, mig=null) = t.gpu(l, host, index, sku, pod, mig),
@@ -64,12 +65,14 @@ local t = import 'lib/test.libsonnet';
     [gpu('node-a', 0, h100, ['research', 'train-0']), 0.5],
     [gpu('node-a', 1, a100, ['serving', 'llm-0']), 0.25],
     [gpu('node-b', 0, h100, ['research', 'train-1'], 1), 0.5],
-    [gpu('node-b', 0, h100, null, 2), 0],
+    [gpu('node-b', 0, h100, null, 2) + exporterPod, 0],
   ],
+  local exporterPod = $.exporter.targetPod('node-b'),
   local input = std.flattenArrays([
     [t.series(h, '65x60', x[0]), t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', x[1] + 'x60', x[0])]
     for x in entities
   ]) + [
+    t.series('up', '1x60', { [l.cluster]: 'prod', job: $.exporter.job, instance: 'node-b:9400' } + exporterPod),
     t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'research', [$.cost.teamLabel]: 'team-a' })),
     t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'serving', [$.cost.teamLabel]: 'team-b' })),
   ],
@@ -119,7 +122,8 @@ local t = import 'lib/test.libsonnet';
     // The share of a GPU each (GPU or MIG instance, pod) stands for: the instance's weight
     // (1 for a whole GPU, its profile's for a MIG instance, 1/n of the GPU for a profile the
     // table lacks), split evenly among the pods on it (time-slicing), labelled with the alert
-    // identity and the instance.
+    // identity and the instance; for the GPUs and instances a workload's pod holds (not the
+    // exporter's own, see exporter.ownPodTargets).
     [names.gpuShare]: {
       family: 'cost',
       comments: [
@@ -151,8 +155,8 @@ local t = import 'lib/test.libsonnet';
         (count by ($(slot)) (group by ($(slot), $(ns), $(pod)) ($(health))) > 0)
       |||, pieces { ns: ns, pod: l.pod }),
       expr: e.fill(|||
-        group by ($(alert), $(mig)) ($(health)) * on ($(slot)) group_left () (($(profiled) or $(whole) or $(evenly)) / $(holders))
-      |||, pieces { alert: std.join(', ', id), profiled: profiled, whole: whole, evenly: evenly, holders: holders }),
+        group by ($(alert), $(mig)) ($(held)) * on ($(slot)) group_left () (($(profiled) or $(whole) or $(evenly)) / $(holders))
+      |||, pieces { alert: std.join(', ', id), held: $.exporter.attributed(h), profiled: profiled, whole: whole, evenly: evenly, holders: holders }),
       local shared(pod) = gpu('node-s', 0, a100, ['serving', pod]),
       local layout = [['3g.40gb', 'train-3g'], ['2g.20gb', 'train-2g'], ['1g.10gb', 'infer-a'], ['1g.10gb', 'infer-b']],
       local migGPU(i) = gpu('node-m', 0, h100, ['research', layout[i][1]], i + 1) { [l.migProfile]: layout[i][0] },

@@ -1,4 +1,5 @@
 // How dcgm-exporter and kube-state-metrics label their series, as configuration.
+local e = import 'lib/expr.libsonnet';
 {
   // What changes between dcgm-exporter versions: the host label ('Hostname' up to 4.8.2,
   // 'hostname' from 4.8.3), from 4.8.3 the exporter's cumulative counters, its health check and
@@ -140,6 +141,30 @@
     // false when Prometheus scrapes with honorLabels: false (the Helm chart's ServiceMonitor
     // default): pod attribution then arrives as exported_namespace/exported_pod/exported_container.
     honorLabels: true,
+    // With honorLabels: true a series the exporter sends without pod labels (a GPU no pod holds)
+    // takes the scrape target's own: every idle GPU reads as held by the exporter's pod
+    // (gpu-operator/nvidia-dcgm-exporter-… under the GPU Operator's ServiceMonitor). The up
+    // series of the series' own target (same instance), matched on the pod labels, tells the
+    // exporter's own pod from a workload's, whatever the job: attributed() keeps a series
+    // only where its pod is not its target's, unattributed() reads the others as no pod's.
+    // '' with honorLabels: false, where the target's labels win over the exporter's and
+    // attribution arrives as exported_*.
+    ownPodTargets: if self.honorLabels then e.fill(|||
+      on ($(labels)) up
+    |||, { labels: std.join(', ', [$.labels.cluster, 'instance', $.labels.namespace, $.labels.pod]) }) else '',
+    local targets = self.ownPodTargets,
+    // The labels that name a target's own pod on its up series (and so on its alerts).
+    targetPodLabels:: if self.honorLabels then [$.labels.namespace, $.labels.pod, $.labels.container] else ['namespace', 'pod', 'container'],
+    // The exporter pod of a host as its series carry it, for the scenarios.
+    targetPod(host)::
+      local names = self.targetPodLabels;
+      { [names[0]]: 'gpu-operator', [names[1]]: 'nvidia-dcgm-exporter-' + host, [names[2]]: 'nvidia-dcgm-exporter' },
+    // The series of a selector that a workload's pod holds.
+    attributed(series):: if self.ownPodTargets == '' then series else e.fill('($(series) unless $(targets))', { series: series, targets: targets }),
+    // The series of metric that no workload's pod holds.
+    unattributed(metric)::
+      local noPod = e.fill('$(metric){$(pod)=""}', { metric: metric, pod: $.labels.pod });
+      if self.ownPodTargets == '' then noPod else e.fill('($(noPod) or $(metric) and $(targets))', { noPod: noPod, metric: metric, targets: targets }),
     // The DCGM field of the driver version: the counter file's label row names it, and the
     // series carry it as a label of that name (labels.driverVersion, if you relabel it).
     driverField: profile.driverLabel,
@@ -261,7 +286,6 @@
     // the node's ResourceSlice. steps are [GPUs, minutes] in turn, as t.steps; labels are
     // added to each series.
     capacitySeries(node, steps, labels={})::
-      local e = import 'lib/expr.libsonnet';
       local t = import 'lib/test.libsonnet';
       local ksm(extra) = e.ksm($.kubeStateMetrics.job, labels + extra);
       if !self.devicePlugin then [

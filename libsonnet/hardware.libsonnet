@@ -316,10 +316,13 @@ local t = import 'lib/test.libsonnet';
                  t.case('the first XID of its code since the exporter started: its series appears', true, [held(code)] + counted(code, '_x55 1x5'), value=1, labels=xid(code)),
                  t.case('the exporter restarted as a new target: the count starts again', true, [held(code)] + counted(code, '3x29') + counted(code, '_x55 1x5', { instance: '10.250.0.1:9400' }), value=1, labels=xid(code)),
                  t.case('the cumulative count held across a 10-minute Prometheus outage', false, [held(code)] + counted(code, '2x40 _x10 2x9')),
-                 // The XID kills the job: the count moves to the series without the pod. The
-                 // alert of the XID's first minute, on the pod, is kept firing beside it
-                 // (keep_firing_for) where the alert keeps firing.
-                 t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, without=[$.labels.namespace, $.labels.pod], labels=xid(code), alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
+                 // The XID kills the job: the count moves to the series without the pod (which
+                 // carries the exporter's own pod with honorLabels: true). The alert of the
+                 // XID's first minute, on the pod, is kept firing beside it (keep_firing_for)
+                 // where the alert keeps firing.
+                 local exporterPod = $.exporter.targetPod(t.scenarioHost);
+                 local podless = if $.exporter.ownPodTargets == '' then { without: [l.namespace, l.pod], labels: {} } else { without: [], labels: { [k]: exporterPod[k] for k in [l.namespace, l.pod] } };
+                 t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, without=podless.without, labels=xid(code) + podless.labels, alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
                ]),
     local xidRunbook(class, meaning, impact) = {
       meaning: meaning,
@@ -903,7 +906,7 @@ local t = import 'lib/test.libsonnet';
         (up{job="$(job)"} == 0) * on ($(cluster), instance) group_left ($(host)) topk by ($(cluster), instance) (1, last_over_time($(hosts)[$(window)])) or on ($(cluster), instance) (up{job="$(job)"} == 0)
       |||, { job: $.exporter.job, cluster: l.cluster, host: l.host, hosts: exporterHost, window: w.missing }),
       'for': '5m',
-      identity: [l.cluster, 'instance', 'job', l.host],
+      identity: [l.cluster, 'instance', 'job', l.host] + $.exporter.targetPodLabels,
       summary: 'A dcgm-exporter target is down: its GPUs are unmonitored.',
       description: 'dcgm-exporter {{ $labels.instance }} on {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} has been down for ' + self['for'] + '; none of its GPU alerts can fire.',
       tests: [

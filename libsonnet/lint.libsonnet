@@ -55,7 +55,8 @@
     // Scraped series carry the cluster label under the catalog's name (relabeling or external
     // labels add it to every target alike).
     local ksm = [$.labels.cluster, 'job', 'instance'],
-    up: { type: 'gauge', labels: ksm },
+    // up carries its target's pod (Kubernetes service discovery under a ServiceMonitor).
+    up: { type: 'gauge', labels: ksm + $.exporter.targetPodLabels },
     ALERTS: { type: 'gauge', labels: ['alertname', 'alertstate', 'severity', $.labels.team] },
     kube_node_status_allocatable: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },
     kube_node_status_capacity: { type: 'gauge', labels: ksm + ['node', 'resource', 'unit'] },

@@ -49,7 +49,9 @@ local t = import 'lib/test.libsonnet';
       summary: std.rstripChars(p.summary, '.') + ', on a node in maintenance: a repair ticket, not a page.',
       description: p.description + ' The node is cordoned and no pod holds its GPUs (maintenance): no workload is affected, so this is the ticket for the repair instead of ' + page + '.',
       tests: [
-        firing { name: firing.name + ', on a node in maintenance (cordoned, no GPU pods)', pod: false, extra+: [cordon], alsoFires: [cordoned] },
+        // A page that takes its pod labels from the GPU-to-pod map has none where no pod
+        // holds the GPU (not even the exporter's own, with honorLabels: true).
+        firing { name: firing.name + ', on a node in maintenance (cordoned, no GPU pods)', pod: false, extra+: [cordon], alsoFires: [cordoned], [if std.length(std.findSubstr(names.gpuInfo, p.expr)) > 0 then 'without']: [l.namespace, l.pod] },
         firing { name: firing.name + ', on a cordoned node where GPU pods still run', fires: false, extra+: [cordon], alsoFires: [cordoned, { alert: page, value: firing.value, labels: std.get(firing, 'labels', {}) } + (if std.objectHas(firing, 'firing') then { firing: firing.firing } else {})] },
       ],
       runbook+: {
@@ -76,13 +78,13 @@ local t = import 'lib/test.libsonnet';
                severity: 'warning',
                expr: e.fill(|||
                  (
-                     max by ($(gpu)) ($(used){$(pod)=""})
+                     max by ($(gpu)) ($(used))
                    /
-                     (max by ($(gpu)) ($(used){$(pod)=""}) + max by ($(gpu)) ($(free){$(pod)=""}))
+                     (max by ($(gpu)) ($(used)) + max by ($(gpu)) ($(free)))
                    > $(ratio)
                  )
                  unless on ($(node)) $(maintenance)
-               |||, { gpu: gpu, used: used, free: free, pod: l.pod, ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance }),
+               |||, { gpu: gpu, used: $.exporter.unattributed(used), free: $.exporter.unattributed(free), ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance }),
                'for': '15m',
                identity: $.identity.gpu + [l.pciBusId],
                summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',

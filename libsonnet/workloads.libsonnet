@@ -191,8 +191,8 @@ local t = import 'lib/test.libsonnet';
       // Graphics-engine activity is reported per MIG instance (GPU_UTIL is not), so an idle
       // instance is found even when its neighbours are busy.
       expr: e.fill(|||
-        max by ($(gpu)) (avg_over_time($(activity){$(namespace)!=""}[5m])) < $(threshold)
-      |||, { gpu: id, activity: activity, namespace: l.namespace, threshold: std.toString(th.idleActivity) }),
+        max by ($(gpu)) ($(activity)) < $(threshold)
+      |||, { gpu: id, activity: $.exporter.attributed(e.fill('avg_over_time($(activity){$(namespace)!=""}[5m])', { activity: activity, namespace: l.namespace })), threshold: std.toString(th.idleActivity) }),
       panelThresholds:: { [activity]: th.idleActivity },
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
@@ -202,7 +202,7 @@ local t = import 'lib/test.libsonnet';
         [
           t.case('idle for 40 minutes', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], value=idle),
           t.case('one idle MIG instance next to a busy one', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]), entities=[0]), t.series(activity, '0.6x60', entities=[1])], mig=true, firing=[0], value=idle),
-          t.case('idle and not allocated', false, [t.series(activity, t.steps([[idle, 60]]))], pod=false),
+          t.case('idle, no pod holds it (with honorLabels: true its series carry the exporter pod)', false, [t.series(activity, t.steps([[idle, 60]]))], pod=false),
           t.case('busy', false, [t.series(activity, '0.6x60')]),
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
         ],
@@ -236,11 +236,11 @@ local t = import 'lib/test.libsonnet';
       local entity = std.join(', ', $.identity.gpuJoin + [l.migInstance]),
       expr: e.fill(|||
         max by ($(gpu)) (
-              $(activity){$(namespace)!=""} > $(engine)
+              $(activity) > $(engine)
           and on ($(entity)) DCGM_FI_PROF_SM_ACTIVE < $(sm)
           and on ($(entity)) DCGM_FI_PROF_DRAM_ACTIVE < $(dram)
         )
-      |||, { gpu: id, activity: activity, namespace: l.namespace, entity: entity, engine: std.toString(th.hungEngineActivity), sm: std.toString(th.hungSMActivity), dram: std.toString(th.hungDRAMActivity) }),
+      |||, { gpu: id, activity: $.exporter.attributed(e.fill('$(activity){$(namespace)!=""}', { activity: activity, namespace: l.namespace })), entity: entity, engine: std.toString(th.hungEngineActivity), sm: std.toString(th.hungSMActivity), dram: std.toString(th.hungDRAMActivity) }),
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
       description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' % and its memory interface under ' + e.percent(th.hungDRAMActivity) + ' %: the job is probably hung (an NCCL collective waiting on a rank), not training.',
@@ -514,9 +514,14 @@ local t = import 'lib/test.libsonnet';
       local free = 'DCGM_FI_DEV_FB_FREE',
       expr: e.fill(|||
         max by ($(gpu)) (
-          predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon)) > $(used) + $(free)
+          $(forecast) > $(used) + $(free)
         )
-      |||, { gpu: id, used: used, free: free, namespace: l.namespace, window: w.memoryTrend, horizon: std.toString(th.memoryForecastHours * 3600) }),
+      |||, {
+        gpu: id,
+        used: used,
+        free: free,
+        forecast: $.exporter.attributed(e.fill('predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon))', { used: used, namespace: l.namespace, window: w.memoryTrend, horizon: std.toString(th.memoryForecastHours * 3600) })),
+      }),
       'for': '15m',
       summary: "A workload's GPU memory keeps growing and will run out within hours.",
       local amount = if $.fields[used].unit == 'MiB' then '{{ $value | printf "%.0f" }} MiB' else '{{ $value | humanize1024 }}B',
@@ -592,7 +597,7 @@ local t = import 'lib/test.libsonnet';
         (1 - avg_over_time($(up)[$(window)])) > $(ratio) unless max_over_time($(up)[5m]) == 0 and $(up)
       |||, { up: up, window: w.scrapeFailures, ratio: std.toString(th.scrapeFailureRatio) }),
       'for': '10m',
-      identity: [l.cluster, 'instance', 'job'],
+      identity: [l.cluster, 'instance', 'job'] + $.exporter.targetPodLabels,
       summary: 'A dcgm-exporter target keeps failing scrapes while it is up.',
       description: 'dcgm-exporter {{ $labels.instance }} in cluster {{ $labels.' + l.cluster + ' }} failed {{ $value | humanizePercentage }} of its scrapes in the last ' + w.scrapeFailures + ': GPU series have gaps (scrape timeout, DCGM hang, node pressure).',
       tests:

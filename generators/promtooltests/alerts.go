@@ -167,7 +167,7 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 					for _, l := range c.Without {
 						delete(id, l)
 					}
-					expected[name] = append(expected[name], expectation{labels: id.With(c.Labels), value: *c.Value})
+					expected[name] = append(expected[name], expectation{labels: id.With(atHost(c.Labels, gpus[0].Host)), value: *c.Value})
 				}
 			}
 			for _, also := range c.AlsoFires {
@@ -254,10 +254,7 @@ const ScenarioHost = "$host"
 func atHost(labels map[string]string, host string) map[string]string {
 	out := make(map[string]string, len(labels))
 	for k, v := range labels {
-		if v == ScenarioHost {
-			v = host
-		}
-		out[k] = v
+		out[k] = strings.ReplaceAll(v, ScenarioHost, host)
 	}
 	return out
 }
@@ -297,7 +294,7 @@ func selected(selection []int, i int) bool {
 // the thing at fault is not a GPU, else the selected GPU identities.
 func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, cluster string, identity []string, firing []int, target map[string]string) []synth.Labels {
 	if target != nil {
-		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(atHost(target, gpus[0].Host)).Project(identity)}
+		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(gpus[0].TargetPod(m)).With(atHost(target, gpus[0].Host)).Project(identity)}
 	}
 	var owner synth.Labels
 	if c.Owner != "" {
@@ -313,12 +310,17 @@ func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, clust
 }
 
 // alertIdentities are the label sets an alert with the given identity has on these GPUs, with
-// the labels of the pods' owner: one per reporting entity (each MIG instance has its own pod), deduplicated.
+// the labels of the pods' owner: one per reporting entity (each MIG instance has its own pod),
+// deduplicated. An alert that names no GPU (an exporter target's) carries the target's pod.
 func alertIdentities(m *model.Model, gpus []synth.GPU, owner synth.Labels, identity []string) []synth.Labels {
 	seen := map[string]bool{}
 	var out []synth.Labels
 	for _, e := range entitiesOf(m, gpus, model.EntityMIGRepeated) {
-		id := e.Labels.With(owner).Project(identity)
+		labels := e.Labels
+		if !slices.Contains(identity, m.Labels.UUID) {
+			labels = labels.With(e.TargetPod(m))
+		}
+		id := labels.With(owner).Project(identity)
 		if key := synth.Series("", id); !seen[key] {
 			seen[key] = true
 			out = append(out, id)

@@ -1,6 +1,7 @@
 package promtooltests_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,22 +43,22 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 		{
 			// The GPU Operator's ServiceMonitor names the job nvidia-dcgm-exporter, and its
 			// exporter runs the stock counter set: both are said, once per cluster.
-			name: "GPU Operator, embedded catalog", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter",
+			name: "GPU Operator, embedded catalog", scrape: "operator-l4.prom", job: operatorJob,
 			want: []string{"DCGMExporterJobMismatch", "DCGMExporterStockCounterSet"},
 		},
 		{
-			name: "GPU Operator, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter",
+			name: "GPU Operator, catalog that says so", scrape: "operator-l4.prom", job: operatorJob,
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
 		},
 		{
 			// Its exporter goes down: the embedded catalog watches another job, so the
 			// outage reads as a GPU gone, and the availability SLO pages (the job ticket
 			// fired for the hour and a half before, and resolves with the series).
-			name: "GPU Operator exporter down, embedded catalog", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", down: true,
+			name: "GPU Operator exporter down, embedded catalog", scrape: "operator-l4.prom", job: operatorJob, down: true,
 			want: []string{"GPUSeriesMissing", "SLOGPUAvailabilityFastBurn", "SLOGPUAvailabilitySlowBurn"},
 		},
 		{
-			name: "GPU Operator exporter down, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", down: true,
+			name: "GPU Operator exporter down, catalog that says so", scrape: "operator-l4.prom", job: operatorJob, down: true,
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
 			want:    []string{"DCGMExporterDown"},
 		},
@@ -73,12 +74,12 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 		{
 			// kube-prometheus-stack's usual setup: the cluster's name only as an external
 			// label. Every exporter reads as one whose series lack a label.
-			name: "cluster as an external label, catalog without it", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", external: true,
+			name: "cluster as an external label, catalog without it", scrape: "operator-l4.prom", job: operatorJob, external: true,
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
 			want:    []string{"DCGMExporterLabelMismatch"},
 		},
 		{
-			name: "cluster as an external label, catalog that says so", scrape: "operator-l4.prom", job: "nvidia-dcgm-exporter", external: true,
+			name: "cluster as an external label, catalog that says so", scrape: "operator-l4.prom", job: operatorJob, external: true,
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }, topology+: { clusterExternal: true }",
 		},
 	} {
@@ -98,6 +99,9 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 		})
 	}
 }
+
+// operatorJob is the job of the GPU Operator's ServiceMonitor.
+const operatorJob = "nvidia-dcgm-exporter"
 
 // replay is how a scrape is replayed: the exporter's job, whether its target is down for the
 // last 30 minutes, and whether the cluster is an external label instead of a series label.
@@ -141,6 +145,12 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 		input = append(input, map[string]string{"series": selector(metric, labels), "values": values})
 	}
 	target := map[string]string{"job": r.job, "instance": "10.0.0.7:9400"}
+	if r.job == operatorJob {
+		// The GPU Operator's ServiceMonitor scrapes with honorLabels: true: its target's own
+		// pod labels fill in where the exporter sends none, on every GPU no pod holds.
+		maps.Copy(target, map[string]string{"namespace": "gpu-operator", "pod": "nvidia-dcgm-exporter-x7k2p",
+			"container": "nvidia-dcgm-exporter", "service": "nvidia-dcgm-exporter", "endpoint": "gpu-metrics"})
+	}
 	host, gpus := "", map[string]bool{}
 	for _, s := range samples {
 		host, gpus[s.Labels["gpu"]] = s.Labels["Hostname"]+s.Labels["hostname"], true

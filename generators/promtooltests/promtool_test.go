@@ -401,9 +401,53 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=""}[5m])`,
+			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{exported_namespace!=""}[5m])`,
 			new:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])`,
 			wantFailure: "alertname: GPUAllocatedIdle",
+			config:      "../../internal/catalog/testdata/override.jsonnet",
+		},
+		// With honorLabels: true a GPU no pod holds carries its exporter target's own pod.
+		{
+			name: "an idle GPU read as held by the exporter's own pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "unless on (cluster, instance, namespace, pod)\n                  up\n              )\n            )\n          <",
+			new:         "unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n              )\n            )\n          <",
+			wantFailure: "alertname: GPUAllocatedIdle",
+		},
+		{
+			name: "a busy GPU no pod holds read as a hung job of the exporter's pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} unless on (cluster, instance, namespace, pod) up)",
+			new:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"}",
+			wantFailure: "alertname: GPUBusyNotWorking",
+		},
+		{
+			name: "memory growth of a GPU no pod holds forecast as the exporter pod's", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "unless on (cluster, instance, namespace, pod)\n                  up\n              )\n            >",
+			new:         "unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n              )\n            >",
+			wantFailure: "alertname: GPUMemoryExhaustionRisk",
+		},
+		{
+			name: "leaked memory missed on a GPU that carries the exporter's pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "(DCGM_FI_DEV_FB_USED{pod=\"\"} or DCGM_FI_DEV_FB_USED and on (cluster, instance, namespace, pod) up)",
+			new:         "DCGM_FI_DEV_FB_USED{pod=\"\"}",
+			wantFailure: "alertname: GPUMemoryHeldWithoutPod",
+		},
+		{
+			name: "the exporter's pod in the GPU-to-pod map", file: "rules/recording.yaml", testFile: output.RecordingTests,
+			old:         "(DCGM_FI_DEV_GPU_TEMP unless on (cluster, instance, namespace, pod) up)",
+			new:         "DCGM_FI_DEV_GPU_TEMP",
+			wantFailure: `expr: "namespace:dcgm_gpus_attributed:count"`,
+		},
+		{
+			name: "the exporter's namespace in a namespace rollup", file: "rules/recording.yaml", testFile: output.RecordingTests,
+			old:         "(DCGM_FI_DEV_FB_USED{namespace!=\"\"} unless on (cluster, instance, namespace, pod) up)",
+			new:         "DCGM_FI_DEV_FB_USED{namespace!=\"\"}",
+			wantFailure: `expr: "namespace:dcgm_fb_used:sum"`,
+		},
+		{
+			name: "idle GPUs billed to the exporter's namespace", file: "rules/recording.yaml", testFile: output.RecordsTests,
+			old:         "GPU_I_ID) (\n              (DCGM_FI_DEV_GPU_TEMP unless on (cluster, instance, namespace, pod) up)\n",
+			new:         "GPU_I_ID) (\n              DCGM_FI_DEV_GPU_TEMP\n",
+			wantFailure: `expr: "round(namespace:gpu_allocated:sum, 0.001)"`,
 		},
 		{
 			name: "slow burn against a tenth of the budget", file: "rules/alerts.yaml", testFile: output.AlertTests,

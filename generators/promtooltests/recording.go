@@ -356,7 +356,7 @@ func namespaceSamples(m *model.Model, fleet []synth.GPU, field, op string, value
 	var weighted, shares groups
 	for _, g := range fleet {
 		for _, e := range g.SeriesOf(m, field) {
-			if e.Labels[l.Namespace] == "" {
+			if e.Pod == nil {
 				continue
 			}
 			key, v, share := e.Labels.Project([]string{l.Cluster, l.Namespace}), value(g, e), g.Share(m, e)
@@ -422,7 +422,7 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		var gs groups
 		for _, g := range fleet {
 			for _, e := range g.Entities(m, m.Fields[m.Exporter.HealthField].Entity) {
-				gs.add(e.Labels.Project(m.Identity.Alert), 1)
+				gs.add(e.Attribution(m).Project(m.Identity.Alert), 1)
 			}
 		}
 		return gs.samples(func([]float64) float64 { return 1 })

@@ -16,6 +16,10 @@ type Exporter struct {
 	// HonorLabels is false when Prometheus scrapes with honorLabels: false: pod attribution then
 	// arrives as exported_namespace, exported_pod and exported_container.
 	HonorLabels bool `json:"honorLabels"`
+	// OwnPodTargets matches a series to its scrape target's up series by the pod labels
+	// ("on (cluster, namespace, pod) up{job=…}"), where honorLabels: true gives a GPU no pod
+	// holds the exporter's own pod; "" where the target's pod labels are not the attribution's.
+	OwnPodTargets string `json:"ownPodTargets"`
 	// ThrottleReasonsField is the clock-event bitmask field the exporter collects.
 	ThrottleReasonsField string `json:"throttleReasonsField"`
 	// HealthField is a default-collected field every GPU reports: its disappearance means the GPU
@@ -93,4 +97,13 @@ func (m *Model) OtherVersionName(name string) (RenamedField, bool) {
 		}
 	}
 	return RenamedField{}, false
+}
+
+// Attributed keeps the series of a selector that a workload's pod holds: not the ones whose
+// pod labels are their exporter target's own.
+func (e Exporter) Attributed(series string) string {
+	if e.OwnPodTargets == "" {
+		return series
+	}
+	return "(" + series + " unless " + e.OwnPodTargets + ")"
 }

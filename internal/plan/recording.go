@@ -110,7 +110,8 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 }
 
 // namespaceRollup attributes a signal to namespaces over its pod-attributed series, each
-// weighed by the pod's share of its GPU (conventions.GPUShare): an average weighs a 1g MIG
+// weighed by the pod's share of its GPU (conventions.GPUShare, recorded only for a workload's
+// pods, not the exporter's own): an average weighs a 1g MIG
 // instance a seventh of a whole GPU and a time-sliced pod by its part; a sum splits a value
 // repeated for every MIG instance or pod of a GPU by their shares, and takes a value of the
 // series' own (a MIG instance's framebuffer, a pod's processes' under virtual GPUs) as it is.
@@ -127,8 +128,23 @@ func namespaceRollup(m *model.Model, s Signal, window string) string {
 	case agg == "sum" && s.copiedToPods():
 		return fmt.Sprintf("sum %s (%s)", perNamespace, weighted)
 	default:
-		return fmt.Sprintf("%s %s (%s)", agg, perNamespace, attributed)
+		// The shares join only the series a workload's pod holds; alone, the series of the
+		// exporter's own pod are left out here.
+		return fmt.Sprintf("%s %s (%s)", agg, perNamespace, m.Exporter.Attributed(attributed))
 	}
+}
+
+// gpuInfo maps each GPU (or MIG instance) to the pod that holds it: its health series by the
+// alert identity, and where the series carry their exporter target's own pod (honorLabels:
+// true on a GPU no pod holds), without pod labels, as a GPU no pod holds.
+func gpuInfo(m *model.Model) string {
+	l, health := m.Labels, m.Exporter.HealthField
+	held := fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.Attributed(health))
+	if m.Exporter.OwnPodTargets == "" {
+		return held
+	}
+	unheld := slices.DeleteFunc(slices.Clone(m.Identity.Alert), func(s string) bool { return s == l.Namespace || s == l.Pod })
+	return fmt.Sprintf("%s or group %s (%s and %s)", held, by(unheld...), health, m.Exporter.OwnPodTargets)
 }
 
 // formatShare is the share of a GPU that slices of its DRAMemorySlices memory slices hold,
@@ -209,7 +225,7 @@ func allocationRules(m *model.Model) []Recorded {
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	out := []Recorded{
 		// Which pod holds which GPU, read once: alerts join it, GPU counts read it.
-		{Level: conventions.LevelGPUPod, Name: conventions.GPUInfo, Expr: fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.HealthField)},
+		{Level: conventions.LevelGPUPod, Name: conventions.GPUInfo, Expr: gpuInfo(m)},
 		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, AllocatableSignal, "sum"), Expr: allocatable},
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, AllocatableSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, AllocatableSignal, "sum"))},

@@ -133,13 +133,25 @@ func (g GPU) base(m *model.Model) Labels {
 		"job":           m.Exporter.Job,
 		"instance":      g.Instance,
 	}
-	if !m.Exporter.HonorLabels {
-		// With honorLabels: false the target's own pod labels win: they name the exporter.
-		out["namespace"] = "gpu-operator"
-		out["pod"] = "nvidia-dcgm-exporter-" + g.Host
-		out["container"] = "nvidia-dcgm-exporter"
+	return out.With(exporterPod(m, g.Host))
+}
+
+// TargetPod is the exporter target's own pod, as its up series and the GPU series carry it.
+func (g GPU) TargetPod(m *model.Model) Labels { return exporterPod(m, g.Host) }
+
+// TargetPod is the pod of the exporter target that reports the entity.
+func (e Entity) TargetPod(m *model.Model) Labels { return exporterPod(m, e.Labels[m.Labels.Host]) }
+
+// exporterPod holds the scrape target's own pod labels as the exporter's series carry them:
+// with honorLabels: false they win over the exporter's (which arrive as exported_*); with
+// honorLabels: true they fill in where the exporter sends none, on every GPU no pod holds
+// (the GPU Operator's ServiceMonitor), under the catalog's pod labels.
+func exporterPod(m *model.Model, host string) Labels {
+	namespace, pod, container := "namespace", "pod", "container"
+	if m.Exporter.HonorLabels {
+		namespace, pod, container = m.Labels.Namespace, m.Labels.Pod, m.Labels.Container
 	}
-	return out
+	return Labels{namespace: "gpu-operator", pod: "nvidia-dcgm-exporter-" + host, container: "nvidia-dcgm-exporter"}
 }
 
 func withPod(m *model.Model, l Labels, p *Pod) Labels {
@@ -161,6 +173,9 @@ type Entity struct {
 	Part float64
 	// Holders is how many pods' series report this GPU or instance.
 	Holders int
+	// Pod is the workload's pod the series belongs to, nil where none holds it (the series
+	// then carries no pod labels, or its exporter target's own).
+	Pod *Pod
 }
 
 // Entities returns the series label sets that a field of the given entity level has on this
@@ -170,12 +185,12 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	base := g.base(m)
 	if len(g.MIG) == 0 {
 		if !m.Exporter.VirtualGPUs || len(g.Shared) == 0 {
-			return []Entity{{Labels: withPod(m, base, g.Pod), Part: 1, Holders: 1}}
+			return []Entity{{Labels: withPod(m, base, g.Pod), Part: 1, Holders: 1, Pod: g.Pod}}
 		}
 		pods := g.Pods()
 		out := make([]Entity, len(pods))
 		for i, p := range pods {
-			out[i] = Entity{Labels: withPod(m, base, p).With(map[string]string{VGPULabel: fmt.Sprint(i)}), Part: 1, Holders: len(pods)}
+			out[i] = Entity{Labels: withPod(m, base, p).With(map[string]string{VGPULabel: fmt.Sprint(i)}), Part: 1, Holders: len(pods), Pod: p}
 		}
 		return out
 	}
@@ -186,7 +201,7 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	for i := range g.MIG {
 		mi := &g.MIG[i]
 		l := base.With(map[string]string{m.Labels.MIGInstance: fmt.Sprint(mi.ID), m.Labels.MIGProfile: mi.Profile})
-		out[i] = Entity{Labels: withPod(m, l, mi.Pod), MIG: mi, Part: 1, Holders: 1}
+		out[i] = Entity{Labels: withPod(m, l, mi.Pod), MIG: mi, Part: 1, Holders: 1, Pod: mi.Pod}
 	}
 	return out
 }
@@ -202,7 +217,7 @@ func (g GPU) SeriesOf(m *model.Model, metric string) []Entity {
 	var out []Entity
 	devices := map[*MIGInstance]bool{} // the GPU or instances whose device series is out
 	for _, e := range entities {
-		if e.Labels[m.Labels.Pod] == "" {
+		if e.Pod == nil {
 			out = append(out, e) // no pod: the device's series alone
 			continue
 		}
@@ -210,6 +225,7 @@ func (g GPU) SeriesOf(m *model.Model, metric string) []Entity {
 			devices[e.MIG] = true
 			device := e
 			device.Labels = e.WithoutPod(m)
+			device.Pod = nil
 			delete(device.Labels, VGPULabel)
 			out = append(out, device)
 		}
@@ -237,6 +253,10 @@ func (g GPU) Share(m *model.Model, e Entity) float64 {
 // WithoutPod is the entity's label set once its pod has exited: the same series without pod
 // attribution.
 func (e Entity) WithoutPod(m *model.Model) Labels {
+	return e.withoutPodLabels(m).With(e.TargetPod(m))
+}
+
+func (e Entity) withoutPodLabels(m *model.Model) Labels {
 	out := e.Labels.With(nil)
 	delete(out, m.Labels.Namespace)
 	delete(out, m.Labels.Pod)
@@ -244,12 +264,21 @@ func (e Entity) WithoutPod(m *model.Model) Labels {
 	return out
 }
 
+// Attribution is the entity's label set as attribution reads it: without pod labels where no
+// workload's pod holds it.
+func (e Entity) Attribution(m *model.Model) Labels {
+	if e.Pod != nil {
+		return e.Labels
+	}
+	return e.withoutPodLabels(m)
+}
+
 // WithoutPod is the GPU's whole-GPU label set without pod attribution.
 func (g GPU) WithoutPod(m *model.Model) Labels { return g.base(m) }
 
 // UpLabels are the labels of the exporter target's up series.
 func (g GPU) UpLabels(m *model.Model) Labels {
-	return Labels{m.Labels.Cluster: g.Cluster, "job": m.Exporter.Job, "instance": g.Instance}
+	return Labels{m.Labels.Cluster: g.Cluster, "job": m.Exporter.Job, "instance": g.Instance}.With(g.TargetPod(m))
 }
 
 // Pods lists every pod holding this GPU or one of its instances.
