@@ -50,12 +50,16 @@
       nodeUnschedulable: 'GPUNodeCordoned',
       nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
       // ...these tickets in its cluster: an exporter upgrade that renames the host label
-      // makes every GPU's series "missing" under the old labels. Never pages.
+      // makes every GPU's series "missing" under the old labels, and every node one without
+      // an exporter. Never pages.
       // ...in its cluster, the alerts that an inhibition whose source reads kube-state-metrics
       // silences (the cordon's): with kube-state-metrics gone that source is gone too.
       kubeStateMetricsDown: 'GPUKubeStateMetricsDown',
       labelMismatch: 'DCGMExporterLabelMismatch',
-      labelMismatchTargets: ['GPUSeriesMissing'],
+      labelMismatchTargets: ['GPUSeriesMissing', 'DCGMExporterMissingOnNode'],
+      // ...in its cluster, exporterDown and labelMismatchTargets: most exporters of a cluster
+      // down at once is one ticket, not one per node and GPU. Never pages.
+      exportersDownInCluster: 'DCGMExportersDownInCluster',
     },
   },
 

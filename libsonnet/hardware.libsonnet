@@ -30,6 +30,9 @@ local t = import 'lib/test.libsonnet';
     pcieBusyActivity: 0.5,
     // Share of the window in which the throttle reason was set.
     throttleRatio: 0.5,
+    // More than this share of a cluster's exporter targets down at once (and more than one):
+    // the scrape is broken for the cluster, not each node.
+    exportersDownRatio: 0.5,
     // Power throttling costs performance when SM clocks sit below this share of their maximum.
     throttledClockRatio: 0.8,
   },
@@ -128,11 +131,19 @@ local t = import 'lib/test.libsonnet';
       |||, { by: e.by([$.labels.modelName, 'load']) }),
     },
     // Which host each exporter target serves, for alerts on the target (up has no host label).
+    // A target that goes down keeps its host for as long as it stays down (the record reads
+    // its own last value), so DCGMExporterDown keeps one identity for the whole outage.
     [exporterHost]: {
       family: 'exporter',
+      comments: ['Reads its own last value while the target is down: a mapping outlives the series it came from.'],
       expr: e.fill(|||
-        group by ($(cluster), instance, $(host)) ($(health))
-      |||, { cluster: $.labels.cluster, host: $.labels.host, health: $.exporter.healthField }),
+        group by ($(cluster), instance, $(host)) ($(health)) or ($(hosts) and on ($(cluster), instance) (up{job="$(job)"} == 0))
+      |||, { cluster: $.labels.cluster, host: $.labels.host, health: $.exporter.healthField, hosts: exporterHost, job: $.exporter.job }),
+      local gpu = t.gpu($.labels, 'node-a', 0) { job: $.exporter.job },
+      tests: [t.recordCase('the exporter down for 50 minutes keeps its host',
+                           [t.series($.exporter.healthField, '65x10 _x50', gpu), t.series('up', '1x10 0x50', { [$.labels.cluster]: 'prod', job: $.exporter.job, instance: gpu.instance })],
+                           [t.sample({ [$.labels.cluster]: 'prod', instance: gpu.instance, [$.labels.host]: 'node-a' }, 1)],
+                           exporterHost)],
     },
     // New XID events of the event window, one series per GPU (pod) and code, the code in the
     // xid label and the value how many events were seen.
@@ -897,8 +908,9 @@ local t = import 'lib/test.libsonnet';
       runbook: throttling('hw_slowdown', 'external power brake, PSU or overheating board', 'HW slowdown is signalled by the board (power brake, overtemperature): have the node serviced.'),
     },
 
-    // The exporter's host comes from the instance-to-host map of the last hour, so that the
-    // alert can inhibit the alerts of that node; an exporter unseen for longer alerts without it.
+    // The exporter's host comes from the instance-to-host map, so that the alert can inhibit
+    // the alerts of that node; the map keeps a down target's host for the whole outage, and an
+    // exporter whose series were never seen within windows.missing alerts without it.
     DCGMExporterDown: hw {
       family: 'exporter',
       severity: 'warning',
@@ -920,6 +932,49 @@ local t = import 'lib/test.libsonnet';
         mitigation: ['Restart the dcgm-exporter pod on the node.', 'If DCGM itself hangs, drain the node and restart the NVIDIA host engine or reboot.'],
         escalation: rb.escalation.infra,
         dashboards: ['L2', 'L3'],
+      },
+    },
+
+    // Blind is its own state: most exporters of a cluster down at once is a scrape problem of
+    // the cluster (a network policy, the ServiceMonitor, Prometheus itself), not of each node.
+    // One ticket says so and silences, in its cluster, each target's DCGMExporterDown and the
+    // tickets of GPUs and nodes read as missing (alertmanager.inhibit.exportersDownInCluster).
+    DCGMExportersDownInCluster: hw {
+      family: 'exporter',
+      severity: 'warning',
+      local down = e.fill('count by ($(cluster)) (up{job="$(job)"} == 0)', { cluster: l.cluster, job: $.exporter.job }),
+      expr: e.fill(|||
+        $(down) / count by ($(cluster)) (up{job="$(job)"}) > $(ratio) and $(down) > 1
+      |||, { down: down, cluster: l.cluster, job: $.exporter.job, ratio: e.num($.thresholds.exportersDownRatio) }),
+      'for': '5m',
+      identity: [l.cluster],
+      summary: 'Most dcgm-exporter targets of a cluster are down: its GPUs are unmonitored.',
+      description: '{{ $value | humanizePercentage }} of the dcgm-exporter targets of job ' + $.exporter.job + ' in cluster {{ $labels.' + l.cluster + ' }} have been down for ' + self['for'] + ' (threshold ' + e.percent($.thresholds.exportersDownRatio) + ' %): the scrape is broken for the cluster, and no GPU alert there can fire.',
+      // Other exporter targets of the scenario's cluster, each with its own pod.
+      local other(i) = { job: $.exporter.job, instance: '10.250.1.' + i + ':9400' } + $.exporter.targetPod('node-' + i),
+      local target(i, values) = t.series('up', values, other(i)),
+      tests: [
+        t.case('three of four exporters down', true, [], up='1x30 0x30', health='65x30 _x30', extra=[target(1, '1x30 0x30'), target(2, '1x30 0x30'), target(3, '1x60')], target={}, value=0.75, alsoFires=[
+          t.also('DCGMExporterDown', 0),
+          t.also('DCGMExporterDown', 0, target=other(1)),
+          t.also('DCGMExporterDown', 0, target=other(2)),
+        ]),
+        t.case('one of four exporters down', false, [], up='1x30 0x30', health='65x30 _x30', extra=[target(1, '1x60'), target(2, '1x60'), target(3, '1x60')], alsoFires=[t.also('DCGMExporterDown', 0)]),
+      ],
+      runbook: {
+        meaning: 'More than ' + e.percent($.thresholds.exportersDownRatio) + ' % of the dcgm-exporter targets (job ' + $.exporter.job + ') of the cluster have been down for ' + $.alerts.DCGMExportersDownInCluster['for'] + '. Their GPUs are unseen, not known down: the availability SLO counts their capacity as blind.',
+        impact: "No GPU alert of those nodes can fire. While this fires, each target's DCGMExporterDown and the tickets of GPUs and nodes read as missing are silenced in the cluster.",
+        queries: [
+          q('Targets down, by node', 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + '} == 0'),
+          q('Share of the targets down', 'avg(1 - up{job="' + $.exporter.job + '", ' + is(l.cluster) + '})'),
+        ],
+        diagnosis: [
+          step('Did the exporter pods restart together (an upgrade of the DaemonSet or the GPU Operator)?', 'Wait for the rollout; if pods crash, read `kubectl logs --previous` of one.'),
+          step("Did a network policy, the ServiceMonitor or Prometheus's configuration change?", 'Roll the change back.', "Check Prometheus's own health (its targets page, its logs)."),
+        ],
+        mitigation: ['Restore the scrape: roll back the change that broke it.'],
+        escalation: rb.escalation.infra,
+        dashboards: ['L2'],
       },
     },
 

@@ -323,7 +323,7 @@ func TestCordonSilencesTheRMAFollowUp(t *testing.T) {
 
 // TestLabelMismatchSilencesOnlyItsTickets: while an exporter of a cluster sends other label
 // names than the catalog expects (an upgrade renamed the host label), the GPUs "missing" under
-// the old labels ticket nobody in that cluster; another cluster's are still ticketed, pages are
+// the old labels and the nodes "without an exporter" ticket nobody in that cluster; another cluster's are still ticketed, pages are
 // never silenced, and a mismatch alert without its cluster silences nothing.
 func TestLabelMismatchSilencesOnlyItsTickets(t *testing.T) {
 	eachCatalog(t, func(t *testing.T, p *plan.Plan, cfg *amconfig.Config) {
@@ -336,6 +336,7 @@ func TestLabelMismatchSilencesOnlyItsTickets(t *testing.T) {
 			want   bool
 		}{
 			{"a GPU missing in the same cluster", mismatch, alertLabels(p, "GPUSeriesMissing", same), true},
+			{"a node without an exporter in the same cluster", mismatch, alertLabels(p, "DCGMExporterMissingOnNode", same), true},
 			{"a GPU missing in another cluster", mismatch, alertLabels(p, "GPUSeriesMissing", func(l string) string {
 				if l == cluster {
 					return "another-cluster"
@@ -351,6 +352,39 @@ func TestLabelMismatchSilencesOnlyItsTickets(t *testing.T) {
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				if muted, err := cfg.Inhibited([]map[string]string{c.source}, c.target); err != nil || muted != c.want {
+					t.Errorf("inhibited %v (%v), want %v", muted, err, c.want)
+				}
+			})
+		}
+	})
+}
+
+// TestExportersDownInClusterIsOneTicket: while most exporters of a cluster are down, each
+// target's exporter-down ticket and the tickets of GPUs and nodes read as missing are silenced
+// in that cluster, not in another, and no page is.
+func TestExportersDownInClusterIsOneTicket(t *testing.T) {
+	eachCatalog(t, func(t *testing.T, p *plan.Plan, cfg *amconfig.Config) {
+		ib, cluster := p.Model.Alertmanager.Inhibit, p.Model.Labels.Cluster
+		source := alertLabels(p, ib.ExportersDownInCluster, same)
+		elsewhere := func(l string) string {
+			if l == cluster {
+				return "another-cluster"
+			}
+			return same(l)
+		}
+		for _, c := range []struct {
+			name   string
+			target map[string]string
+			want   bool
+		}{
+			{"an exporter down in the cluster", alertLabels(p, ib.ExporterDown, same), true},
+			{"a GPU missing in the cluster", alertLabels(p, "GPUSeriesMissing", same), true},
+			{"a node without an exporter in the cluster", alertLabels(p, "DCGMExporterMissingOnNode", same), true},
+			{"an exporter down in another cluster", alertLabels(p, ib.ExporterDown, elsewhere), false},
+			{"a page in the cluster", alertLabels(p, "GPUXidFatal", same), false},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if muted, err := cfg.Inhibited([]map[string]string{source}, c.target); err != nil || muted != c.want {
 					t.Errorf("inhibited %v (%v), want %v", muted, err, c.want)
 				}
 			})

@@ -57,6 +57,9 @@ func alertnames(names []string) string {
 //   - label-mismatch: an exporter sending other label names than the catalog expects silences,
 //     in its cluster, the tickets that fire for every GPU because of it (a GPU "missing" under
 //     its old labels);
+//   - exporters-down-in-cluster: most exporter targets of a cluster down at once silences,
+//     there, each target's exporter-down ticket and the tickets of GPUs and nodes read as
+//     missing (the label-mismatch targets);
 //   - <family>-page-over-ticket: a page silences the tickets of its family on the same GPU;
 //   - <slo>-fast-over-slow: an SLO's page silences its tickets for the same SLO series.
 func Inhibitions(p *plan.Plan) ([]Inhibition, error) {
@@ -122,6 +125,11 @@ func (b *inhibitions) named() {
 	if ib.LabelMismatch != "" {
 		b.add("label-mismatch", []string{ib.LabelMismatch}, []string{l.Cluster}, func(t string, _ model.Alert) bool {
 			return slices.Contains(ib.LabelMismatchTargets, t)
+		})
+	}
+	if ib.ExportersDownInCluster != "" {
+		b.add("exporters-down-in-cluster", []string{ib.ExportersDownInCluster}, []string{l.Cluster}, func(t string, a model.Alert) bool {
+			return a.Severity != model.SeverityCritical && (t == ib.ExporterDown || slices.Contains(ib.LabelMismatchTargets, t))
 		})
 	}
 }

@@ -406,6 +406,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUAllocatedIdle",
 			config:      "../../internal/catalog/testdata/override.jsonnet",
 		},
+		{
+			name: "one exporter of four down read as a cluster's scrape broken", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "            >\n              0.5\n          and\n            count by (cluster) (up{job=\"dcgm-exporter\"} == 0) > 1",
+			new:         "            >\n              0.2\n          and\n            count by (cluster) (up{job=\"dcgm-exporter\"} == 0) > 0",
+			wantFailure: "alertname: DCGMExportersDownInCluster",
+		},
+		{
+			name: "a down exporter's host forgotten once its series are gone", file: "rules/recording.yaml", testFile: output.RecordsTests,
+			old:         "            group by (cluster, instance, Hostname) (DCGM_FI_DEV_GPU_TEMP)\n          or\n            (instance:dcgm_exporter_host:group and on (cluster, instance) (up{job=\"dcgm-exporter\"} == 0))\n",
+			new:         "            group by (cluster, instance, Hostname) (DCGM_FI_DEV_GPU_TEMP)\n",
+			wantFailure: `expr: "instance:dcgm_exporter_host:group"`,
+		},
 		// With honorLabels: true a GPU no pod holds carries its exporter target's own pod.
 		{
 			name: "an idle GPU read as held by the exporter's own pod", file: "rules/alerts.yaml", testFile: output.AlertTests,

@@ -43,4 +43,7 @@ type Inhibit struct {
 	// sends other label names than the catalog expects makes fire for every GPU.
 	LabelMismatch        string   `json:"labelMismatch"`
 	LabelMismatchTargets []string `json:"labelMismatchTargets"`
+	// ExportersDownInCluster silences, in its cluster, ExporterDown and LabelMismatchTargets
+	// (the tickets of GPUs and nodes read as missing): most exporters down at once is one ticket.
+	ExportersDownInCluster string `json:"exportersDownInCluster"`
 }

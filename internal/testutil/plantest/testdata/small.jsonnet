@@ -18,6 +18,6 @@ gpuobs {
   slos: {},
   throttleReasons: {},
   dashboards: {},
-  alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '', kubeStateMetricsDown: '' } },
+  alertmanager+: { inhibit+: { gpuGone: '', labelMismatch: '', kubeStateMetricsDown: '', exportersDownInCluster: '' } },
   exporter+: { stockCounterSetAlert: '' },
 }
