@@ -236,11 +236,11 @@ local t = import 'lib/test.libsonnet';
       local entity = std.join(', ', $.identity.gpuJoin + [l.migInstance]),
       expr: e.fill(|||
         max by ($(gpu)) (
-              $(activity) > $(engine)
+              $(busy)
           and on ($(entity)) DCGM_FI_PROF_SM_ACTIVE < $(sm)
           and on ($(entity)) DCGM_FI_PROF_DRAM_ACTIVE < $(dram)
         )
-      |||, { gpu: id, activity: $.exporter.attributed(e.fill('$(activity){$(namespace)!=""}', { activity: activity, namespace: l.namespace })), entity: entity, engine: std.toString(th.hungEngineActivity), sm: std.toString(th.hungSMActivity), dram: std.toString(th.hungDRAMActivity) }),
+      |||, { gpu: id, busy: $.exporter.attributed(e.fill('$(activity){$(namespace)!=""} > $(engine)', { activity: activity, namespace: l.namespace, engine: std.toString(th.hungEngineActivity) })), entity: entity, sm: std.toString(th.hungSMActivity), dram: std.toString(th.hungDRAMActivity) }),
       'for': w.hung,
       summary: 'A GPU held by a pod looks busy but does no work: a hung collective or a spinning kernel.',
       description: gpuText + ' held by ' + podText + ' has had its engine {{ $value | humanizePercentage }} active for ' + w.hung + ' while its SMs stayed under ' + e.percent(th.hungSMActivity) + ' % and its memory interface under ' + e.percent(th.hungDRAMActivity) + ' %: the job is probably hung (an NCCL collective waiting on a rank), not training.',
@@ -514,13 +514,12 @@ local t = import 'lib/test.libsonnet';
       local free = 'DCGM_FI_DEV_FB_FREE',
       expr: e.fill(|||
         max by ($(gpu)) (
-          $(forecast) > $(used) + $(free)
+          $(outgrowing)
         )
       |||, {
         gpu: id,
-        used: used,
-        free: free,
-        forecast: $.exporter.attributed(e.fill('predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon))', { used: used, namespace: l.namespace, window: w.memoryTrend, horizon: std.toString(th.memoryForecastHours * 3600) })),
+        // The pod filter after the comparison: it joins the few series past it.
+        outgrowing: $.exporter.attributed(e.fill('predict_linear($(used){$(namespace)!=""}[$(window)], $(horizon)) > $(used) + $(free)', { used: used, free: free, namespace: l.namespace, window: w.memoryTrend, horizon: std.toString(th.memoryForecastHours * 3600) })),
       }),
       'for': '15m',
       summary: "A workload's GPU memory keeps growing and will run out within hours.",

@@ -427,14 +427,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a busy GPU no pod holds read as a hung job of the exporter's pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} unless on (cluster, instance, namespace, pod) up)",
-			new:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"}",
+			old:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9 unless on (cluster, instance, namespace, pod) up",
+			new:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9",
 			wantFailure: "alertname: GPUBusyNotWorking",
 		},
 		{
 			name: "memory growth of a GPU no pod holds forecast as the exporter pod's", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "unless on (cluster, instance, namespace, pod)\n                  up\n              )\n            >",
-			new:         "unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n              )\n            >",
+			old:         "                  DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE\n              unless on (cluster, instance, namespace, pod)\n                up\n",
+			new:         "                  DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE\n",
 			wantFailure: "alertname: GPUMemoryExhaustionRisk",
 		},
 		{
