@@ -68,10 +68,14 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	defer e.mu.Unlock()
 	var b strings.Builder
 	write := func(metric string, l synth.Labels, v float64) {
-		// Prometheus adds cluster (relabeling, or its external label), job and instance.
+		// Prometheus adds cluster (relabeling, or its external label), job and instance, and
+		// under a ServiceMonitor the target's own pod.
 		delete(l, e.m.Labels.Cluster)
 		delete(l, "job")
 		delete(l, "instance")
+		for k := range e.gpus[0].TargetPod(e.m) {
+			delete(l, k)
+		}
 		fmt.Fprintf(&b, "%s %g\n", synth.Series(metric, l), v)
 	}
 	for i, g := range e.gpus {
