@@ -153,8 +153,10 @@ local e = import 'lib/expr.libsonnet';
       on ($(labels)) up
     |||, { labels: std.join(', ', [$.labels.cluster, 'instance', $.labels.namespace, $.labels.pod]) }) else '',
     local targets = self.ownPodTargets,
-    // The labels that name a target's own pod on its up series (and so on its alerts).
-    targetPodLabels:: if self.honorLabels then [$.labels.namespace, $.labels.pod, $.labels.container] else ['namespace', 'pod', 'container'],
+    // The labels that name a target's own pod on its up series (and so on its alerts):
+    // namespace, pod, container.
+    assert std.length(self.targetPodLabels) == 3 : 'exporter.targetPodLabels: three labels, the namespace, pod and container of a scrape target, not ' + std.toString(self.targetPodLabels),
+    targetPodLabels: if self.honorLabels then [$.labels.namespace, $.labels.pod, $.labels.container] else ['namespace', 'pod', 'container'],
     // The exporter pod of a host as its series carry it, for the scenarios.
     targetPod(host)::
       local names = self.targetPodLabels;

@@ -16,10 +16,14 @@ type Exporter struct {
 	// HonorLabels is false when Prometheus scrapes with honorLabels: false: pod attribution then
 	// arrives as exported_namespace, exported_pod and exported_container.
 	HonorLabels bool `json:"honorLabels"`
-	// OwnPodTargets matches a series to its scrape target's up series by the pod labels
-	// ("on (cluster, namespace, pod) up{job=…}"), where honorLabels: true gives a GPU no pod
-	// holds the exporter's own pod; "" where the target's pod labels are not the attribution's.
+	// OwnPodTargets matches a series to its own scrape target's up series by the pod labels
+	// ("on (cluster, instance, namespace, pod) up"), where honorLabels: true gives a GPU no
+	// pod holds the exporter's own pod; "" where the target's pod labels are not the
+	// attribution's.
 	OwnPodTargets string `json:"ownPodTargets"`
+	// TargetPodLabels name the scrape target's own namespace, pod and container on its up
+	// series (the catalog's pod labels with honorLabels: true, else Kubernetes' own).
+	TargetPodLabels []string `json:"targetPodLabels"`
 	// ThrottleReasonsField is the clock-event bitmask field the exporter collects.
 	ThrottleReasonsField string `json:"throttleReasonsField"`
 	// HealthField is a default-collected field every GPU reports: its disappearance means the GPU

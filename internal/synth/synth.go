@@ -142,16 +142,13 @@ func (g GPU) TargetPod(m *model.Model) Labels { return exporterPod(m, g.Host) }
 // TargetPod is the pod of the exporter target that reports the entity.
 func (e Entity) TargetPod(m *model.Model) Labels { return exporterPod(m, e.Labels[m.Labels.Host]) }
 
-// exporterPod holds the scrape target's own pod labels as the exporter's series carry them:
-// with honorLabels: false they win over the exporter's (which arrive as exported_*); with
-// honorLabels: true they fill in where the exporter sends none, on every GPU no pod holds
-// (the GPU Operator's ServiceMonitor), under the catalog's pod labels.
+// exporterPod holds the scrape target's own pod labels (exporter.targetPodLabels) as the
+// exporter's series carry them: with honorLabels: false they win over the exporter's (which
+// arrive as exported_*); with honorLabels: true they fill in where the exporter sends none, on
+// every GPU no pod holds (the GPU Operator's ServiceMonitor).
 func exporterPod(m *model.Model, host string) Labels {
-	namespace, pod, container := "namespace", "pod", "container"
-	if m.Exporter.HonorLabels {
-		namespace, pod, container = m.Labels.Namespace, m.Labels.Pod, m.Labels.Container
-	}
-	return Labels{namespace: "gpu-operator", pod: "nvidia-dcgm-exporter-" + host, container: "nvidia-dcgm-exporter"}
+	names := m.Exporter.TargetPodLabels
+	return Labels{names[0]: "gpu-operator", names[1]: "nvidia-dcgm-exporter-" + host, names[2]: "nvidia-dcgm-exporter"}
 }
 
 func withPod(m *model.Model, l Labels, p *Pod) Labels {
