@@ -300,7 +300,7 @@ local names = import 'lib/names.libsonnet';
           panel('Time to first token', 'timeseries', quantiles(inf.ttft), unit='s', thresholds=alertAt(th.ttftSeconds)),
           panel('End-to-end latency', 'timeseries', quantiles(inf.e2eLatency), unit='s'),
           panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
-          panel('KV-cache usage', 'timeseries', [q(inf.kvCacheUsage + '{' + server + '}', '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
+          panel('KV-cache usage', 'timeseries', [q(inf.kvCache('%s{' + server + '}'), '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
           panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
           panel('Time per output token', 'timeseries', quantiles(inf.interTokenLatency), unit='s', thresholds=alertAt(th.tpotSeconds)),
           panel('Where a request spends its time (mean)', 'timeseries', [q('model:vllm_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{model_name}}') for phase in ['queue', 'prefill', 'decode']], unit='s', description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).', stack=true),

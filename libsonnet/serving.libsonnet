@@ -46,10 +46,11 @@ local t = import 'lib/test.libsonnet';
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
     local vllm = { section: 'inference' },
     [$.inference.generationTokens]: vllm { type: 'counter', labels: server },
-    [$.inference.interTokenLatency]: vllm { type: 'histogram', labels: server },
-    [$.inference.queueTime]: vllm { type: 'histogram', labels: server },
-    [$.inference.prefillTime]: vllm { type: 'histogram', labels: server },
-    [$.inference.decodeTime]: vllm { type: 'histogram', labels: server },
+    local ladder = $.inference.buckets,
+    [$.inference.interTokenLatency]: vllm { type: 'histogram', labels: server, buckets: ladder.interTokenLatency },
+    [$.inference.queueTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
+    [$.inference.prefillTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
+    [$.inference.decodeTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
   },
 
   slos+: {
@@ -88,7 +89,9 @@ local t = import 'lib/test.libsonnet';
     [tokens]: { section: 'inference', family: 'inference', expr: perModel(e.fill(|||
       rate($(counter)[5m])
     |||, { counter: inf.generationTokens })) },
-    [running]: { section: 'inference', family: 'inference', expr: perModel(inf.running) },
+    // Engines asleep (vLLM's sleep mode) are left out: they accept requests without serving
+    // them, which would read as requests in flight that decode nothing.
+    [running]: { section: 'inference', family: 'inference', expr: perModel(inf.awake(inf.running)) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
     // the requests in flight averaged over the same 5m, not by the count at the instant: as
@@ -206,6 +209,13 @@ local t = import 'lib/test.libsonnet';
           // The same demand (one request in flight on average) and speed (50 tokens/s each)
           // throughout; in the second half requests come in pairs every other minute.
           t.case('demand turns bursty at the same speed', false, [], extra=series('0+3000x60', '1x30 ' + std.join(' ', std.repeat(['2', '0'], 15)))),
+          // Put to sleep (vLLM's sleep mode) after 30 minutes: requests stay in flight, no token
+          // is generated, by design.
+          local engine(values, state) = t.series(inf.sleepState, values, server { engine: '0', sleep_state: state });
+          t.case('the engine is put to sleep', false, [], extra=[
+            t.series(x.metric, x.values, x.labels { engine: '0' })
+            for x in series('0+30000x30 900000x30', '10x60')
+          ] + [engine('1x30 0x30', 'awake'), engine('0x30 1x30', 'weights_offloaded')]),
         ],
       runbook: {
         meaning: 'The model generates fewer tokens per second per request in flight than in the window before, while the number of requests in flight is about the same: each request decodes more slowly.',

@@ -69,10 +69,18 @@ local t = import 'lib/test.libsonnet';
       target: { namespace: 'inference', model_name: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
-      // 100 requests a minute, each taking the threshold (good) or twice it (bad); the classic
+      // 100 requests a minute, each taking the threshold (good) or twice it (bad), in the
+      // buckets of the engine's own ladder (metrics.<metric>.buckets) where the threshold is one
+      // of its bounds, as the engine exposes them, else of the threshold alone; the classic
       // bucket of a whole number is spelt as vLLM's client does (1.0), which the matcher must take.
-      local request(good, bad) = [[good, bad], seconds * (good + 2 * bad)],
-      extra: $.histograms.series(metric, server, [seconds], if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
+      local known = std.get(std.get($.metrics, metric, {}), 'buckets', []),
+      local ladder = if std.member(known, seconds) then known else [seconds],
+      local bucketOf(v) = std.length([b for b in ladder if b < v]),
+      local request(good, bad) = [
+        [(if i == bucketOf(seconds) then good else 0) + (if i == bucketOf(2 * seconds) then bad else 0) for i in std.range(0, std.length(ladder))],
+        seconds * (good + 2 * bad),
+      ],
+      extra: $.histograms.series(metric, server, ladder, if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
       else [[std.min(idleAfter, 60)] + request(100 * (1 - bad), 100 * bad)] + (if idleAfter < 60 then [[60 - idleAfter] + request(0, 0)] else [])),
     },
   },

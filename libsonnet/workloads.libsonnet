@@ -51,7 +51,31 @@ local t = import 'lib/test.libsonnet';
 
   inference:: {
     kvCacheUsage: 'vllm:kv_cache_usage_perc',
+    // The KV-cache gauge's name before vLLM 0.10 (removed in 0.12), read only where a server
+    // does not export kvCacheUsage: a fleet upgrading vLLM server by server has both.
+    kvCacheUsageDeprecated: 'vllm:gpu_cache_usage_perc',
+    local inference = self,
+    // The KV-cache usage, over a range function (`avg_over_time(%s[10m])`, or '%s' for the
+    // instant value), under the current name or else the deprecated one.
+    kvCache(f='%s'):: e.fill('($(current) or $(deprecated))', { current: f % inference.kvCacheUsage, deprecated: f % inference.kvCacheUsageDeprecated }),
     waiting: 'vllm:num_requests_waiting',
+    // vLLM 0.20 and later split the waiting count by reason: capacity (queued for room in the
+    // running batch, preempted requests included) and deferred (parked by the scheduler: a
+    // structured-output grammar, remote KV, a LoRA slot). A backlog is the capacity queue
+    // where this series exists, the whole count otherwise.
+    waitingByReason: 'vllm:num_requests_waiting_by_reason',
+    // vLLM's sleep mode (0.11.1 and later): one series per state (awake, weights_offloaded,
+    // discard_all), 1 on the engine's current one. An engine whose awake series is 0 sleeps
+    // (or has paused scheduling): it holds its GPU idle, accepts requests without serving them
+    // and keeps its last KV-cache reading, by design. asleep is that condition, per server and
+    // engine; awake(series) keeps the series of engines that do not sleep.
+    sleepState: 'vllm:engine_sleep_state',
+    asleep:: e.fill(|||
+      max by ($(engine)) ($(state){sleep_state="awake"}) == 0
+    |||, { engine: std.join(', ', inference.engineLabels), state: inference.sleepState }),
+    awake(series):: e.fill('($(series) unless on ($(engine)) ($(asleep)))', { series: series, engine: std.join(', ', inference.engineLabels), asleep: inference.asleep }),
+    // The labels that name one engine of a server: data-parallel vLLM runs several per pod.
+    engineLabels: [$.labels.cluster, 'namespace', 'pod', 'engine'],
     running: 'vllm:num_requests_running',
     preemptions: 'vllm:num_preemptions_total',
     ttft: 'vllm:time_to_first_token_seconds',
@@ -61,6 +85,15 @@ local t = import 'lib/test.libsonnet';
     handlers: '/v1/completions|/v1/chat/completions',
     // What an inference alert keeps.
     identity: [$.labels.cluster, 'namespace', 'pod', 'model_name'],
+    // vLLM's bucket ladders (vllm/v1/metrics/buckets.py; the same lists inline in
+    // vllm/v1/metrics/loggers.py before): a latency threshold read from the classic buckets
+    // must be one of its histogram's bounds, or the selector reads nothing.
+    buckets: {
+      timeToFirstToken: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560],
+      interTokenLatency: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80],
+      // Shared by the end-to-end, queue, prefill, decode and inference times.
+      requestLatency: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680],
+    },
   },
 
   // The deployment label that tells a canary's series from the baseline's, for release gates.
@@ -75,11 +108,14 @@ local t = import 'lib/test.libsonnet';
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
     local vllm = { section: 'inference' },
     [$.inference.kvCacheUsage]: vllm { type: 'gauge', labels: server },
+    [$.inference.kvCacheUsageDeprecated]: vllm { type: 'gauge', labels: server },
     [$.inference.waiting]: vllm { type: 'gauge', labels: server },
+    [$.inference.waitingByReason]: vllm { type: 'gauge', labels: server + ['engine', 'reason'] },
+    [$.inference.sleepState]: vllm { type: 'gauge', labels: server + ['engine', 'sleep_state'] },
     [$.inference.running]: vllm { type: 'gauge', labels: server },
     [$.inference.preemptions]: vllm { type: 'counter', labels: server },
-    [$.inference.ttft]: vllm { type: 'histogram', labels: server },
-    [$.inference.e2eLatency]: vllm { type: 'histogram', labels: server },
+    [$.inference.ttft]: vllm { type: 'histogram', labels: server, buckets: $.inference.buckets.timeToFirstToken },
+    [$.inference.e2eLatency]: vllm { type: 'histogram', labels: server, buckets: $.inference.buckets.requestLatency },
     [$.inference.requests]: vllm { type: 'counter', labels: server + ['handler', 'method', 'status'] },
     kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
   },
@@ -190,9 +226,21 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       // Graphics-engine activity is reported per MIG instance (GPU_UTIL is not), so an idle
       // instance is found even when its neighbours are busy.
+      // A pod whose vLLM engines all sleep (inference.sleepState) holds its GPU idle by design.
+      // vLLM's series name the pod namespace and pod, as the scrape target gives them.
+      local asleep = e.fill(|||
+        max by ($(cluster), namespace, pod) ($(state){sleep_state="awake"}) == 0
+      |||, { cluster: l.cluster, state: inf.sleepState }),
+      local sleepingPods = if [l.namespace, l.pod] == ['namespace', 'pod'] then asleep else e.fill(|||
+        label_replace(label_replace($(asleep), "$(namespace)", "$1", "namespace", "(.*)"), "$(pod)", "$1", "pod", "(.*)")
+      |||, { asleep: asleep, namespace: l.namespace, pod: l.pod }),
+      local sleeping = if !$.enabled.inference then '' else e.fill(|||
+        unless on ($(cluster), $(namespace), $(pod)) ($(pods))
+      |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, pods: sleepingPods }),
       expr: e.fill(|||
         max by ($(gpu)) ($(activity)) < $(threshold)
-      |||, { gpu: id, activity: $.exporter.attributed(e.fill('avg_over_time($(activity){$(namespace)!=""}[5m])', { activity: activity, namespace: l.namespace })), threshold: std.toString(th.idleActivity) }),
+        $(sleeping)
+      |||, { gpu: id, activity: $.exporter.attributed(e.fill('avg_over_time($(activity){$(namespace)!=""}[5m])', { activity: activity, namespace: l.namespace })), threshold: std.toString(th.idleActivity), sleeping: sleeping }),
       panelThresholds:: { [activity]: th.idleActivity },
       'for': w.idle,
       summary: 'A GPU held by a pod has been idle for ' + self['for'] + '.',
@@ -205,7 +253,15 @@ local t = import 'lib/test.libsonnet';
           t.case('idle, no pod holds it (with honorLabels: true its series carry the exporter pod)', false, [t.series(activity, t.steps([[idle, 60]]))], pod=false),
           t.case('busy', false, [t.series(activity, '0.6x60')]),
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
-        ],
+        ] + (
+          if !$.enabled.inference then [] else
+            // The scenario's pod (namespace ml-team, named after its host) serves with vLLM.
+            local engine(values, state) = t.series(inf.sleepState, values, { namespace: 'ml-team', pod: t.scenarioHost + '-0', model_name: 'llama-3-8b', engine: '0', sleep_state: state });
+            [
+              t.case('idle, its vLLM engine put to sleep', false, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x20 0x40', 'awake'), engine('0x20 1x40', 'weights_offloaded')]),
+              t.case('idle, its vLLM engine awake', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x60', 'awake')], value=idle),
+            ]
+        ),
       runbook: {
         meaning: 'A pod has held this GPU (or MIG instance) for ' + $.alerts.GPUAllocatedIdle['for'] + ' with its engine under ' + e.percent($.thresholds.idleActivity) + ' % active.',
         impact: 'The GPU costs money and blocks other jobs while doing nothing.',
@@ -403,8 +459,8 @@ local t = import 'lib/test.libsonnet';
       family: 'inference',
       severity: 'warning',
       expr: e.fill(|||
-        max by ($(server)) (avg_over_time($(usage)[10m])) > $(threshold) and on ($(server)) max by ($(server)) (increase($(preemptions)[10m])) > 0
-      |||, { server: infId, usage: inf.kvCacheUsage, threshold: std.toString(th.kvCacheUsageRatio), preemptions: inf.preemptions }),
+        max by ($(server)) ($(usage)) > $(threshold) and on ($(server)) max by ($(server)) (increase($(preemptions)[10m])) > 0
+      |||, { server: infId, usage: inf.awake(inf.kvCache('avg_over_time(%s[10m])')), threshold: std.toString(th.kvCacheUsageRatio), preemptions: inf.preemptions }),
       'for': '10m',
       identity: inf.identity,
       summary: 'An inference server runs out of KV cache and preempts requests.',
@@ -415,12 +471,26 @@ local t = import 'lib/test.libsonnet';
           t.case('full cache, preempting', true, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
           t.case('full cache, no preemptions', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '3x60', vllm('llm-0'))]),
           t.case('preempting for the last 10 minutes', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0x50 0+2x10', vllm('llm-0'))]),
+          // Asleep for the last 20 minutes (weights offloaded): the gauge keeps its last reading.
+          t.case('an engine put to sleep keeps its last reading', false, [], extra=[
+            t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
+            t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
+            t.series(inf.sleepState, '1x40 0x20', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
+            t.series(inf.sleepState, '0x40 1x20', vllm('llm-0', { engine: '0', sleep_state: 'weights_offloaded' })),
+          ]),
+          t.case('full cache, preempting, the engine awake', true, [], extra=[
+            t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
+            t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
+            t.series(inf.sleepState, '1x60', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
+          ], target=target, value=full),
+          t.case('a vLLM older than 0.10 (the deprecated gauge), full, preempting', true, [], extra=[t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
+          t.case('the deprecated gauge is read only where the current one is missing', false, [], extra=[t.series(inf.kvCacheUsage, '0.5x60', vllm('llm-0')), t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))]),
         ],
       runbook: inferenceRunbook(
         'A vLLM server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests.',
         'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
         [
-          q('KV-cache usage', $.inference.kvCacheUsage + serverSel),
+          q('KV-cache usage', $.inference.kvCache('%s' + serverSel)),
           q('Preemptions per minute', '60 * rate(' + $.inference.preemptions + serverSel + '[5m])'),
           q('Running and waiting requests', $.inference.waiting + serverSel + ' or vllm:num_requests_running' + serverSel),
         ],
@@ -436,26 +506,39 @@ local t = import 'lib/test.libsonnet';
       section: 'inference',
       family: 'inference',
       severity: 'warning',
+      local capacity = e.fill(|||
+        $(waiting){reason="capacity"}
+      |||, { waiting: inf.waitingByReason }),
       expr: e.fill(|||
-        max by ($(server)) ($(waiting)) > $(depth) and on ($(server)) max by ($(server)) (deriv($(waiting)[10m])) > 0
-      |||, { server: infId, waiting: inf.waiting, depth: std.toString(th.inferenceQueueDepth) }),
+        (max by ($(server)) ($(capacity)) or max by ($(server)) ($(waiting))) > $(depth)
+        and on ($(server))
+        (max by ($(server)) (deriv($(capacity)[10m])) or max by ($(server)) (deriv($(waiting)[10m]))) > 0
+      |||, { server: infId, capacity: capacity, waiting: inf.waiting, depth: std.toString(th.inferenceQueueDepth) }),
       'for': '10m',
       identity: inf.identity,
       summary: 'Requests keep piling up in an inference server queue.',
       description: infText + ' has {{ $value }} requests waiting and the queue keeps growing: add replicas or shed load.',
       tests:
         local depth = th.inferenceQueueDepth;
+        // vLLM 0.20 and later: the whole count includes requests the scheduler parked.
+        local byReason(capacity, deferred) = [
+          t.series(inf.waiting, '0+' + (capacity + deferred) + 'x60', vllm('llm-0')),
+          t.series(inf.waitingByReason, '0+' + capacity + 'x60', vllm('llm-0') { engine: '0', reason: 'capacity' }),
+          t.series(inf.waitingByReason, '0+' + deferred + 'x60', vllm('llm-0') { engine: '0', reason: 'deferred' }),
+        ];
         [
           t.case('queue growing', true, [], extra=[t.series(inf.waiting, '0+' + depth / 10 + 'x60', vllm('llm-0'))], target=target, value=6 * depth),
           t.case('deep but steady queue', false, [], extra=[t.series(inf.waiting, (3 * depth) + 'x60', vllm('llm-0'))]),
           t.case('short queue growing', false, [], extra=[t.series(inf.waiting, '0+' + depth / 100 + 'x60', vllm('llm-0'))]),
           t.case('queue growing for the last 5 minutes', false, [], extra=[t.series(inf.waiting, '0x55 0+' + (3 * depth) + 'x5', vllm('llm-0'))]),
+          t.case('deferred requests pile up, the capacity queue stays short', false, [], extra=byReason(depth / 100, depth / 10)),
+          t.case('the capacity queue grows, deferred requests beside it', true, [], extra=byReason(depth / 10, depth / 10), target=target, value=6 * depth),
         ],
       runbook: inferenceRunbook(
-        "Requests keep piling up in a vLLM server's waiting queue.",
+        "Requests keep piling up in a vLLM server's waiting queue: those waiting for room in the running batch (" + $.inference.waitingByReason + '{reason="capacity"}, vLLM 0.20 and later), or every waiting request on older versions, which also counts requests the scheduler parked on purpose (a grammar, remote KV, a LoRA slot).',
         'Queued requests wait before their first token: the TTFT SLO burns.',
         [
-          q('Waiting requests', $.inference.waiting + serverSel),
+          q('Waiting requests, by reason where vLLM splits them', 'sum by (reason) (' + $.inference.waitingByReason + serverSel + ') or sum(' + $.inference.waiting + serverSel + ')'),
           q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
           q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
         ],
@@ -467,19 +550,19 @@ local t = import 'lib/test.libsonnet';
     },
 
     // A vLLM server that serves (reports its running requests) but not a metric the rules read
-    // under its configured name: a vLLM release renamed it (gpu_cache_usage_perc became
-    // kv_cache_usage_perc), and every rule on it went silent. Histograms are left out: they
-    // appear only with the first request.
-    local guarded = [inf.kvCacheUsage, inf.waiting, inf.preemptions],
+    // under its configured name (nor, for the KV cache, its deprecated one): a vLLM release
+    // renamed it, and every rule on it went silent. Histograms are left out: they appear only
+    // with the first request. Each is named by its configured name.
+    local guarded = { [inf.kvCacheUsage]: inf.kvCache(), [inf.waiting]: inf.waiting, [inf.preemptions]: inf.preemptions },
     GPUInferenceMetricMissing: mlp {
       section: 'inference',
       family: 'inference',
       severity: 'warning',
       expr: std.join(' or ', [
         e.fill(|||
-          label_replace(group by ($(server)) ($(running)) unless on ($(server)) group by ($(server)) ($(metric)), "metric", "$(metric)", "", "")
-        |||, { server: infId, running: inf.running, metric: m })
-        for m in guarded
+          label_replace(group by ($(server)) ($(running)) unless on ($(server)) group by ($(server)) ($(read)), "metric", "$(metric)", "", "")
+        |||, { server: infId, running: inf.running, metric: m, read: guarded[m] })
+        for m in std.objectFields(guarded)
       ]),
       'for': '30m',
       identity: inf.identity + ['metric'],
@@ -490,9 +573,10 @@ local t = import 'lib/test.libsonnet';
           t.series(inf.running, '2x60', vllm('llm-0')),
           t.series(inf.waiting, '0x60', vllm('llm-0')),
           t.series(inf.preemptions, '0x60', vllm('llm-0')),
-          t.series('vllm:gpu_cache_usage_perc', '0.5x60', vllm('llm-0')),
+          t.series('vllm:kv_cache_usage_ratio', '0.5x60', vllm('llm-0')),
         ], target=target, labels={ metric: inf.kvCacheUsage }, value=1),
-        t.case('every metric under its configured name', false, [], extra=[t.series(m, '1x60', vllm('llm-0')) for m in [inf.running] + guarded]),
+        t.case('every metric under its configured name', false, [], extra=[t.series(m, '1x60', vllm('llm-0')) for m in [inf.running] + std.objectFields(guarded)]),
+        t.case('an older vLLM exports the KV cache gauge under its deprecated name', false, [], extra=[t.series(m, '1x60', vllm('llm-0')) for m in [inf.running, inf.waiting, inf.preemptions, inf.kvCacheUsageDeprecated]]),
       ],
       runbook: inferenceRunbook(
         'A vLLM server reports ' + $.inference.running + ' but not a metric the generated rules read under its configured name (the alert names it).',

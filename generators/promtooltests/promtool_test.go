@@ -608,6 +608,48 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInferenceThroughputDrop",
 		},
 		{
+			name: "requests the scheduler parked read as a backlog", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "vllm:num_requests_waiting_by_reason{reason=\"capacity\"}\n",
+			new:         "vllm:num_requests_waiting\n",
+			wantFailure: "alertname: GPUInferenceQueueGrowing",
+		},
+		{
+			name: "a sleeping engine's last KV-cache reading read as pressure", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         `(max by (cluster, namespace, pod, engine) (vllm:engine_sleep_state{sleep_state="awake"}) == 0)`,
+			new:         `(max by (cluster, namespace, pod, engine) (vllm:engine_sleep_state{sleep_state="awake"}) == 2)`,
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			name: "a sleeping engine read as a throughput drop", file: "rules/recording.yaml", testFile: output.AlertTests,
+			old:         `(max by (cluster, namespace, pod, engine) (vllm:engine_sleep_state{sleep_state="awake"}) == 0)`,
+			new:         `(max by (cluster, namespace, pod, engine) (vllm:engine_sleep_state{sleep_state="awake"}) == 2)`,
+			wantFailure: "alertname: GPUInferenceThroughputDrop",
+		},
+		{
+			name: "the GPU of a sleeping engine read as idle", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         `(max by (cluster, namespace, pod) (vllm:engine_sleep_state{sleep_state="awake"}) == 0)`,
+			new:         `(max by (cluster, namespace, pod) (vllm:engine_sleep_state{sleep_state="awake"}) == 2)`,
+			wantFailure: "alertname: GPUAllocatedIdle",
+		},
+		{
+			name: "the deprecated KV-cache gauge not read", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "or avg_over_time(vllm:gpu_cache_usage_perc[10m])",
+			new:         "or avg_over_time(vllm:kv_cache_usage_perc[10m])",
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			name: "the deprecated KV-cache gauge read over the current one", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "(avg_over_time(vllm:kv_cache_usage_perc[10m]) or avg_over_time(vllm:gpu_cache_usage_perc[10m]))",
+			new:         "(avg_over_time(vllm:gpu_cache_usage_perc[10m]) or avg_over_time(vllm:kv_cache_usage_perc[10m]))",
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			name: "a server on the deprecated KV-cache gauge read as missing it", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "(vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)",
+			new:         "(vllm:kv_cache_usage_perc)",
+			wantFailure: "alertname: GPUInferenceMetricMissing",
+		},
+		{
 			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",

@@ -113,6 +113,20 @@ func (promqlHistogramForm) Run(in *Inputs, report func(Problem)) {
 	})
 }
 
+type promqlBucketBound struct{}
+
+func (promqlBucketBound) Name() string { return "promql/bucket-bound" }
+func (promqlBucketBound) Doc() string {
+	return "an le matcher on a catalog histogram's buckets that selects none of its known bounds (metrics.<name>.buckets): the selector reads nothing, and a share within the threshold reads all bad"
+}
+func (promqlBucketBound) Run(in *Inputs, report func(Problem)) {
+	in.Selectors(func(f *source.File, e *source.Expr, n *promql.Node, _ []*promql.Node) {
+		if miss, ok := plan.MissedBucket(in.Model, n); ok {
+			report(at(f, e, n, Error, "%s", miss.Advice()))
+		}
+	})
+}
+
 type promqlCounter struct{}
 
 func (promqlCounter) Name() string { return "promql/counter" }

@@ -166,6 +166,12 @@ func cases() []checkCase {
 			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"1\"}[5m])) / sum(rate(vllm:e2e_request_latency_seconds_count[5m])) < 0.9\n        for: 10m\n")},
 			// Both spellings, a fraction, +Inf.
 			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:e2e_request_latency_seconds_bucket{le=~\"1(\\\\.0)?\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"0.5\"}[5m])) + sum(rate(vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"}[5m])) < 0.9\n        for: 10m\n")}},
+		{promqlBucketBound{},
+			// vLLM's time-to-first-token ladder has 0.25 and 0.5, not 0.4.
+			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"0.4\"}[5m])) / sum(rate(vllm:time_to_first_token_seconds_count[5m])) < 0.99\n        for: 10m\n")},
+			// A bound in both spellings, +Inf, a dashboard variable, a histogram without a known ladder.
+			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"0.5\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"1|1.0\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"}[5m])) + sum(rate(my_latency_seconds_bucket{le=\"0.4\"}[5m])) < 0.99\n        for: 10m\n"),
+				"d.json": dashboard("L4", `sum(rate(vllm:time_to_first_token_seconds_bucket{le=~"$threshold"}[5m]))`)}},
 		{promqlHistogramForm{},
 			// The embedded catalog's servers keep vLLM's histograms classic: the bare name has no
 			// series.
@@ -445,5 +451,23 @@ func TestFieldsRenamedBetweenVersions(t *testing.T) {
 	got := runCheck(t, p, exporterNotCollected{}, panel("DCGM_FI_PROF_PCIE_TX_BYTES_PER_SECOND"))
 	if len(got) != 1 || !strings.Contains(got[0].Message, "holds it as DCGM_FI_PROF_PCIE_TX_BYTES, its name before dcgm-exporter 4.10 renamed it") {
 		t.Errorf("a counter file with the old name: %+v", got)
+	}
+}
+
+// TestBucketBoundsFollowTheServers: an le matcher off the ladder is an error on servers that
+// keep classic histograms and not judged on native ones (histogram_fraction interpolates). On
+// the embedded catalog and on the adopter's.
+func TestBucketBoundsFollowTheServers(t *testing.T) {
+	off := map[string]string{"r.yaml": rules("      - record: model:ttft:within_0_4\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"0.4\"}[5m])) / sum(rate(vllm:time_to_first_token_seconds_count[5m]))\n")}
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		p.Model.Prometheus.NativeHistograms = false
+		if got := runCheck(t, p, promqlBucketBound{}, off); len(got) != 1 || !strings.Contains(got[0].Message, "the nearest bounds are 0.25, 0.5") {
+			t.Errorf("%s: classic servers: %+v", config, got)
+		}
+		p.Model.Prometheus.NativeHistograms = true
+		if got := runCheck(t, p, promqlBucketBound{}, off); len(got) != 0 {
+			t.Errorf("%s: native servers: %+v", config, got)
+		}
 	}
 }

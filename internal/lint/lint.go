@@ -70,7 +70,7 @@ type Check interface {
 // Checks is every check, in the order they run.
 func Checks() []Check {
 	return []Check{
-		promqlSyntax{}, promqlFeature{}, promqlFloatLabel{}, promqlHistogramForm{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
+		promqlSyntax{}, promqlFeature{}, promqlFloatLabel{}, promqlHistogramForm{}, promqlBucketBound{}, promqlCounter{}, promqlUnknownMetric{}, promqlMIGDoubleCount{},
 		exporterNotCollected{}, unitsMismatch{},
 		cardinalityBudget{}, cardinalityLabel{},
 		alertsSeverity{}, alertsAnnotations{}, alertsFor{}, alertsTemplateLabels{}, alertsLastEventState{}, alertsValueInLabel{},

@@ -10,6 +10,9 @@ type Metric struct {
 	Type string `json:"type"`
 	// Labels are the labels its series carry.
 	Labels []string `json:"labels"`
+	// Buckets are a histogram's bucket bounds (its le values but +Inf), ascending, as the
+	// exporter defines them; empty where the catalog does not know them.
+	Buckets []float64 `json:"buckets"`
 }
 
 // HistogramSeries resolves name_bucket, name_count and name_sum to the histogram or summary

@@ -95,7 +95,7 @@ func Build(m *model.Model) (*Plan, error) {
 	if p.Usage, readBy, err = usage(m, recorded); err != nil {
 		return nil, err
 	}
-	if err := checkMetricsKnown(m, recorded, readBy); err != nil {
+	if err := errors.Join(append([]error{checkMetricsKnown(m, recorded, readBy)}, checkBucketBounds(m, recorded)...)...); err != nil {
 		return nil, err
 	}
 	if p.RecordingGroups, err = recordingGroups(m, recorded); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
@@ -204,3 +205,17 @@ func Walk(n *Node, fn func(n *Node, ancestors []*Node)) {
 	}
 	walk(n, nil)
 }
+
+// Matches reports whether the matcher selects a label value, by Prometheus' own matching (a
+// regular expression is anchored); false where the matcher does not compile.
+func (m Matcher) Matches(value string) bool {
+	t, ok := matchTypes[m.Type]
+	if !ok {
+		return false
+	}
+	lm, err := labels.NewMatcher(t, m.Name, m.Value)
+	return err == nil && lm.Matches(value)
+}
+
+// matchTypes are Prometheus' matcher types by their operator.
+var matchTypes = map[string]labels.MatchType{"=": labels.MatchEqual, "!=": labels.MatchNotEqual, "=~": labels.MatchRegexp, "!~": labels.MatchNotRegexp}
