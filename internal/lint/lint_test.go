@@ -421,14 +421,15 @@ func TestDashboardResourcesAndOperatorFiles(t *testing.T) {
 }
 
 // TestHelmTemplatesAreSaidToBeTemplates: a chart's template that is not YAML is reported once,
-// as a Helm template to render first, at its first Helm action; it is an error like any file
+// as a Helm template to render first, on the line where YAML stops (line 5: the action on line
+// 4 is a whole value YAML reads, the one under line 5 is not); it is an error like any file
 // lint cannot read. A rule file that parses is read whatever it holds: an action planted in a
 // comment does not make lint skip it. A rule file with Prometheus' own templates is read.
 func TestHelmTemplatesAreSaidToBeTemplates(t *testing.T) {
 	files := source.ReadPaths([]string{filepath.Join("testdata", "wider", "chart-rules.yaml")})
 	got := Run(NewInputs(loadPlan(t), files), Checks())
-	if len(got) != 1 || got[0].Check != ReadCheck || got[0].Severity != Error || got[0].Pos.Line != 4 || !strings.Contains(got[0].Message, "helm template") {
-		t.Errorf("got %+v, want one input/read error on line 4 saying to render it", got)
+	if len(got) != 1 || got[0].Check != ReadCheck || got[0].Severity != Error || got[0].Pos.Line != 5 || !strings.Contains(got[0].Message, "helm template") {
+		t.Errorf("got %+v, want one input/read error on line 5 saying to render it", got)
 	}
 	planted := source.ReadFile("r.yaml", []byte("# {{ .Values.skipMe }}\n"+rules("      - alert: GPUHot\n        expr: sum(DCGM_FI_DEV_POWER_USAGE)\n")))
 	if got := Run(NewInputs(loadPlan(t), []*source.File{planted}), Checks()); planted.Err != nil || len(planted.Rules) != 1 || len(got) == 0 {
@@ -470,5 +471,21 @@ func TestOtherFilesInARepository(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got["daemonset.yaml"], "error: cannot read the file: it is a template") {
 		t.Errorf("got %v, want an error for the templated manifest (a template) only", got)
+	}
+}
+
+// TestJSONDashboardsAreNotTemplates: in a JSON dashboard {{ }} legends and ${ } variables are
+// Grafana's own. One that does not parse (a missing comma) is reported as what it is, where
+// it is, not as a template; one written by Python's json.dump (an emoji as a UTF-16 surrogate
+// pair) is read, and its real errors found.
+func TestJSONDashboardsAreNotTemplates(t *testing.T) {
+	broken := source.ReadFile("d.json", []byte("{\n  \"title\": \"GPUs\"\n  \"panels\": [{\"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP{cluster=\\\"${cluster}\\\"})\", \"legendFormat\": \"{{pod}}\"}]}]\n}\n"))
+	if broken.Err == nil || strings.Contains(broken.Err.Message, "template") || broken.Err.Pos.Line != 2 {
+		t.Errorf("a JSON dashboard with a missing comma: %+v, want a read error on line 2 (where the comma is missing) that does not call it a template", broken.Err)
+	}
+	emoji := source.ReadFile("d.json", []byte("{\n  \"title\": \"GPUs \\ud83d\\udfe2\",\n  \"tags\": [\"L3\"],\n  \"panels\": [{\"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP\", \"legendFormat\": \"{{pod}}\"}]}]\n}\n"))
+	got := Run(NewInputs(loadPlan(t), []*source.File{emoji}), Checks())
+	if emoji.Err != nil || len(got) == 0 || got[0].Pos.Line != 4 {
+		t.Errorf("a json.dump dashboard: read %v, problems %+v; want it read and its query on line 4 checked", emoji.Err, got)
 	}
 }

@@ -1,9 +1,13 @@
 package source
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"go.yaml.in/yaml/v3"
 
@@ -83,7 +87,7 @@ func ReadDashboard(path string, data []byte) *File {
 func readDashboard(path string, data []byte, left *int) *File {
 	f := &File{Path: path, Lines: splitLines(data)}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yaml.Unmarshal(utf16Escapes(data), &doc); err != nil {
 		f.Err = readError(data, err)
 		return f
 	}
@@ -315,4 +319,46 @@ func firstItem(n *yaml.Node) *yaml.Node {
 		return nil
 	}
 	return n.Content[0]
+}
+
+// utf16Escapes rewrites the escapes JSON writes for a character beyond the Basic Multilingual
+// Plane (an emoji: "\ud83d\udfe2", as Python's json.dump writes it), which YAML, whose reader
+// reads the dashboards, refuses: a surrogate pair becomes YAML's 8-digit escape (\U0001F7E2,
+// two columns shorter: later positions on that line shift), a lone surrogate U+FFFD, as JSON
+// decoders read it. An escaped backslash (\\u) is left as it is.
+func utf16Escapes(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`\u`)) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' || i+1 == len(data) {
+			out = append(out, data[i])
+			continue
+		}
+		r, ok := escapedRune(data, i)
+		if !ok || !utf16.IsSurrogate(r) {
+			// Any other escape, \\ included, is copied whole.
+			out = append(out, data[i], data[i+1])
+			i++
+			continue
+		}
+		if low, ok := escapedRune(data, i+6); ok && utf16.DecodeRune(r, low) != unicode.ReplacementChar {
+			out = fmt.Appendf(out, `\U%08X`, utf16.DecodeRune(r, low))
+			i += 11
+			continue
+		}
+		out = append(out, `\ufffd`...)
+		i += 5
+	}
+	return out
+}
+
+// escapedRune reads the \uXXXX escape at data[i:], if there is one.
+func escapedRune(data []byte, i int) (rune, bool) {
+	if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 32)
+	return rune(v), err == nil
 }

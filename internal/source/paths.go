@@ -18,7 +18,7 @@ import (
 // rule file.
 func ReadFile(path string, data []byte) *File {
 	var f *File
-	if strings.EqualFold(filepath.Ext(path), ".json") {
+	if isJSON(path) {
 		f = ReadDashboard(path, data)
 	} else {
 		f = ReadRules(path, data)
@@ -27,21 +27,31 @@ func ReadFile(path string, data []byte) *File {
 	// templates, Terraform's templatefile, a benchmark's config) says so, at the action: it is
 	// still an error, as any file lint was given and cannot read (a pull request must not make
 	// a rule file skipped by adding an action to it). A file that parses is read as it is.
+	// The error points where YAML stopped (an action that parses, such as a whole value
+	// {{ include ... }}, is not what broke the file), or at the first action where YAML gives no
+	// line. In a JSON dashboard {{ }} and ${ } are Grafana's own (legends, variables): only a
+	// Helm action makes it a template.
 	if f.Err != nil {
 		m := helmAction.FindIndex(data)
-		what := "it is a Helm template (a {{ ... }} action of Helm's on this line): lint what `helm template` renders"
-		if m == nil {
+		what := "it is a Helm template (it holds {{ ... }} actions of Helm's; YAML stops on this line): lint what `helm template` renders"
+		if m == nil && !isJSON(path) {
 			m = templateAction.FindIndex(data)
-			what = "it is a template (a {{ ... }}, ${...} or %{...} action on this line), not YAML until it is filled: lint what it renders"
+			what = "it is a template (it holds {{ ... }}, ${...} or %{...} actions; YAML stops on this line), not YAML until it is filled: lint what it renders"
 		}
 		if m != nil {
-			line := 1 + bytes.Count(data[:m[0]], []byte("\n"))
-			f.Err = &ReadError{Pos: Pos{line, 1}, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore"}
+			pos := f.Err.Pos
+			if pos == (Pos{1, 1}) {
+				pos = Pos{1 + bytes.Count(data[:m[0]], []byte("\n")), 1}
+			}
+			f.Err = &ReadError{Pos: pos, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore"}
 		}
 	}
 	f.Generated = output.HasHeader(path, data)
 	return f
 }
+
+// isJSON reports whether a path names a JSON file (a Grafana dashboard).
+func isJSON(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
 
 // helmAction matches what only a Helm chart's templates hold: an action on its built-in
 // objects (.Values, .Release, .Chart, .Capabilities, .Files) or its functions (include, tpl,

@@ -177,3 +177,24 @@ func TestPanelsRepeatedByAliasesAreBounded(t *testing.T) {
 		t.Errorf("an ordinary dashboard: %+v", ordinary)
 	}
 }
+
+// TestDashboardsWithUTF16Escapes: a dashboard as Python's json.dump writes it (every character
+// outside ASCII escaped, one beyond the Basic Multilingual Plane as a UTF-16 surrogate pair)
+// is valid JSON and is read, its queries where they are; a lone surrogate reads as U+FFFD and
+// an escaped backslash before "u" stays text.
+func TestDashboardsWithUTF16Escapes(t *testing.T) {
+	data := []byte("{\n  \"title\": \"GPUs \\ud83d\\udfe2 \\u00e9t\\u00e9 \\ud83d\",\n  \"tags\": [\"L3\", \"a\\\\ud83d\"],\n  \"panels\": [\n    {\"title\": \"\\ud83d\\udd25\\ud83d\\udd25 hot\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}\n  ]\n}\n")
+	f := ReadDashboard("d.json", data)
+	if f.Err != nil || f.Dashboard == nil {
+		t.Fatalf("read error %v", f.Err)
+	}
+	if got := f.Dashboard.Tags; len(got) != 2 || got[1] != `a\ud83d` {
+		t.Errorf("tags %q, want the escaped backslash kept as text", got)
+	}
+	if len(f.Dashboard.Queries) != 1 || f.Dashboard.Queries[0].Expr.pos.Line != 5 {
+		t.Errorf("queries %+v, want one on line 5", f.Dashboard.Queries)
+	}
+	if got := string(utf16Escapes([]byte(`"\ud83d\udfe2 \ud83d x \udfe2"`))); got != `"\U0001F7E2 \ufffd x \ufffd"` {
+		t.Errorf("utf16Escapes = %s", got)
+	}
+}
