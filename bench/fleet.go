@@ -138,7 +138,7 @@ func fieldValues(m *model.Model, name string, f model.Field, g synth.GPU, e synt
 	case f.Kind == model.KindCounter:
 		inc := synth.CounterIncrease(f, g, e)
 		return func(i int) float64 { return inc * float64(i) }
-	case f.Kind == model.KindFlag || f.Kind == model.KindLastEvent || f.Family == "xid":
+	case f.Kind == model.KindFlag || f.Kind == model.KindLastEvent || f.Kind == model.KindLifetime || f.Family == "xid":
 		return func(int) float64 { return 0 }
 	default:
 		v := synth.GaugeValue(m, f, g, e)

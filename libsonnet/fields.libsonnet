@@ -3,8 +3,10 @@
 // Each entry:
 //   id         DCGM field id (dcgm_fields.h)
 //   type       Prometheus type as the exporter's counter file declares it
-//   kind       real semantics: counter | gauge | flag (0/1) | bitmask | last-event
-//              (differs from `type` where the declared type lies)
+//   kind       real semantics: counter | gauge | flag (0/1) | bitmask | last-event |
+//              lifetime (a count the board keeps in its InfoROM for its whole life: it
+//              resets with neither the exporter nor the driver, so its raw value is
+//              meaningful) (differs from `type` where the declared type lies)
 //   unit       unit of the exported value
 //   family     rule group the field belongs to
 //   entity     gpu          one series per physical GPU, not reported for MIG instances
@@ -139,17 +141,20 @@
     // ECC
     DCGM_FI_DEV_ECC_SBE_VOL_TOTAL: field(310, 'counter', 'count', 'ecc', 'mig-repeated', 'Single-bit (correctable) volatile ECC errors since the last driver load.', rollup='rate'),
     DCGM_FI_DEV_ECC_DBE_VOL_TOTAL: field(311, 'counter', 'count', 'ecc', 'mig-repeated', 'Double-bit (uncorrectable) volatile ECC errors since the last driver load.', rollup='rate'),
-    DCGM_FI_DEV_ECC_SBE_AGG_TOTAL: field(312, 'counter', 'count', 'ecc', 'mig-repeated', 'Single-bit persistent ECC errors over the GPU lifetime.'),
-    DCGM_FI_DEV_ECC_DBE_AGG_TOTAL: field(313, 'counter', 'count', 'ecc', 'mig-repeated', 'Double-bit persistent ECC errors over the GPU lifetime.'),
+    DCGM_FI_DEV_ECC_SBE_AGG_TOTAL: field(312, 'counter', 'count', 'ecc', 'mig-repeated', 'Single-bit persistent ECC errors over the GPU lifetime.', kind='lifetime'),
+    DCGM_FI_DEV_ECC_DBE_AGG_TOTAL: field(313, 'counter', 'count', 'ecc', 'mig-repeated', 'Double-bit persistent ECC errors over the GPU lifetime.', kind='lifetime'),
 
     // Retired pages
-    DCGM_FI_DEV_RETIRED_SBE: field(390, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of single-bit errors.'),
-    DCGM_FI_DEV_RETIRED_DBE: field(391, 'counter', 'count', 'retirement', 'mig-repeated', 'Pages retired because of double-bit errors.'),
+    // Retired pages and remapped rows: NVML's counts of the board's retired pages and
+    // remapped rows, kept in its InfoROM across reboots and driver reloads (NVIDIA's dynamic
+    // page retirement and row remapping documents).
+    DCGM_FI_DEV_RETIRED_SBE: field(390, 'counter', 'count', 'retirement', 'mig-repeated', "Pages retired because of single-bit errors, over the board's life.", kind='lifetime'),
+    DCGM_FI_DEV_RETIRED_DBE: field(391, 'counter', 'count', 'retirement', 'mig-repeated', "Pages retired because of double-bit errors, over the board's life.", kind='lifetime'),
     DCGM_FI_DEV_RETIRED_PENDING: field(392, 'counter', 'bool', 'retirement', 'mig-repeated', 'Pages pending retirement (declared a counter; behaves as a 0/1 flag until the next reset).', kind='flag'),
 
     // Row remapping
-    DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS: field(393, 'counter', 'count', 'retirement', 'mig-repeated', 'Rows remapped because of uncorrectable errors.', default=true),
-    DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS: field(394, 'counter', 'count', 'retirement', 'mig-repeated', 'Rows remapped because of correctable errors.', default=true),
+    DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS: field(393, 'counter', 'count', 'retirement', 'mig-repeated', "Rows remapped because of uncorrectable errors, over the board's life.", default=true, kind='lifetime'),
+    DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS: field(394, 'counter', 'count', 'retirement', 'mig-repeated', "Rows remapped because of correctable errors, over the board's life.", default=true, kind='lifetime'),
     DCGM_FI_DEV_ROW_REMAP_FAILURE: field(395, 'gauge', 'bool', 'retirement', 'mig-repeated', 'Whether remapping of rows has failed (1 = the GPU is out of spare rows).', default=true, kind='flag'),
     DCGM_FI_DEV_ROW_REMAP_PENDING: field(396, 'gauge', 'bool', 'retirement', 'mig-repeated', 'Whether a row remap is pending until the next GPU reset.', kind='flag'),
 

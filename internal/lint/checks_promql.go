@@ -159,7 +159,7 @@ func keepsCounter(up []*promql.Node) bool {
 // not a counter.
 func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
 	k := in.Analysis.KindOf(n.Name)
-	if k.Real == "" {
+	if k.Real == "" || k.Real == model.KindLifetime {
 		return
 	}
 	var parent *promql.Node

@@ -69,7 +69,10 @@ func cases() []checkCase {
 				"      - alert: GPUDbe\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:rate5m\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m])))\n" +
 				// The per-GPU counter recorded as the largest of the GPU's series is still a counter.
-				"      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)\n")}},
+				"      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)\n" +
+				// Retired pages and remapped rows are the board's lifetime counts (InfoROM): the raw
+				// value is how many it has, and their increase is how many it gained.
+				"      - alert: GPURetiredPages\n        expr: DCGM_FI_DEV_RETIRED_DBE + DCGM_FI_DEV_RETIRED_SBE > 60\n      - alert: GPURowsRemapped\n        expr: DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS > 0 or increase(DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS[1h]) > 0\n")}},
 		{promqlUnknownMetric{},
 			// A typo of a field anywhere; any unknown metric in gpuobs' output.
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USD)\n"),

@@ -50,10 +50,14 @@ const (
 	KindFlag      Kind = "flag"
 	KindBitmask   Kind = "bitmask"
 	KindLastEvent Kind = "last-event"
+	// KindLifetime is a count the board keeps for its whole life in its InfoROM (retired pages,
+	// remapped rows): declared a counter, it resets with neither the exporter nor the driver,
+	// so its raw value means what it says and its increase counts new events alike.
+	KindLifetime Kind = "lifetime"
 )
 
 // Kinds lists every field kind.
-var Kinds = []Kind{KindCounter, KindGauge, KindFlag, KindBitmask, KindLastEvent}
+var Kinds = []Kind{KindCounter, KindGauge, KindFlag, KindBitmask, KindLastEvent, KindLifetime}
 
 // Rollup is how per-GPU values combine upward.
 type Rollup string
