@@ -76,9 +76,13 @@ func level(record string) string {
 	return ""
 }
 
-// unbounded labels grow without limit or change at every event: never keep them in rule
-// outputs.
-var unbounded = regexp.MustCompile(`^(pod_uid|uid|err_msg|exported_pod_uid)$|(^|_)(request|trace|span)_?id$`)
+// churning labels change with every event (an error message, a request or trace id): a
+// record keyed by one grows without limit, an alert opens anew for each value.
+var churning = regexp.MustCompile(`^err_msg$|(^|_)(request|trace|span)_?id$`)
+
+// podUID matches a pod's UID: one value per pod, like pod, so an alert may keep it, but a
+// recorded series keyed by it churns with every pod that comes and goes.
+var podUID = regexp.MustCompile(`^(pod_uid|uid|exported_pod_uid)$`)
 
 type cardinalityLabel struct{}
 
@@ -93,7 +97,7 @@ func (cardinalityLabel) Run(in *Inputs, report func(Problem)) {
 		out := in.Analysis.Labels(e.Node)
 		if r != nil {
 			for _, name := range out.Sorted() {
-				if unbounded.MatchString(name) {
+				if churning.MatchString(name) || (r.Record != "" && podUID.MatchString(name)) {
 					report(at(f, e, e.Node, Error, "%s keeps label %s, which is unbounded or changes with every event: aggregate it away", r.Name(), name))
 				}
 			}

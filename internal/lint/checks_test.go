@@ -110,8 +110,13 @@ func cases() []checkCase {
 			map[string]string{"d.json": `{"title": "t", "uid": "u", "tags": ["L4"], "templating": {"list": [{"name": "job", "type": "textbox", "query": ""}]}, "panels": [{"title": "p", "targets": [{"expr": "max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{label_job_name=~\"$job\"})"}]}]}`,
 				"r.yaml": rules("      - record: accelerator_temperature_celsius\n        expr: DCGM_FI_DEV_GPU_TEMP\n")}},
 		{cardinalityLabel{},
-			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n")},
-			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n")}},
+			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum by (pod_uid) (DCGM_FI_DEV_FB_USED)\n" +
+				// An alert that keeps a label new with every event opens a new alert each time.
+				"      - alert: PodErrors\n        expr: sum by (namespace, pod, err_msg) (rate(app_errors_total[5m])) > 0\n")},
+			// An alert over kube-state-metrics' pod series keeps the pod's uid: one per pod, like
+			// pod, and an alert is no recorded series.
+			map[string]string{"r.yaml": rules("      - record: fleet:x:sum\n        expr: sum(DCGM_FI_DEV_FB_USED)\n" +
+				"      - alert: PodNotReady\n        expr: max by (namespace, pod, uid) (kube_pod_status_ready{condition=\"false\"}) == 1\n        for: 15m\n")}},
 		{alertsSeverity{},
 			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: page}\n")},
 			map[string]string{"r.yaml": generated("      - alert: GPUX\n        expr: up == 0\n        labels: {severity: critical}\n")}},
