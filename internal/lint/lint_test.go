@@ -489,3 +489,21 @@ func TestJSONDashboardsAreNotTemplates(t *testing.T) {
 		t.Errorf("a json.dump dashboard: read %v, problems %+v; want it read and its query on line 4 checked", emoji.Err, got)
 	}
 }
+
+// TestVariablesThatAddNothingOrMoreLabels: a custom variable whose chosen value is nothing
+// ("none") or more labels for a grouping (",transport") stands in the query as it is, which
+// then parses (by its name, "by (cluster extra)" did not).
+func TestVariablesThatAddNothingOrMoreLabels(t *testing.T) {
+	dashboard := func(current string) *source.File {
+		return source.ReadFile("d.json", []byte(`{"title": "t", "tags": ["L3"], "templating": {"list": [{"name": "extra", "type": "custom", "query": "none : ,by transport : \\,transport", "current": {"text": "x", "value": "`+current+`"}}]},
+"panels": [{"title": "p", "targets": [{"expr": "sum by (cluster $extra) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m]))"}]}]}`))
+	}
+	for _, current := range []string{"", ",transport", ", transport, link"} {
+		f := dashboard(current)
+		for _, p := range Run(NewInputs(loadPlan(t), []*source.File{f}), Checks()) {
+			if p.Check == "promql/syntax" {
+				t.Errorf("value %q: %+v", current, p)
+			}
+		}
+	}
+}

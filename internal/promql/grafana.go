@@ -75,7 +75,7 @@ func SubstituteGrafanaVariables(text string, values map[string]string) (string, 
 		switch {
 		case durationAt(text, start, end) && (!builtin || replacement == "5m"):
 			replacement = "5m"
-		case !builtin && plainValue.MatchString(values[name]):
+		case !builtin && known(values, name):
 			replacement = values[name]
 		case !builtin:
 			replacement = name
@@ -90,8 +90,15 @@ func SubstituteGrafanaVariables(text string, values map[string]string) (string, 
 }
 
 // plainValue matches the variable values that can stand in a query as they are: a number, a
-// name, a comparison or arithmetic operator.
-var plainValue = regexp.MustCompile(`^([A-Za-z0-9_.:+-]+|==|!=|>=|<=|[<>*/%^])$`)
+// name, a comparison or arithmetic operator, nothing, or more labels for a grouping
+// (",transport": sum by (namespace$extra) groups by one more label when it is chosen).
+var plainValue = regexp.MustCompile(`^([A-Za-z0-9_.:+-]+|==|!=|>=|<=|[<>*/%^]|(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*\s*)$`)
+
+// known reports whether a variable has a value that stands in a query as it is (plainValue).
+func known(values map[string]string, name string) bool {
+	v, ok := values[name]
+	return ok && plainValue.MatchString(v)
+}
 
 // insideQuotes reports whether offset i of a PromQL text is inside a string literal (a quote
 // in a # comment opens none; an offset inside a comment is not in a string).

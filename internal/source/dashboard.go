@@ -226,12 +226,15 @@ func (d *Dashboard) readVariable(kind string, v *yaml.Node, query string) {
 	case "datasource":
 		d.dataSources[name] = query
 	case "custom", "textbox", "constant":
-		value := scalar(mapValue(mapValue(v, "current"), "value"))
-		if value == "" || value == "$__all" {
+		// A current value of "" is a choice (a "none" option); only a variable without one
+		// falls back to its first option or the first value of its query.
+		current := mapValue(mapValue(v, "current"), "value")
+		value := scalar(current)
+		if current == nil || value == "$__all" {
 			value = scalar(mapValue(firstItem(mapValue(v, "options")), "value"))
-		}
-		if value == "" {
-			value, _, _ = strings.Cut(query, ",")
+			if value == "" {
+				value, _, _ = strings.Cut(query, ",")
+			}
 		}
 		d.values[name] = strings.TrimSpace(value)
 	}
