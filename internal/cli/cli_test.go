@@ -571,3 +571,32 @@ func TestProjectionSaysItsAssumption(t *testing.T) {
 		t.Errorf("the budget finding does not say its assumption:\n%s%s", stdout, stderr)
 	}
 }
+
+// TestLintReadsTheRepositorysCounterFile: a monitoring repository that ships its exporter's
+// counter file beside its dashboards says with it what the exporter collects: a dashboard on a
+// field outside dcgm-exporter's default set is not "not collected" when that file lists it,
+// and is when the repository ships none (or one without it). A .csv that is no counter file
+// is not read as one.
+func TestLintReadsTheRepositorysCounterFile(t *testing.T) {
+	repo := t.TempDir()
+	dashboard := `{"title": "GPU errors", "tags": ["L3"], "panels": [{"title": "Retired pages", "targets": [{"expr": "max(DCGM_FI_DEV_RETIRED_DBE)"}]}]}`
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("dashboards/errors.json", dashboard)
+	write("data/gpus.csv", "host,gpus\nnode-1,8\n")
+	if code, stdout, _ := run(t, "lint", "--fail-on", "warning", repo); code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_RETIRED_DBE is not collected") {
+		t.Errorf("no counter file: exit %d\n%s", code, stdout)
+	}
+	write("dcgm/counters.csv", "# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_FI_DEV_RETIRED_DBE, counter, Retired pages.\n")
+	code, stdout, stderr := run(t, "lint", "--fail-on", "warning", repo)
+	if code != ExitOK || !strings.Contains(stderr, filepath.Join("dcgm", "counters.csv")) {
+		t.Errorf("the repository's counter file: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,8 @@ against the catalog (the embedded one, or -c gpuobs.jsonnet): cardinality at the
 fleet size, counters and gauges by their real semantics, MIG double counting, fields the
 exporter does not collect, units, alert hygiene and naming. Without PATH it lints the rules
 and dashboards the catalog generates. Directories are walked for .yaml, .yml, .rules and .json
-files; dashboards inside ConfigMaps are read too. GPU checks apply to expressions that read a
+files; dashboards inside ConfigMaps are read too. A dcgm-exporter counter file (.csv) among
+them says what the exporter collects, unless --exporter-counters or --scrape does. GPU checks apply to expressions that read a
 DCGM field or a rule derived from one; gpuobs' naming, severity and annotation conventions
 apply to its own output, and to other files only as the catalog's lint.policy says. On a
 sharded fleet, rule files under a directory named global (or given with --global) are the
@@ -97,7 +99,7 @@ func (o *lintOptions) run(paths []string) error {
 		return fmt.Errorf("--exporter-counters and --scrape both say what the exporter collects: give one")
 	}
 	read := readInputs(paths)
-	m, err := o.loadWithCounters()
+	m, err := o.loadWithCounters(paths)
 	if err != nil {
 		return failed(err)
 	}
@@ -157,9 +159,11 @@ func (o *lintOptions) run(paths []string) error {
 	return nil
 }
 
-// loadWithCounters loads the catalog with the counter file --exporter-counters names, or the
-// fields the --scrape texts hold, as the exporter's collected set.
-func (o *lintOptions) loadWithCounters() (*model.Model, error) {
+// loadWithCounters loads the catalog with the exporter's collected set: the counter file
+// --exporter-counters names, or the fields the --scrape texts hold, or else the counter files
+// the linted paths hold (a repository that ships its exporter's counter file beside its rules
+// and dashboards), all of them together, said on stderr.
+func (o *lintOptions) loadWithCounters(paths []string) (*model.Model, error) {
 	m, err := o.load(o.CatalogCache)
 	if err != nil {
 		return nil, err
@@ -167,18 +171,26 @@ func (o *lintOptions) loadWithCounters() (*model.Model, error) {
 	if len(o.scrapes) > 0 {
 		return withScrapes(m, o.scrapes)
 	}
-	if o.counters == "" {
-		return m, nil
+	files := source.FindCounterFiles(paths)
+	if o.counters != "" {
+		files = []string{o.counters}
+	} else if len(files) > 0 {
+		fmt.Fprintf(o.Stderr, "gpuobs: exporter/not-collected checks against the counter files found in the inputs: %s (--exporter-counters chooses one)\n", strings.Join(files, ", "))
 	}
-	data, err := source.ReadNamed(o.counters)
-	if err != nil {
-		return nil, err
+	for _, file := range files {
+		data, err := source.ReadNamed(file)
+		if err != nil {
+			return nil, err
+		}
+		counters, err := source.ReadCounters(file, data)
+		if err != nil {
+			return nil, err
+		}
+		if m.Exporter.Deployed == nil {
+			m.Exporter.Deployed = map[string]bool{}
+		}
+		maps.Copy(m.Exporter.Deployed, source.Collected(counters))
 	}
-	counters, err := source.ReadCounters(o.counters, data)
-	if err != nil {
-		return nil, err
-	}
-	m.Exporter.Deployed = source.Collected(counters)
 	return m, nil
 }
 

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,3 +61,38 @@ var counterName = regexp.MustCompile(`^DCGM_(FI|EXP)_[A-Z0-9_]+$`)
 
 // counterTypes are the Prometheus types a counter line may give its field.
 var counterTypes = []string{"gauge", "counter", "label"}
+
+// maxCounterFile is the largest .csv file FindCounterFiles reads: a counter file lists a few
+// hundred fields at most.
+const maxCounterFile = 1 << 20
+
+// FindCounterFiles lists the dcgm-exporter counter files among paths and under their
+// directories (not in tooling directories): the .csv files that read as one (ReadCounters), in
+// path order. A repository that ships its exporter's counter file beside its rules and
+// dashboards says with it what its exporter collects.
+func FindCounterFiles(paths []string) []string {
+	var found []string
+	for _, root := range paths {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case d.IsDir() && path != root && toolingDirs[d.Name()]:
+				return filepath.SkipDir
+			case d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(path), ".csv"):
+				return nil
+			}
+			if info, err := d.Info(); err != nil || info.Size() > maxCounterFile {
+				return nil
+			}
+			if data, err := os.ReadFile(path); err == nil {
+				if _, err := ReadCounters(path, data); err == nil {
+					found = append(found, path)
+				}
+			}
+			return nil
+		})
+	}
+	slices.Sort(found)
+	return slices.Compact(found)
+}
