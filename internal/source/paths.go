@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,11 +15,12 @@ import (
 	"github.com/gpuobs/gpuobs/internal/output"
 )
 
-// ReadFile reads one input by its extension: .json is a Grafana dashboard, anything else a
-// rule file.
+// ReadFile reads one input by its extension: .json is a Grafana dashboard, and so is a file
+// without an extension that holds a JSON object (rendered mixins name their dashboards so);
+// anything else is a rule file.
 func ReadFile(path string, data []byte) *File {
 	var f *File
-	if isJSON(path) {
+	if isJSON(path) || (filepath.Ext(path) == "" && jsonObject(data)) {
 		f = ReadDashboard(path, data)
 	} else {
 		f = ReadRules(path, data)
@@ -50,6 +52,27 @@ func ReadFile(path string, data []byte) *File {
 	return f
 }
 
+// jsonObject reports whether data starts as a JSON object does: "{" after white space (and a
+// byte-order mark).
+func jsonObject(data []byte) bool {
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(data) > 0 && data[0] == '{'
+}
+
+// startsJSONObject reports whether the file at path starts as a JSON object, reading only its
+// first bytes: a directory walk reads a file without an extension (a README, a LICENSE, a
+// binary) only when it holds one.
+func startsJSONObject(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	return jsonObject(head[:n])
+}
+
 // isJSON reports whether a path names a JSON file (a Grafana dashboard).
 func isJSON(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
 
@@ -68,8 +91,8 @@ var templateAction = regexp.MustCompile(`\{\{|\{%|\$\{[A-Za-z_]|%\{`)
 var toolingDirs = map[string]bool{".git": true, ".github": true, ".gitlab": true, ".circleci": true, ".vscode": true, ".idea": true, ".devcontainer": true}
 
 // ReadPaths reads files, and the .yaml, .yml, .rules and .json files under directories (not
-// in tooling directories: toolingDirs), in path order; the dashboards of ConfigMaps follow the
-// file that holds them.
+// in tooling directories: toolingDirs) and those without an extension that hold a JSON object,
+// in path order; the dashboards of ConfigMaps follow the file that holds them.
 // Only regular files are read: anything else (a named pipe, a device, a directory named
 // x.yaml) is reported and skipped, and so is what cannot be read (a symbolic-link loop, a
 // permission); the rest is read all the same.
@@ -106,6 +129,10 @@ func ReadPaths(paths []string) []*File {
 				switch strings.ToLower(filepath.Ext(path)) {
 				case ".yaml", ".yml", ".json", ".rules":
 					found = append(found, path)
+				case "":
+					if d.Type().IsRegular() && startsJSONObject(path) {
+						found = append(found, path)
+					}
 				}
 			}
 			return nil

@@ -84,3 +84,33 @@ func TestReadPathsLeavesHiddenTooling(t *testing.T) {
 		t.Errorf("a tooling file named on the command line is not read: %+v", named)
 	}
 }
+
+// TestDashboardsWithoutAnExtension: rendered mixins name their dashboards without an
+// extension. Such a file that holds a JSON object is read as a dashboard, found in a directory
+// or named; other files without one (a LICENSE, a Makefile, a YAML file) are not walked into.
+func TestDashboardsWithoutAnExtension(t *testing.T) {
+	dir := t.TempDir()
+	dashboard := "\n  {\"title\": \"GPUs\", \"tags\": [\"L3\"], \"panels\": [{\"title\": \"p\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}]}\n"
+	for name, content := range map[string]string{
+		"dashboards/gpu-overview": dashboard,
+		"LICENSE":                 "Apache License\nVersion 2.0\n",
+		"Makefile":                "all:\n\t@echo {}\n",
+		"rules/gpu":               "groups: []\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := ReadPaths([]string{dir})
+	if len(files) != 1 || files[0].Dashboard == nil || len(files[0].Dashboard.Queries) != 1 {
+		t.Fatalf("walked: %+v, want the dashboard without an extension only", files)
+	}
+	named := ReadPaths([]string{filepath.Join(dir, "dashboards", "gpu-overview")})
+	if len(named) != 1 || named[0].Dashboard == nil || named[0].Err != nil {
+		t.Errorf("named: %+v, want it read as a dashboard", named)
+	}
+}
