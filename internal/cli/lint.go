@@ -61,7 +61,7 @@ fleet size, counters and gauges by their real semantics, MIG double counting, fi
 exporter does not collect, units, alert hygiene and naming. Without PATH it lints the rules
 and dashboards the catalog generates. Directories are walked for .yaml, .yml, .rules and .json
 files, and for files without an extension that hold a JSON object (the dashboards of rendered
-mixins); dashboards inside ConfigMaps are read too. A dcgm-exporter counter file (.csv) among
+mixins); the dashboards and rule files inside ConfigMaps are read too. A dcgm-exporter counter file (.csv) among
 them says what the exporter collects, unless --exporter-counters or --scrape does. GPU checks apply to expressions that read a
 DCGM field or a rule derived from one; gpuobs' naming, severity and annotation conventions
 apply to its own output, and to other files only as the catalog's lint.policy says. On a

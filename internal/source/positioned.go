@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -243,6 +244,10 @@ func ReadRules(path string, data []byte) *File {
 			continue
 		}
 		f.Embedded = append(f.Embedded, embeddedDashboards(f, root)...)
+		if err := addConfigMapRules(f, root); err != nil {
+			f.Err = err
+			return f
+		}
 		groups := mapValue(root, "groups")
 		operator := scalar(mapValue(root, "kind")) == "PrometheusRule"
 		if operator {
@@ -287,6 +292,44 @@ func ReadRules(path string, data []byte) *File {
 		}
 	}
 	return f
+}
+
+// addConfigMapRules adds to f the rules of a ConfigMap's rule files: the literal blocks of its
+// data keys ending in .yaml, .yml or .rules, as Prometheus reads them mounted from it. Each is
+// read from the file's own lines (those before the block left blank, its indentation kept,
+// which YAML takes), so every position is the ConfigMap's. A block that does not parse is the
+// file's read error, at its line.
+func addConfigMapRules(f *File, root *yaml.Node) *ReadError {
+	if scalar(mapValue(root, "kind")) != "ConfigMap" {
+		return nil
+	}
+	for _, kv := range pairs(mapValue(root, "data")) {
+		v := kv[1]
+		switch strings.ToLower(filepath.Ext(kv[0].Value)) {
+		case ".yaml", ".yml", ".rules":
+		default:
+			continue
+		}
+		if v == nil || v.Kind != yaml.ScalarNode || v.Style != yaml.LiteralStyle {
+			continue
+		}
+		first := v.Line + 1 // the block starts on the line after its indicator
+		n := strings.Count(strings.TrimSuffix(v.Value, "\n"), "\n") + 1
+		if first-1+n > len(f.Lines) {
+			continue
+		}
+		text := strings.Repeat("\n", first-1) + strings.Join(f.Lines[first-1:first-1+n], "\n") + "\n"
+		inner := ReadRules(f.Path, []byte(text))
+		if inner.Err != nil {
+			return inner.Err
+		}
+		for _, r := range inner.Rules {
+			r.File = f
+		}
+		f.Groups = append(f.Groups, inner.Groups...)
+		f.Rules = append(f.Rules, inner.Rules...)
+	}
+	return nil
 }
 
 // embeddedDashboards reads the Grafana dashboards a manifest holds in block scalars: the keys

@@ -198,3 +198,37 @@ func TestDashboardsWithUTF16Escapes(t *testing.T) {
 		t.Errorf("utf16Escapes = %s", got)
 	}
 }
+
+// TestRulesInConfigMaps: a ConfigMap that holds rule files in its data (as Prometheus mounts
+// them without the operator) has its rules read, each where it stands in the ConfigMap; a
+// key that is not a rule file (a .conf) and a rule file without groups add nothing.
+func TestRulesInConfigMaps(t *testing.T) {
+	data := []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: prometheus-rules
+data:
+  prometheus.conf: |
+    groups: not rules
+  gpu.rules.yaml: |
+    groups:
+      - name: gpu
+        rules:
+          - alert: GPUHot
+            expr: max by (UUID) (DCGM_FI_DEV_GPU_TEMP) > 85
+            for: 10m
+  empty.yml: |
+    # nothing yet
+`)
+	f := ReadRules("cm.yaml", data)
+	if f.Err != nil || len(f.Rules) != 1 || len(f.Groups) != 1 {
+		t.Fatalf("read %v: %d rules, %d groups; want the one rule of gpu.rules.yaml", f.Err, len(f.Rules), len(f.Groups))
+	}
+	r := f.Rules[0]
+	if r.Alert != "GPUHot" || r.Pos.Line != 12 || r.Group.Name != "gpu" || r.File != f {
+		t.Errorf("rule %q at %+v in group %q, want GPUHot on line 12 of the ConfigMap", r.Alert, r.Pos, r.Group.Name)
+	}
+	if got := r.Expr.pos; got.Line != 13 || got.Col != 19 {
+		t.Errorf("expression at %+v, want 13:19", got)
+	}
+}
