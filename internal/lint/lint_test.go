@@ -507,3 +507,13 @@ func TestVariablesThatAddNothingOrMoreLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryCountsFilesOnce: a ConfigMap that holds a dashboard is one file read, its
+// dashboard one dashboard; so is a file with rules and a dashboard.
+func TestSummaryCountsFilesOnce(t *testing.T) {
+	cm := source.ReadFile("cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata:\n  gpu.json: |\n    {\"title\": \"t\", \"panels\": [{\"title\": \"p\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}]}\n"))
+	files := append([]*source.File{cm}, cm.Embedded...)
+	if got := Summary(files, 0); !strings.HasPrefix(got, "checked 1 files: 0 rule groups, 0 rules, 1 dashboards, 1 dashboard queries") {
+		t.Errorf("Summary = %q", got)
+	}
+}

@@ -25,7 +25,11 @@ var Reporters = report.Registry[Result]{textReporter{}, jsonReporter{}, githubRe
 func Summary(files []*source.File, problems int) string {
 	var groups, rules, dashboards, queries, other int
 	var empty []string
+	// A ConfigMap's dashboards are inputs of their own, read from the file that holds them:
+	// files are counted by path.
+	paths := map[string]bool{}
 	for _, f := range files {
+		paths[f.Path] = true
 		groups += len(f.Groups)
 		rules += len(f.Rules)
 		if f.Dashboard != nil {
@@ -37,7 +41,7 @@ func Summary(files []*source.File, problems int) string {
 			empty = append(empty, f.Path)
 		}
 	}
-	s := fmt.Sprintf("checked %d files: %d rule groups, %d rules, %d dashboards, %d dashboard queries", len(files), groups, rules, dashboards, queries)
+	s := fmt.Sprintf("checked %d files: %d rule groups, %d rules, %d dashboards, %d dashboard queries", len(paths), groups, rules, dashboards, queries)
 	if other > 0 {
 		s += fmt.Sprintf(" (and %d queries of other data sources, such as Loki, not read)", other)
 	}
