@@ -147,10 +147,17 @@ func (in *Inputs) Selectors(fn func(f *source.File, e *source.Expr, n *promql.No
 // by file, position and check.
 func Run(in *Inputs, checks []Check) []Problem {
 	var out []Problem
+	charts := map[string][]*source.File{}
 	for _, f := range in.Files {
-		if f.Err != nil {
+		switch {
+		case f.Err != nil && f.Err.Chart != "":
+			charts[f.Err.Chart] = append(charts[f.Err.Chart], f)
+		case f.Err != nil:
 			out = append(out, readProblem(f))
 		}
+	}
+	for _, chart := range model.SortedKeys(charts) {
+		out = append(out, chartProblem(chart, charts[chart]))
 	}
 	byPath := map[string]*source.File{}
 	for _, f := range in.Files {
@@ -224,6 +231,20 @@ func CheckSuppressions(m *model.Model) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// chartProblem is the one problem of the templates of a Helm chart that lint cannot read, at
+// the first: info, since a chart's templates are never deployed as they are (a pull request
+// that turns a rule file outside a chart into a template still fails: readProblem).
+func chartProblem(chart string, templates []*source.File) Problem {
+	first := templates[0]
+	for _, f := range templates {
+		if f.Path < first.Path {
+			first = f
+		}
+	}
+	return Problem{Check: ReadCheck, Severity: Info, Path: first.Path, Pos: first.Err.Pos,
+		Message: fmt.Sprintf("cannot read %d templates of the Helm chart %s, this one first: they are not YAML until rendered; lint what `helm template %s` renders (info: a chart's templates are never deployed as they are)", len(templates), chart, chart)}
 }
 
 // readProblem is the problem a file that was not read is: an error, or a warning when it was

@@ -517,3 +517,35 @@ func TestSummaryCountsFilesOnce(t *testing.T) {
 		t.Errorf("Summary = %q", got)
 	}
 }
+
+// TestChartTemplatesAreOneNotice: the templates of a Helm chart (a Chart.yaml above them) are
+// chart sources, never deployed as they are: those lint cannot read are one info for the
+// chart, which the default gate passes. A Helm-templated file outside a chart stays an error,
+// so that a pull request cannot make a rule file unchecked by adding an action to it.
+func TestChartTemplatesAreOneNotice(t *testing.T) {
+	dir := t.TempDir()
+	template := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\nspec: {}\n"
+	for name, content := range map[string]string{
+		"charts/gpu/Chart.yaml":                  "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
+		"charts/gpu/templates/rules.yaml":        template,
+		"charts/gpu/templates/extra/alerts.yaml": template,
+		"rules/gpu.yaml":                         template,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := Run(NewInputs(loadPlan(t), source.ReadPaths([]string{dir})), Checks())
+	var summary []string
+	for _, p := range got {
+		rel, _ := filepath.Rel(dir, p.Path)
+		summary = append(summary, p.Severity.String()+" "+filepath.ToSlash(rel))
+	}
+	if strings.Join(summary, ", ") != "info charts/gpu/templates/extra/alerts.yaml, error rules/gpu.yaml" || !strings.Contains(got[0].Message, "cannot read 2 templates of the Helm chart") {
+		t.Errorf("got %v (%+v), want one info for the chart's two templates and an error for the template outside it", summary, got)
+	}
+}

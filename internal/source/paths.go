@@ -35,7 +35,7 @@ func ReadFile(path string, data []byte) *File {
 	// Helm action makes it a template.
 	if f.Err != nil {
 		m := helmAction.FindIndex(data)
-		what := "it is a Helm template (it holds {{ ... }} actions of Helm's; YAML stops on this line): lint what `helm template` renders"
+		what := helmTemplate
 		if m == nil && !isJSON(path) {
 			m = templateAction.FindIndex(data)
 			what = "it is a template (it holds {{ ... }}, ${...} or %{...} actions; YAML stops on this line), not YAML until it is filled: lint what it renders"
@@ -45,7 +45,7 @@ func ReadFile(path string, data []byte) *File {
 			if pos == (Pos{1, 1}) {
 				pos = Pos{1 + bytes.Count(data[:m[0]], []byte("\n")), 1}
 			}
-			f.Err = &ReadError{Pos: pos, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore"}
+			f.Err = &ReadError{Pos: pos, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore", Helm: what == helmTemplate}
 		}
 	}
 	f.Generated = output.HasHeader(path, data)
@@ -72,6 +72,29 @@ func startsJSONObject(path string) bool {
 	n, _ := io.ReadFull(f, head)
 	return jsonObject(head[:n])
 }
+
+// helmTemplate says why a Helm template is not read.
+const helmTemplate = "it is a Helm template (it holds {{ ... }} actions of Helm's; YAML stops on this line): lint what `helm template` renders"
+
+// chartDir is the directory of the Helm chart a file belongs to: the nearest directory above
+// it that holds a Chart.yaml (at most maxChartDepth up), or "".
+func chartDir(name string) string {
+	dir := filepath.Dir(name)
+	for range maxChartDepth {
+		if info, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil && info.Mode().IsRegular() {
+			return filepath.ToSlash(dir)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// maxChartDepth is how far above a template chartDir looks: templates/ and its subdirectories.
+const maxChartDepth = 4
 
 // isJSON reports whether a path names a JSON file (a Grafana dashboard).
 func isJSON(path string) bool { return strings.EqualFold(filepath.Ext(path), ".json") }
@@ -165,7 +188,11 @@ func readPath(name, tree string) *File {
 	if err != nil {
 		return unreadable(name, err)
 	}
-	return ReadFile(filepath.ToSlash(name), data)
+	f := ReadFile(filepath.ToSlash(name), data)
+	if f.Err != nil && f.Err.Helm {
+		f.Err.Chart = chartDir(name)
+	}
+	return f
 }
 
 // unreadable is an input that could not be read.
