@@ -159,6 +159,9 @@ func keepsCounter(up []*promql.Node) bool {
 // not a counter.
 func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
 	k := in.Analysis.KindOf(n.Name)
+	if k.Real == "" && strings.HasSuffix(n.Name, "_total") && !in.Analysis.Recorded(n.Name) {
+		checkNamedCounter(f, e, n, up, report)
+	}
 	if k.Real == "" || k.Real == model.KindLifetime {
 		return
 	}
@@ -194,6 +197,32 @@ func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up
 	}
 	report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since %s", n.Name, since))
 }
+
+// checkNamedCounter judges a metric the catalog does not know that is a counter by its name
+// (_total, as Prometheus' and OpenMetrics' conventions name every counter): a gauge function
+// on it (delta reads a reset as a fall), and its raw value divided (a ratio over each
+// counter's life since its process started, not over a recent window).
+func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
+	if len(up) > 0 {
+		if parent := up[len(up)-1]; parent.Kind == promql.Call && gaugeOnly[parent.Name] {
+			report(at(f, e, parent, Error, "%s() on %s, a counter by its name (_total): a counter resets when its process restarts, which %s() reads as a fall; use increase() or rate()", parent.Name, n.Name, parent.Name))
+			return
+		}
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		a := up[i]
+		switch {
+		case a.Kind == promql.Call && counterSafe[a.Name], a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group"):
+			return
+		case a.Kind == promql.Binary && a.Name == "/":
+			report(at(f, e, n, Warning, "counter %s (a counter by its name, _total) is divided raw: the ratio is over each counter's life since its process last started, not a recent window; divide rate()s or increase()s", n.Name))
+			return
+		}
+	}
+}
+
+// gaugeOnly are the functions that read a gauge's change, and misread a counter's reset.
+var gaugeOnly = map[string]bool{"delta": true, "idelta": true, "deriv": true, "predict_linear": true}
 
 // inRHS reports whether n sits in the right-hand side of the binary node up[i].
 func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {

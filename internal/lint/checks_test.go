@@ -66,13 +66,22 @@ func cases() []checkCase {
 		{promqlCounter{},
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (rate(DCGM_FI_DEV_RETIRED_PENDING[5m]))\n" +
 				// An alert on the raw total of a counter, even through max.
-				"      - alert: GPUDbe\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0\n")},
+				"      - alert: GPUDbe\n        expr: max by (cluster, UUID) (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL) > 0\n" +
+				// Counters outside the catalog, by their name: delta() on one, a lifetime ratio.
+				"      - alert: CacheMisses\n        expr: delta(cache_misses_total[10m]) > 100\n" +
+				"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n")},
 			map[string]string{"r.yaml": rules("      - record: node:x:rate5m\n        expr: sum by (cluster, Hostname) (max by (cluster, Hostname, gpu, UUID) (rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[5m])))\n" +
 				// The per-GPU counter recorded as the largest of the GPU's series is still a counter.
 				"      - record: gpu:x:max\n        expr: max by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_PCIE_REPLAY_COUNTER)\n" +
 				// Retired pages and remapped rows are the board's lifetime counts (InfoROM): the raw
 				// value is how many it has, and their increase is how many it gained.
-				"      - alert: GPURetiredPages\n        expr: DCGM_FI_DEV_RETIRED_DBE + DCGM_FI_DEV_RETIRED_SBE > 60\n      - alert: GPURowsRemapped\n        expr: DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS > 0 or increase(DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS[1h]) > 0\n")}},
+				"      - alert: GPURetiredPages\n        expr: DCGM_FI_DEV_RETIRED_DBE + DCGM_FI_DEV_RETIRED_SBE > 60\n      - alert: GPURowsRemapped\n        expr: DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS > 0 or increase(DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS[1h]) > 0\n" +
+				// Counters outside the catalog read as counters: rates divided, a raw restart count
+				// compared, a recorded _total rule read raw.
+				"      - record: job:cache_hit:ratio_rate5m\n        expr: sum(rate(cache_hits_total[5m])) / sum(rate(cache_queries_total[5m]))\n" +
+				"      - alert: PodRestarts\n        expr: kube_pod_container_status_restarts_total > 5\n" +
+				"      - record: job:requests:total\n        expr: sum(increase(requests_total[1d]))\n" +
+				"      - record: job:x:ratio\n        expr: job:requests:total / 2\n")}},
 		{promqlUnknownMetric{},
 			// A typo of a field anywhere; any unknown metric in gpuobs' output.
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USD)\n"),
@@ -476,6 +485,25 @@ func TestBucketBoundsFollowTheServers(t *testing.T) {
 		p.Model.Prometheus.NativeHistograms = true
 		if got := runCheck(t, p, promqlBucketBound{}, off); len(got) != 0 {
 			t.Errorf("%s: native servers: %+v", config, got)
+		}
+	}
+}
+
+// TestCountersByTheirName: a metric the catalog does not know that ends in _total is a counter
+// by Prometheus' naming: delta() on it is an error, its raw values divided a warning; on the
+// embedded catalog and on the adopter's.
+func TestCountersByTheirName(t *testing.T) {
+	file := map[string]string{"r.yaml": rules("      - alert: CacheMisses\n        expr: delta(cache_misses_total[10m]) > 100\n" +
+		"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n")}
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		got := runCheck(t, plantest.Plan(t, config), promqlCounter{}, file)
+		var messages []string
+		for _, p := range got {
+			messages = append(messages, p.Severity.String()+": "+p.Message)
+		}
+		all := strings.Join(messages, "\n")
+		if len(got) != 3 || !strings.Contains(all, "error: delta() on cache_misses_total, a counter by its name") || strings.Count(all, "warning: counter cache_") != 2 {
+			t.Errorf("%s: %s", config, all)
 		}
 	}
 }
