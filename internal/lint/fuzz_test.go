@@ -40,6 +40,10 @@ func FuzzReadRules(f *testing.F) {
 	f.Add([]byte("groups:\n  - name: g\n    rules:\n      - &r\n        record: node:x:sum\n        expr: sum by (cluster) (rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL[5m]))\n      - *r\n      - <<: *r\n        alert: GPUX\n        for: 5m\n        labels: {severity: page}\n"))
 	f.Add([]byte("---\ngroups: []\n---\nkind: PrometheusRule\nspec:\n  groups:\n    - name: g\n      rules:\n        - alert: A\n          expr: |\n            max by (gpu) (DCGM_FI_DEV_GPU_TEMP) > 85\n"))
 	f.Add([]byte("groups:\n  - name: g\n    rules:\n      - record: a:b:c\n        expr: " + strings.Repeat("(", 300) + "up" + strings.Repeat(")", 300) + "\n"))
+	// A PrometheusRule for Loki's ruler: expressions that are not PromQL.
+	f.Add([]byte("kind: PrometheusRule\nmetadata: {name: logs}\nspec:\n  groups:\n    - name: logs\n      rules:\n        - alert: Errors\n          expr: sum(count_over_time({app=\"gpu\"} |= \"error\" [5m])) > 0\n        - record: a.b\n          expr: rate(\n"))
+	// A ConfigMap's rule files, one that does not parse.
+	f.Add([]byte("kind: ConfigMap\ndata:\n  a.rules: |\n    groups:\n      - name: g\n        rules:\n          - alert: A\n            expr: up == 0\n  b.yaml: |\n    groups: [\n"))
 	for name, src := range brokenInputs {
 		if name[len(name)-4:] == "yaml" {
 			f.Add([]byte(src))
@@ -61,5 +65,8 @@ func FuzzReadDashboard(f *testing.F) {
 		}
 	}
 	f.Add([]byte(dashboard("L2", "sum by (cluster) (DCGM_FI_DEV_FB_USED)", "rate(DCGM_FI_DEV_GPU_TEMP[5m])")))
+	// UTF-16 escapes as json.dump writes them: a pair, a lone high and a lone low surrogate,
+	// an escaped backslash, an escape cut short.
+	f.Add([]byte(`{"title": "\ud83d\udfe2 \ud83d x \udfe2 \\ud83d", "panels": [], "tags": ["\ud83`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzChecks(t, p, "fuzz.json", data) })
 }
