@@ -507,3 +507,18 @@ func TestCountersByTheirName(t *testing.T) {
 		}
 	}
 }
+
+// TestTheExportersOwnNamespaceIsNoScope: with honorLabels: false (the Helm chart's
+// ServiceMonitor) a GPU series' namespace is the exporter's own, the same on every GPU, and
+// pinning it scopes nothing; its exported_namespace is the workload's and does.
+func TestTheExportersOwnNamespaceIsNoScope(t *testing.T) {
+	p := plantest.Plan(t, plantest.Catalog(t, "(import 'gpuobs.libsonnet') { exporter+: { honorLabels: false } }"))
+	own := map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{namespace="gpu-operator"})`)}
+	if got := runCheck(t, p, cardinalityBudget{}, own); len(got) != 1 {
+		t.Errorf("the exporter's namespace pinned: %+v, want the budget exceeded", got)
+	}
+	workload := map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{exported_namespace="$namespace"})`)}
+	if got := runCheck(t, p, cardinalityBudget{}, workload); len(got) != 0 {
+		t.Errorf("the workload's namespace pinned: %+v", got)
+	}
+}

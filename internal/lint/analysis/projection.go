@@ -60,9 +60,19 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 	notWorkload := map[string]bool{l.Cluster: true, l.Host: true, l.Node: true, "instance": true, l.UUID: true, l.PCIBusID: true, l.GPU: true, l.Device: true,
 		l.MIGInstance: true, l.MIGProfile: true, l.Pod: true, "pod": true, l.Container: true, "container": true, l.Namespace: true, "namespace": true,
 		l.ModelName: true, l.DriverVersion: true, "job": true}
+	// With honorLabels: false a GPU series' namespace and pod are its scrape target's, the
+	// exporter's own (workloads are exported_*): a pin on them holds every GPU it reports.
+	targetOnly := map[string]bool{}
+	for _, name := range a.model.Exporter.TargetPodLabels {
+		targetOnly[name] = name != l.Namespace && name != l.Pod && name != l.Container
+	}
 	pinned, workload := map[string]bool{}, false
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+		_, gpuSeries := a.model.Fields[c.Name]
 		for _, m := range c.Matchers {
+			if gpuSeries && targetOnly[m.Name] {
+				continue
+			}
 			byVariable := strings.Contains(m.Value, "$") && (m.Type == "=" || m.Type == "=~" && single[strings.Trim(m.Value, "${}")])
 			if m.Type == "=" || byVariable {
 				pinned[m.Name] = true
