@@ -580,21 +580,11 @@ func TestProjectionSaysItsAssumption(t *testing.T) {
 func TestLintReadsTheRepositorysCounterFile(t *testing.T) {
 	repo := t.TempDir()
 	dashboard := `{"title": "GPU errors", "tags": ["L3"], "panels": [{"title": "Retired pages", "targets": [{"expr": "max(DCGM_FI_DEV_RETIRED_DBE)"}]}]}`
-	write := func(name, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("dashboards/errors.json", dashboard)
-	write("data/gpus.csv", "host,gpus\nnode-1,8\n")
+	testutil.WriteTree(t, repo, map[string]string{"dashboards/errors.json": dashboard, "data/gpus.csv": "host,gpus\nnode-1,8\n"})
 	if code, stdout, _ := run(t, "lint", "--fail-on", "warning", repo); code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_RETIRED_DBE is not collected") {
 		t.Errorf("no counter file: exit %d\n%s", code, stdout)
 	}
-	write("dcgm/counters.csv", "# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_FI_DEV_RETIRED_DBE, counter, Retired pages.\n")
+	testutil.WriteTree(t, repo, map[string]string{"dcgm/counters.csv": "# DCGM FIELD, Prometheus metric type, help message\nDCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_FI_DEV_RETIRED_DBE, counter, Retired pages.\n"})
 	code, stdout, stderr := run(t, "lint", "--fail-on", "warning", repo)
 	if code != ExitOK || !strings.Contains(stderr, filepath.Join("dcgm", "counters.csv")) {
 		t.Errorf("the repository's counter file: exit %d\n%s\n%s", code, stdout, stderr)

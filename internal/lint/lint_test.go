@@ -525,20 +525,12 @@ func TestSummaryCountsFilesOnce(t *testing.T) {
 func TestChartTemplatesAreOneNotice(t *testing.T) {
 	dir := t.TempDir()
 	template := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\nspec: {}\n"
-	for name, content := range map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"charts/gpu/Chart.yaml":                  "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
 		"charts/gpu/templates/rules.yaml":        template,
 		"charts/gpu/templates/extra/alerts.yaml": template,
 		"rules/gpu.yaml":                         template,
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	got := Run(NewInputs(loadPlan(t), source.ReadPaths([]string{dir})), Checks())
 	var summary []string
 	for _, p := range got {

@@ -1,12 +1,13 @@
 package source
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gpuobs/gpuobs/internal/testutil"
 )
 
 // TestReadCountersSkipsComments: comment and empty lines are no fields; each field keeps its type.
@@ -58,20 +59,12 @@ func TestReadNamedRefusesPipes(t *testing.T) {
 // rule file moved into one is still checked.
 func TestReadPathsLeavesHiddenTooling(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"rules/gpu.yaml":                  "groups: []\n",
 		"rules/.moved/gpu.yaml":           "groups: []\n",
 		".vscode/launch.json":             "{\n  // a comment\n  \"version\": \"0.2.0\",\n}\n",
 		".devcontainer/devcontainer.json": "{ // JSONC\n}\n",
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var read []string
 	for _, f := range ReadPaths([]string{dir}) {
 		rel, _ := filepath.Rel(dir, f.Path)
@@ -91,20 +84,12 @@ func TestReadPathsLeavesHiddenTooling(t *testing.T) {
 func TestDashboardsWithoutAnExtension(t *testing.T) {
 	dir := t.TempDir()
 	dashboard := "\n  {\"title\": \"GPUs\", \"tags\": [\"L3\"], \"panels\": [{\"title\": \"p\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}]}\n"
-	for name, content := range map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"dashboards/gpu-overview": dashboard,
 		"LICENSE":                 "Apache License\nVersion 2.0\n",
 		"Makefile":                "all:\n\t@echo {}\n",
 		"rules/gpu":               "groups: []\n",
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	files := ReadPaths([]string{dir})
 	if len(files) != 1 || files[0].Dashboard == nil || len(files[0].Dashboard.Queries) != 1 {
 		t.Fatalf("walked: %+v, want the dashboard without an extension only", files)

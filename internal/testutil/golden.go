@@ -59,3 +59,18 @@ func ReadTree(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// WriteTree writes files (content by slash-separated path) under dir, making their
+// directories.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
