@@ -365,8 +365,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a renamed vLLM metric goes unnoticed", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "group by (cluster, namespace, pod, model_name) (vllm:kv_cache_usage_perc),",
-			new:         "group by (cluster, namespace, pod, model_name) (vllm:num_requests_running),",
+			old:         "group by (cluster, namespace, pod, model_name) (\n                    (vllm:kv_cache_usage_perc or vllm:gpu_cache_usage_perc)\n                  ),",
+			new:         "group by (cluster, namespace, pod, model_name) (\n                    (vllm:num_requests_running)\n                  ),",
 			wantFailure: "alertname: GPUInferenceMetricMissing",
 		},
 		{
@@ -421,8 +421,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		// With honorLabels: true a GPU no pod holds carries its exporter target's own pod.
 		{
 			name: "an idle GPU read as held by the exporter's own pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "unless on (cluster, instance, namespace, pod)\n                  up\n              )\n            )\n          <",
-			new:         "unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n              )\n            )\n          <",
+			old:         "unless on (cluster, instance, namespace, pod)\n                    up\n                )\n              )\n            <",
+			new:         "unless on (cluster, instance, namespace, pod)\n                    up{job=\"elsewhere\"}\n                )\n              )\n            <",
 			wantFailure: "alertname: GPUAllocatedIdle",
 		},
 		{

@@ -580,7 +580,9 @@ func TestProjectionSaysItsAssumption(t *testing.T) {
 func TestLintReadsTheRepositorysCounterFile(t *testing.T) {
 	repo := t.TempDir()
 	dashboard := `{"title": "GPU errors", "tags": ["L3"], "panels": [{"title": "Retired pages", "targets": [{"expr": "max(DCGM_FI_DEV_RETIRED_DBE)"}]}]}`
-	testutil.WriteTree(t, repo, map[string]string{"dashboards/errors.json": dashboard, "data/gpus.csv": "host,gpus\nnode-1,8\n"})
+	testutil.WriteTree(t, repo, map[string]string{"dashboards/errors.json": dashboard, "data/gpus.csv": "host,gpus\nnode-1,8\n",
+		// A test's fixture counter file is no deployed one.
+		"tests/testdata/counters.csv": "DCGM_FI_DEV_RETIRED_DBE, counter, Retired pages.\n"})
 	if code, stdout, _ := run(t, "lint", "--fail-on", "warning", repo); code != ExitFindings || !strings.Contains(stdout, "DCGM_FI_DEV_RETIRED_DBE is not collected") {
 		t.Errorf("no counter file: exit %d\n%s", code, stdout)
 	}

@@ -205,7 +205,7 @@ func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up
 func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
 	if len(up) > 0 {
 		if parent := up[len(up)-1]; parent.Kind == promql.Call && gaugeOnly[parent.Name] {
-			report(at(f, e, parent, Error, "%s() on %s, a counter by its name (_total): a counter resets when its process restarts, which %s() reads as a fall; use increase() or rate()", parent.Name, n.Name, parent.Name))
+			report(at(f, e, parent, Warning, "%s() on %s, a counter by its name (_total): a counter resets when its process restarts, which %s() reads as a fall; use increase() or rate(), or, if its exporter declares it a gauge despite its name, declare it in the catalog's metrics (type: gauge)", parent.Name, n.Name, parent.Name))
 			return
 		}
 	}

@@ -490,8 +490,9 @@ func TestBucketBoundsFollowTheServers(t *testing.T) {
 }
 
 // TestCountersByTheirName: a metric the catalog does not know that ends in _total is a counter
-// by Prometheus' naming: delta() on it is an error, its raw values divided a warning; on the
-// embedded catalog and on the adopter's.
+// by Prometheus' naming: delta() on it and its raw values divided are warnings (an exporter
+// may name a gauge so, and its catalog entry then says); on the embedded catalog and on the
+// adopter's.
 func TestCountersByTheirName(t *testing.T) {
 	file := map[string]string{"r.yaml": rules("      - alert: CacheMisses\n        expr: delta(cache_misses_total[10m]) > 100\n" +
 		"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n")}
@@ -502,7 +503,7 @@ func TestCountersByTheirName(t *testing.T) {
 			messages = append(messages, p.Severity.String()+": "+p.Message)
 		}
 		all := strings.Join(messages, "\n")
-		if len(got) != 3 || !strings.Contains(all, "error: delta() on cache_misses_total, a counter by its name") || strings.Count(all, "warning: counter cache_") != 2 {
+		if len(got) != 3 || !strings.Contains(all, "warning: delta() on cache_misses_total, a counter by its name") || strings.Count(all, "warning: counter cache_") != 2 {
 			t.Errorf("%s: %s", config, all)
 		}
 	}
@@ -520,5 +521,37 @@ func TestTheExportersOwnNamespaceIsNoScope(t *testing.T) {
 	workload := map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{exported_namespace="$namespace"})`)}
 	if got := runCheck(t, p, cardinalityBudget{}, workload); len(got) != 0 {
 		t.Errorf("the workload's namespace pinned: %+v", got)
+	}
+}
+
+// TestANamespacePickedByAVariableScopesItsPods: a panel of one namespace, picked by a
+// single-value query variable, by pod or container keeps that namespace's pods, whether or not
+// it keeps the host; a multi-value pick by a regular expression scopes nothing. On the
+// embedded catalog and on the adopter's.
+func TestANamespacePickedByAVariableScopesItsPods(t *testing.T) {
+	panel := func(multi string) map[string]string {
+		return map[string]string{"d.json": `{"title": "t", "tags": ["L2"], "templating": {"list": [{"name": "namespace", "type": "query", "query": "label_values(DCGM_FI_DEV_GPU_UTIL, namespace)", "multi": ` + multi + `}]},
+"panels": [{"title": "a", "targets": [{"expr": "sum by (pod) (DCGM_FI_DEV_FB_USED{namespace=\"$namespace\"})"}]}, {"title": "b", "targets": [{"expr": "sum by (container) (DCGM_FI_DEV_FB_USED{namespace=~\"$namespace\"})"}]}]}`}
+	}
+	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
+		p := plantest.Plan(t, config)
+		if config != "" {
+			// The adopter's pod labels are its own; the panel names them.
+			for k, v := range panel("false") {
+				panel := strings.NewReplacer("by (pod)", "by (k8s_pod)", "by (container)", "by (k8s_container)", "namespace=", "k8s_namespace=").Replace(v)
+				if got := runCheck(t, p, cardinalityBudget{}, map[string]string{k: panel}); len(got) != 0 {
+					t.Errorf("%s: one namespace: %+v", config, got)
+				}
+			}
+			continue
+		}
+		if got := runCheck(t, p, cardinalityBudget{}, panel("false")); len(got) != 0 {
+			t.Errorf("one namespace: %+v", got)
+		}
+		// An equality matcher holds one value whatever the variable; a regular expression on a
+		// multi-value variable holds any number.
+		if got := runCheck(t, p, cardinalityBudget{}, panel("true")); len(got) != 1 || !strings.Contains(got[0].Message, `panel "b"`) {
+			t.Errorf("namespaces picked by a multi-value variable: %+v, want the regular-expression panel over the budget", got)
+		}
 	}
 }

@@ -525,10 +525,13 @@ func TestSummaryCountsFilesOnce(t *testing.T) {
 func TestChartTemplatesAreOneNotice(t *testing.T) {
 	dir := t.TempDir()
 	template := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\nspec: {}\n"
+	// A template that YAML stops on at a control action, which names no Helm object first.
+	control := "{{- if .Values.rules }}\napiVersion: v1\nkind: ConfigMap\ndata:\n  {{- range $k, $v := .Values.rules }}\n  {{ $k }}: {{ $v }}\n  {{- end }}\n{{- end }}\n"
 	testutil.WriteTree(t, dir, map[string]string{
 		"charts/gpu/Chart.yaml":                  "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
 		"charts/gpu/templates/rules.yaml":        template,
 		"charts/gpu/templates/extra/alerts.yaml": template,
+		"charts/gpu/templates/rules-cm.yaml":     control,
 		"rules/gpu.yaml":                         template,
 	})
 	got := Run(NewInputs(loadPlan(t), source.ReadPaths([]string{dir})), Checks())
@@ -537,7 +540,7 @@ func TestChartTemplatesAreOneNotice(t *testing.T) {
 		rel, _ := filepath.Rel(dir, p.Path)
 		summary = append(summary, p.Severity.String()+" "+filepath.ToSlash(rel))
 	}
-	if strings.Join(summary, ", ") != "info charts/gpu/templates/extra/alerts.yaml, error rules/gpu.yaml" || !strings.Contains(got[0].Message, "cannot read 2 templates of the Helm chart") {
-		t.Errorf("got %v (%+v), want one info for the chart's two templates and an error for the template outside it", summary, got)
+	if strings.Join(summary, ", ") != "info charts/gpu/templates/extra/alerts.yaml, error rules/gpu.yaml" || !strings.Contains(got[0].Message, "cannot read 3 templates of the Helm chart") {
+		t.Errorf("got %v (%+v), want one info for the chart's three templates and an error for the template outside it", summary, got)
 	}
 }

@@ -68,8 +68,9 @@ const maxCounterFile = 1 << 20
 
 // FindCounterFiles lists the dcgm-exporter counter files among paths and under their
 // directories (not in tooling directories): the .csv files that read as one (ReadCounters), in
-// path order. A repository that ships its exporter's counter file beside its rules and
-// dashboards says with it what its exporter collects.
+// path order; testdata directories hold fixtures and are left out. A repository that ships its
+// exporter's counter file beside its rules and dashboards says with it what its exporter
+// collects.
 func FindCounterFiles(paths []string) []string {
 	var found []string
 	for _, root := range paths {
@@ -77,7 +78,8 @@ func FindCounterFiles(paths []string) []string {
 			switch {
 			case err != nil:
 				return nil
-			case d.IsDir() && path != root && toolingDirs[d.Name()]:
+			case d.IsDir() && path != root && (toolingDirs[d.Name()] || d.Name() == "testdata"):
+				// A test's fixtures are no deployed counter file.
 				return filepath.SkipDir
 			case d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(path), ".csv"):
 				return nil

@@ -35,7 +35,7 @@ func ReadFile(path string, data []byte) *File {
 	// Helm action makes it a template.
 	if f.Err != nil {
 		m := helmAction.FindIndex(data)
-		what := helmTemplate
+		what := "it is a Helm template (it holds {{ ... }} actions of Helm's; YAML stops on this line): lint what `helm template` renders"
 		if m == nil && !isJSON(path) {
 			m = templateAction.FindIndex(data)
 			what = "it is a template (it holds {{ ... }}, ${...} or %{...} actions; YAML stops on this line), not YAML until it is filled: lint what it renders"
@@ -45,7 +45,7 @@ func ReadFile(path string, data []byte) *File {
 			if pos == (Pos{1, 1}) {
 				pos = Pos{1 + bytes.Count(data[:m[0]], []byte("\n")), 1}
 			}
-			f.Err = &ReadError{Pos: pos, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore", Helm: what == helmTemplate}
+			f.Err = &ReadError{Pos: pos, Message: "cannot read the file: " + what + ", or leave its directory out with lint.ignore", Template: true}
 		}
 	}
 	f.Generated = output.HasHeader(path, data)
@@ -72,9 +72,6 @@ func startsJSONObject(path string) bool {
 	n, _ := io.ReadFull(f, head)
 	return jsonObject(head[:n])
 }
-
-// helmTemplate says why a Helm template is not read.
-const helmTemplate = "it is a Helm template (it holds {{ ... }} actions of Helm's; YAML stops on this line): lint what `helm template` renders"
 
 // chartDir is the directory of the Helm chart a file belongs to: the nearest directory above
 // it that holds a Chart.yaml (at most maxChartDepth up), or "".
@@ -189,7 +186,7 @@ func readPath(name, tree string) *File {
 		return unreadable(name, err)
 	}
 	f := ReadFile(filepath.ToSlash(name), data)
-	if f.Err != nil && f.Err.Helm {
+	if f.Err != nil && f.Err.Template {
 		f.Err.Chart = chartDir(name)
 	}
 	return f

@@ -40,10 +40,11 @@ type ReadError struct {
 	Pos     Pos
 	Message string
 	Skipped bool
-	// Helm marks a file that does not parse because it is a Helm template, and Chart the
-	// directory of the chart it belongs to (a Chart.yaml above it), where there is one.
-	Helm  bool
-	Chart string
+	// Template marks a file that does not parse because it is a template (Helm's or
+	// another's), and Chart the directory of the Helm chart it belongs to (a Chart.yaml above
+	// it), where there is one.
+	Template bool
+	Chart    string
 }
 
 // Pos is a 1-based line and column.

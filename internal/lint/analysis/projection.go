@@ -112,7 +112,7 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 func (s scope) project(f model.Fleet) Projection {
 	p := Projection{Series: 1}
 	switch {
-	case (s.gpu != "" || s.mig != "" || s.pod != "") && (s.namespacePinned || s.podPinned) && s.host != "":
+	case (s.gpu != "" || s.mig != "" || s.pod != "") && (s.namespacePinned || s.podPinned):
 		s.ofNamespace(&p, f)
 	case s.gpu != "" || s.mig != "" || s.host != "" || s.pod != "":
 		s.ofHosts(&p, f)
@@ -136,7 +136,9 @@ func (p *Projection) mul(label string, by int) {
 // ofNamespace counts the GPUs of one namespace (spread over hosts), or of one pod (one host).
 func (s scope) ofNamespace(p *Projection, f model.Fleet) {
 	if !s.clusterPinned {
-		p.mul(firstNonEmpty(s.cluster, s.host), f.Clusters)
+		// The namespace (or pod) of that name in every cluster, told apart by whatever the
+		// output keeps.
+		p.mul(firstNonEmpty(s.cluster, s.host, s.gpu, s.pod, s.mig), f.Clusters)
 	}
 	perNamespace := max(1, f.NodesPerCluster*f.GPUsPerNode/max(1, f.NamespacesPerCluster))
 	if s.podPinned {
