@@ -199,16 +199,12 @@ func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up
 }
 
 // checkNamedCounter judges a metric the catalog does not know that is a counter by its name
-// (_total, as Prometheus' and OpenMetrics' conventions name every counter): a gauge function
-// on it (delta reads a reset as a fall), and its raw value divided (a ratio over each
-// counter's life since its process started, not over a recent window).
+// (_total, as Prometheus' and OpenMetrics' conventions name every counter): its raw value
+// divided is a ratio over each counter's life since its process started, not over a recent
+// window. A gauge function on one (delta) is not judged: exporters name gauges so too (AMD's
+// device-metrics-exporter registers gpu_ecc_correct_total as a gauge), and only the
+// exposition's TYPE line tells.
 func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
-	if len(up) > 0 {
-		if parent := up[len(up)-1]; parent.Kind == promql.Call && gaugeOnly[parent.Name] {
-			report(at(f, e, parent, Warning, "%s() on %s, a counter by its name (_total): a counter resets when its process restarts, which %s() reads as a fall; use increase() or rate(), or, if its exporter declares it a gauge despite its name, declare it in the catalog's metrics (type: gauge)", parent.Name, n.Name, parent.Name))
-			return
-		}
-	}
 	for i := len(up) - 1; i >= 0; i-- {
 		a := up[i]
 		switch {
@@ -220,9 +216,6 @@ func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*pro
 		}
 	}
 }
-
-// gaugeOnly are the functions that read a gauge's change, and misread a counter's reset.
-var gaugeOnly = map[string]bool{"delta": true, "idelta": true, "deriv": true, "predict_linear": true}
 
 // inRHS reports whether n sits in the right-hand side of the binary node up[i].
 func inRHS(bin *promql.Node, up []*promql.Node, i int, n *promql.Node) bool {
