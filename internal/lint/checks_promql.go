@@ -159,7 +159,7 @@ func keepsCounter(up []*promql.Node) bool {
 // not a counter.
 func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
 	k := in.Analysis.KindOf(n.Name)
-	if k.Real == "" && strings.HasSuffix(n.Name, "_total") && !in.Analysis.Recorded(n.Name) {
+	if k.Real == "" && namedCounter(n.Name, e.Node) && !in.Analysis.Recorded(n.Name) {
 		checkNamedCounter(f, e, n, up, report)
 	}
 	if k.Real == "" || k.Real == model.KindLifetime {
@@ -198,6 +198,26 @@ func checkCounter(in *Inputs, f *source.File, e *source.Expr, n *promql.Node, up
 	report(at(f, e, n, Warning, "counter %s is used without rate() or increase(): its raw value only counts since %s", n.Name, since))
 }
 
+// namedCounter reports whether a metric is a counter by its name: _total, or the _sum or
+// _count of a histogram or summary whose partner series the same expression reads (a gauge
+// may end in _count; a _sum beside its _count is a histogram's).
+func namedCounter(name string, expr *promql.Node) bool {
+	if strings.HasSuffix(name, "_total") {
+		return true
+	}
+	partner := ""
+	if base, ok := strings.CutSuffix(name, "_sum"); ok {
+		partner = base + "_count"
+	} else if base, ok := strings.CutSuffix(name, "_count"); ok {
+		partner = base + "_sum"
+	}
+	found := false
+	promql.Walk(expr, func(c *promql.Node, _ []*promql.Node) {
+		found = found || (partner != "" && c.Kind == promql.Selector && c.Name == partner)
+	})
+	return found
+}
+
 // checkNamedCounter judges a metric the catalog does not know that is a counter by its name
 // (_total, as Prometheus' and OpenMetrics' conventions name every counter): its raw value
 // divided is a ratio over each counter's life since its process started, not over a recent
@@ -211,7 +231,7 @@ func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*pro
 		case a.Kind == promql.Call && counterSafe[a.Name], a.Kind == promql.Aggregate && (a.Name == "count" || a.Name == "group"):
 			return
 		case a.Kind == promql.Binary && a.Name == "/":
-			report(at(f, e, n, Warning, "counter %s (a counter by its name, _total) is divided raw: the ratio is over each counter's life since its process last started, not a recent window; divide rate()s or increase()s", n.Name))
+			report(at(f, e, n, Warning, "counter %s (a counter by its name) is divided raw: the ratio is over each counter's life since its process last started, not a recent window; divide rate()s or increase()s", n.Name))
 			return
 		}
 	}

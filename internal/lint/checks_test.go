@@ -491,11 +491,15 @@ func TestBucketBoundsFollowTheServers(t *testing.T) {
 }
 
 // TestCountersByTheirName: a metric the catalog does not know that ends in _total is a counter
-// by Prometheus' naming: its raw values divided are a warning, delta() on it is not judged
-// (an exporter may name a gauge so); on the embedded catalog and on the adopter's.
+// by Prometheus' naming, and so are a histogram's _sum and _count read together: their raw
+// values divided are a warning; delta() on a _total name and a gauge that ends in _count are
+// not judged (an exporter may name a gauge so); on the embedded catalog and on the adopter's.
 func TestCountersByTheirName(t *testing.T) {
 	file := map[string]string{"r.yaml": rules("      - alert: EccErrors\n        expr: delta(gpu_ecc_correct_total[10m]) > 100\n" +
-		"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n")}
+		"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n" +
+		// A histogram's lifetime mean; a gauge that ends in _count divided alone is not judged.
+		"      - record: job:tpot:mean\n        expr: avg(llm_time_per_output_token_seconds_sum) / avg(llm_time_per_output_token_seconds_count)\n" +
+		"      - record: job:osd:ratio\n        expr: sum(storage_osd_up_count) / sum(storage_osd_count)\n")}
 	for _, config := range []string{"", "../testutil/plantest/testdata/adopter.jsonnet"} {
 		got := runCheck(t, plantest.Plan(t, config), promqlCounter{}, file)
 		var messages []string
@@ -503,7 +507,7 @@ func TestCountersByTheirName(t *testing.T) {
 			messages = append(messages, p.Severity.String()+": "+p.Message)
 		}
 		all := strings.Join(messages, "\n")
-		if len(got) != 2 || strings.Count(all, "warning: counter cache_") != 2 {
+		if len(got) != 4 || strings.Count(all, "warning: counter cache_") != 2 || strings.Count(all, "warning: counter llm_time_per_output_token_seconds_") != 2 {
 			t.Errorf("%s: %s", config, all)
 		}
 	}
