@@ -518,10 +518,11 @@ func TestSummaryCountsFilesOnce(t *testing.T) {
 	}
 }
 
-// TestChartTemplatesAreOneNotice: the templates of a Helm chart (a Chart.yaml above them) are
-// chart sources, never deployed as they are: those lint cannot read are one info for the
-// chart, which the default gate passes. A Helm-templated file outside a chart stays an error,
-// so that a pull request cannot make a rule file unchecked by adding an action to it.
+// TestChartTemplatesAreOneNotice: the templates of a Helm chart (under templates/ beside a
+// Chart.yaml) are chart sources, never deployed as they are: those lint cannot read are one
+// info for the chart, which the default gate passes. A Helm-templated file outside a chart's
+// templates stays an error, so that a pull request cannot make a rule file unchecked by adding
+// an action to it, nor by planting a Chart.yaml beside it.
 func TestChartTemplatesAreOneNotice(t *testing.T) {
 	dir := t.TempDir()
 	template := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\nspec: {}\n"
@@ -533,6 +534,8 @@ func TestChartTemplatesAreOneNotice(t *testing.T) {
 		"charts/gpu/templates/extra/alerts.yaml": template,
 		"charts/gpu/templates/rules-cm.yaml":     control,
 		"rules/gpu.yaml":                         template,
+		"planted/Chart.yaml":                     "apiVersion: v2\nname: planted\nversion: 0.1.0\n",
+		"planted/gpu.yaml":                       template,
 	})
 	got := Run(NewInputs(loadPlan(t), source.ReadPaths([]string{dir})), Checks())
 	var summary []string
@@ -540,7 +543,7 @@ func TestChartTemplatesAreOneNotice(t *testing.T) {
 		rel, _ := filepath.Rel(dir, p.Path)
 		summary = append(summary, p.Severity.String()+" "+filepath.ToSlash(rel))
 	}
-	if strings.Join(summary, ", ") != "info charts/gpu/templates/extra/alerts.yaml, error rules/gpu.yaml" || !strings.Contains(got[0].Message, "cannot read 3 templates of the Helm chart") {
-		t.Errorf("got %v (%+v), want one info for the chart's three templates and an error for the template outside it", summary, got)
+	if strings.Join(summary, ", ") != "info charts/gpu/templates/extra/alerts.yaml, error planted/gpu.yaml, error rules/gpu.yaml" || !strings.Contains(got[0].Message, "cannot read 3 templates of the Helm chart") {
+		t.Errorf("got %v (%+v), want one info for the chart's three templates and an error for each template outside a chart's templates", summary, got)
 	}
 }

@@ -73,19 +73,21 @@ func startsJSONObject(path string) bool {
 	return jsonObject(head[:n])
 }
 
-// chartDir is the directory of the Helm chart a file belongs to: the nearest directory above
-// it that holds a Chart.yaml (at most maxChartDepth up), or "".
+// chartDir is the directory of the Helm chart whose template a file is: the nearest directory
+// above it (at most maxChartDepth up) that holds a Chart.yaml and whose templates directory
+// holds the file, as Helm renders only templates/; or "". A Chart.yaml planted beside a rule
+// file does not make it a chart's template.
 func chartDir(name string) string {
-	dir := filepath.Dir(name)
+	dir, child := filepath.Dir(name), ""
 	for range maxChartDepth {
-		if info, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil && info.Mode().IsRegular() {
+		if info, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil && info.Mode().IsRegular() && child == "templates" {
 			return filepath.ToSlash(dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			break
 		}
-		dir = parent
+		dir, child = parent, filepath.Base(dir)
 	}
 	return ""
 }
