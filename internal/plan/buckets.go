@@ -91,10 +91,10 @@ func bounds(bs []float64) string {
 }
 
 // checkBucketBounds fails on every bucket selector of a rule or panel that selects no bound of
-// its histogram's ladder (MissedBucket), by the catalog path of what reads it and, where one
+// its histogram's ladder (MissedBucket), by the catalog path of what reads it and, where a
 // catalog threshold has the value asked for, that threshold's path; and on a ladder that does
 // not ascend.
-func checkBucketBounds(m *model.Model, recorded []Recorded) []error {
+func checkBucketBounds(m *model.Model, rs []read) []error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, name := range model.SortedKeys(m.Metrics) {
@@ -102,37 +102,18 @@ func checkBucketBounds(m *model.Model, recorded []Recorded) []error {
 			errs = append(errs, fmt.Errorf("metrics.%s.buckets: %s do not ascend; list the bounds as the exporter does, lowest first", name, bounds(bs)))
 		}
 	}
-	check := func(what string, n *promql.Node) {
-		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+	for _, r := range rs {
+		promql.Walk(r.expr, func(c *promql.Node, _ []*promql.Node) {
 			if c.Kind != promql.Selector {
 				return
 			}
 			if miss, ok := MissedBucket(m, c); ok {
-				if err := fmt.Sprintf("%s%s: %s", what, thresholdOf(m, miss.Histogram, miss.Le), miss.Advice()); !seen[err] {
+				if err := fmt.Sprintf("%s%s: %s", r.what, thresholdOf(m, miss.Histogram, miss.Le), miss.Advice()); !seen[err] {
 					seen[err] = true
 					errs = append(errs, errors.New(err))
 				}
 			}
 		})
-	}
-	for _, r := range recorded {
-		what := "recording rule " + r.Name
-		if slo := r.Labels["slo"]; slo != "" {
-			what = "slos." + slo + " (" + what + ")"
-		}
-		check(what, r.Parsed)
-	}
-	for _, name := range model.SortedKeys(m.Alerts) {
-		if n, err := promql.Parse(m.Alerts[name].Expr); err == nil {
-			check("alerts."+name+".expr", n)
-		}
-	}
-	for _, level := range model.SortedKeys(m.Dashboards) {
-		for _, expr := range DashboardExprs(m.Dashboards[level]) {
-			if n, err := promql.Parse(promql.FillGrafanaVariables(expr)); err == nil {
-				check("dashboards."+level, n)
-			}
-		}
 	}
 	return errs
 }

@@ -91,11 +91,13 @@ func Build(m *model.Model) (*Plan, error) {
 	if err := identities(m, p.Labels); err != nil {
 		return nil, err
 	}
-	var readBy map[string][]string
-	if p.Usage, readBy, err = usage(m, recorded); err != nil {
+	rs, err := reads(m, recorded)
+	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(append([]error{checkMetricsKnown(m, recorded, readBy)}, checkBucketBounds(m, recorded)...)...); err != nil {
+	var readBy map[string][]string
+	p.Usage, readBy = usage(m, rs)
+	if err := errors.Join(append([]error{checkMetricsKnown(m, recorded, readBy)}, checkBucketBounds(m, rs)...)...); err != nil {
 		return nil, err
 	}
 	if p.RecordingGroups, err = recordingGroups(m, recorded); err != nil {

@@ -241,36 +241,33 @@ func allows(matchers []promql.Matcher, labels map[string]string) bool {
 	return true
 }
 
-// usage indexes who reads which metric directly, and derives the counter set from it. It also
-// returns, for every metric read, the catalog paths of what reads it, for checkMetricsKnown.
-func usage(m *model.Model, recorded []Recorded) (Usage, map[string][]string, error) {
-	users, readBy := map[string][]string{}, map[string][]string{}
-	driverLabelRead := false
+// read is one expression the catalog's rules and panels evaluate: the catalog path of what
+// reads it (an SLO's records by the SLO), the name the counter file credits with it, and the
+// expression parsed.
+type read struct {
+	what, user string
+	expr       *promql.Node
+}
+
+// reads lists every expression the recording rules, alerts and dashboards evaluate, each with
+// its catalog path; one that does not parse is an error by its path.
+func reads(m *model.Model, recorded []Recorded) ([]read, error) {
+	var out []read
 	var errs []error
-	add := func(what, user string, n *promql.Node) {
-		driverLabelRead = driverLabelRead || readsLabel(n, m.Labels.DriverVersion)
-		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
-			if c.Kind != promql.Selector || c.Name == "" {
-				return
-			}
-			if !slices.Contains(users[c.Name], user) {
-				users[c.Name] = append(users[c.Name], user)
-			}
-			if !slices.Contains(readBy[c.Name], what) {
-				readBy[c.Name] = append(readBy[c.Name], what)
-			}
-		})
-	}
 	parse := func(what, user, expr string) {
 		n, err := promql.Parse(expr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", what, err))
 			return
 		}
-		add(what, user, n)
+		out = append(out, read{what, user, n})
 	}
 	for _, r := range recorded {
-		add("recording rule "+r.Name, "`"+r.Name+"`", r.Parsed)
+		what := "recording rule " + r.Name
+		if slo := r.Labels["slo"]; slo != "" {
+			what = "slos." + slo + " (" + what + ")"
+		}
+		out = append(out, read{what, "`" + r.Name + "`", r.Parsed})
 	}
 	for _, name := range model.SortedKeys(m.Alerts) {
 		parse("alerts."+name+".expr", name, m.Alerts[name].Expr)
@@ -279,6 +276,28 @@ func usage(m *model.Model, recorded []Recorded) (Usage, map[string][]string, err
 		for _, expr := range DashboardExprs(m.Dashboards[level]) {
 			parse("dashboards."+level, level, promql.FillGrafanaVariables(expr))
 		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// usage indexes who reads which metric directly, and derives the counter set from it. It also
+// returns, for every metric read, the catalog paths of what reads it, for checkMetricsKnown.
+func usage(m *model.Model, rs []read) (Usage, map[string][]string) {
+	users, readBy := map[string][]string{}, map[string][]string{}
+	driverLabelRead := false
+	for _, r := range rs {
+		driverLabelRead = driverLabelRead || readsLabel(r.expr, m.Labels.DriverVersion)
+		promql.Walk(r.expr, func(c *promql.Node, _ []*promql.Node) {
+			if c.Kind != promql.Selector || c.Name == "" {
+				return
+			}
+			if !slices.Contains(users[c.Name], r.user) {
+				users[c.Name] = append(users[c.Name], r.user)
+			}
+			if !slices.Contains(readBy[c.Name], r.what) {
+				readBy[c.Name] = append(readBy[c.Name], r.what)
+			}
+		})
 	}
 	for k := range users {
 		slices.SortStableFunc(users[k], func(a, b string) int { return rank(a) - rank(b) })
@@ -294,7 +313,7 @@ func usage(m *model.Model, recorded []Recorded) (Usage, map[string][]string, err
 	if driverLabelRead {
 		u.LabelRows = []string{m.Exporter.DriverField}
 	}
-	return u, readBy, errors.Join(errs...)
+	return u, readBy
 }
 
 // readsLabel reports whether an expression names a label: in a matcher, a grouping, vector
