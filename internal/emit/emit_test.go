@@ -502,20 +502,6 @@ func TestHostileJournalIsRefused(t *testing.T) {
 	}
 }
 
-// plant writes files (slash paths under root, made with their directories) for a hostile tree.
-func plant(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		path := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestPlantedJournalMovesNothingOutOfTheTree: a pull request that plants a journal beside a
 // directory named like a temporary file of gpuobs, holding a link out of the tree, cannot have
 // Recover rename the directory into place and then remove through the link; a journal that
@@ -560,14 +546,14 @@ func TestPlantedJournalMovesNothingOutOfTheTree(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir, outside := t.TempDir(), t.TempDir()
-			plant(t, outside, map[string]string{"victim.yaml": header + "v: 1\n"})
-			plant(t, dir, c.tree)
+			testutil.WriteTree(t, outside, map[string]string{"victim.yaml": header + "v: 1\n"})
+			testutil.WriteTree(t, dir, c.tree)
 			if strings.Contains(c.journal, "/out/") {
 				if err := os.Symlink(outside, filepath.Join(dir, "rules", ".x.yaml.gpuobs-1", "out")); err != nil {
 					t.Fatal(err)
 				}
 			}
-			plant(t, dir, map[string]string{output.Journal: c.journal})
+			testutil.WriteTree(t, dir, map[string]string{output.Journal: c.journal})
 			before := map[string][]byte{}
 			for p := range c.tree {
 				before[p], _ = os.ReadFile(filepath.Join(dir, p))
@@ -594,8 +580,8 @@ func TestPlantedJournalMovesNothingOutOfTheTree(t *testing.T) {
 func TestLinkAppearingMidJournalStopsIt(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	header := "# " + output.Header + "\n"
-	plant(t, outside, map[string]string{"victim.yaml": header})
-	plant(t, dir, map[string]string{"rules/sub/a.yaml": header})
+	testutil.WriteTree(t, outside, map[string]string{"victim.yaml": header})
+	testutil.WriteTree(t, dir, map[string]string{"rules/sub/a.yaml": header})
 	if err := os.RemoveAll(filepath.Join(dir, "rules", "sub")); err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +604,7 @@ func TestLinkAppearingMidJournalStopsIt(t *testing.T) {
 // temporary files does not walk through the link to remove files named like gpuobs'.
 func TestStaleTemporaryCleanupStaysInTheTree(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
-	plant(t, outside, map[string]string{"promtool/.a.yaml.gpuobs-7": "theirs"})
+	testutil.WriteTree(t, outside, map[string]string{"promtool/.a.yaml.gpuobs-7": "theirs"})
 	if err := os.Symlink(outside, filepath.Join(dir, "tests")); err != nil {
 		t.Fatal(err)
 	}
