@@ -70,10 +70,10 @@ local t = import 'lib/test.libsonnet';
     // and keeps its last KV-cache reading, by design. asleep is that condition, per server and
     // engine; awake(series) keeps the series of engines that do not sleep.
     sleepState: 'vllm:engine_sleep_state',
-    asleep:: e.fill(|||
-      max by ($(engine)) ($(state){sleep_state="awake"}) == 0
-    |||, { engine: std.join(', ', inference.engineLabels), state: inference.sleepState }),
-    awake(series):: e.fill('($(series) unless on ($(engine)) ($(asleep)))', { series: series, engine: std.join(', ', inference.engineLabels), asleep: inference.asleep }),
+    asleep(by=inference.engineLabels):: e.fill(|||
+      max by ($(by)) ($(state){sleep_state="awake"}) == 0
+    |||, { by: std.join(', ', by), state: inference.sleepState }),
+    awake(series):: e.fill('($(series) unless on ($(engine)) ($(asleep)))', { series: series, engine: std.join(', ', inference.engineLabels), asleep: inference.asleep() }),
     // The labels that name one engine of a server: data-parallel vLLM runs several per pod.
     engineLabels: [$.labels.cluster, 'namespace', 'pod', 'engine'],
     running: 'vllm:num_requests_running',
@@ -228,9 +228,7 @@ local t = import 'lib/test.libsonnet';
       // instance is found even when its neighbours are busy.
       // A pod whose vLLM engines all sleep (inference.sleepState) holds its GPU idle by design.
       // vLLM's series name the pod namespace and pod, as the scrape target gives them.
-      local asleep = e.fill(|||
-        max by ($(cluster), namespace, pod) ($(state){sleep_state="awake"}) == 0
-      |||, { cluster: l.cluster, state: inf.sleepState }),
+      local asleep = inf.asleep([l.cluster, 'namespace', 'pod']),
       local sleepingPods = if [l.namespace, l.pod] == ['namespace', 'pod'] then asleep else e.fill(|||
         label_replace(label_replace($(asleep), "$(namespace)", "$1", "namespace", "(.*)"), "$(pod)", "$1", "pod", "(.*)")
       |||, { asleep: asleep, namespace: l.namespace, pod: l.pod }),
@@ -255,8 +253,8 @@ local t = import 'lib/test.libsonnet';
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
         ] + (
           if !$.enabled.inference then [] else
-            // The scenario's pod (namespace ml-team, named after its host) serves with vLLM.
-            local engine(values, state) = t.series(inf.sleepState, values, { namespace: 'ml-team', pod: t.scenarioHost + '-0', model_name: 'llama-3-8b', engine: '0', sleep_state: state });
+            // The scenario's pod serves with vLLM.
+            local engine(values, state) = t.series(inf.sleepState, values, t.scenarioPod { model_name: 'llama-3-8b', engine: '0', sleep_state: state });
             [
               t.case('idle, its vLLM engine put to sleep', false, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x20 0x40', 'awake'), engine('0x20 1x40', 'weights_offloaded')]),
               t.case('idle, its vLLM engine awake', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x60', 'awake')], value=idle),
@@ -492,7 +490,7 @@ local t = import 'lib/test.libsonnet';
         [
           q('KV-cache usage', $.inference.kvCache('%s' + serverSel)),
           q('Preemptions per minute', '60 * rate(' + $.inference.preemptions + serverSel + '[5m])'),
-          q('Running and waiting requests', $.inference.waiting + serverSel + ' or vllm:num_requests_running' + serverSel),
+          q('Running and waiting requests', $.inference.waiting + serverSel + ' or ' + $.inference.running + serverSel),
         ],
         [
           step('Did traffic or prompt length rise?', 'Scale out replicas.'),

@@ -95,6 +95,11 @@
   // a kube-state-metrics node that the scenario's exporter reports from.
   scenarioHost:: '$host',
 
+  // The namespace and name of the pod that holds a scenario's first GPU (pod=true), as the
+  // generated scenarios name them (generators/promtooltests: scenarioNamespace, the host
+  // followed by the pod's index): for the series of the workload in that pod.
+  scenarioPod:: { namespace: 'ml-team', pod: '$host-0' },
+
   // An expected sample.
   sample(labels, value):: { labels: labels, value: value },
 }
