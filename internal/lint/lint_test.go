@@ -527,7 +527,7 @@ func TestChartTemplatesAreOneNotice(t *testing.T) {
 	dir := t.TempDir()
 	template := "apiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nmetadata:\n  labels:\n    {{- toYaml .Values.labels | nindent 4 }}\nspec: {}\n"
 	// A template that YAML stops on at a control action, which names no Helm object first.
-	control := "{{- if .Values.rules }}\napiVersion: v1\nkind: ConfigMap\ndata:\n  {{- range $k, $v := .Values.rules }}\n  {{ $k }}: {{ $v }}\n  {{- end }}\n{{- end }}\n"
+	control := "{{- if .Values.rules }}\napiVersion: monitoring.coreos.com/v1\nkind: PrometheusRule\nspec:\n  {{- range $k, $v := .Values.rules }}\n  {{ $k }}: {{ $v }}\n  {{- end }}\n{{- end }}\n"
 	testutil.WriteTree(t, dir, map[string]string{
 		"charts/gpu/Chart.yaml":                  "apiVersion: v2\nname: gpu\nversion: 0.1.0\n",
 		"charts/gpu/templates/rules.yaml":        template,

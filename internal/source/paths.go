@@ -127,7 +127,7 @@ func ReadPaths(paths []string) []*File {
 			files = append(files, unreadable(p, err))
 			continue
 		case !info.IsDir():
-			f := readPath(p, filepath.Dir(p))
+			f := readPath(p, filepath.Dir(p), false)
 			files = append(append(files, f), f.Embedded...)
 			continue
 		}
@@ -161,7 +161,7 @@ func ReadPaths(paths []string) []*File {
 		})
 		sort.Strings(found)
 		for _, name := range found {
-			f := readPath(name, p)
+			f := readPath(name, p, true)
 			files = append(append(files, f), f.Embedded...)
 		}
 		files = append(files, problems...)
@@ -171,8 +171,10 @@ func ReadPaths(paths []string) []*File {
 
 // readPath reads one file if it is a regular file (after symbolic links) inside tree, the
 // directory it was found in or given from: a link out of it is skipped unread, so that none of
-// what it points at (a token, the environment) is ever echoed.
-func readPath(name, tree string) *File {
+// what it points at (a token, the environment) is ever echoed. A file found by walking a
+// directory is parsed only if it may hold rule groups or a dashboard (mayHold); a file named
+// is always parsed, and what it cannot be read as is said.
+func readPath(name, tree string, walked bool) *File {
 	info, err := os.Stat(name)
 	if err != nil {
 		return unreadable(name, err)
@@ -186,6 +188,9 @@ func readPath(name, tree string) *File {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return unreadable(name, err)
+	}
+	if walked && !mayHold(data) {
+		return &File{Path: filepath.ToSlash(name)}
 	}
 	f := ReadFile(filepath.ToSlash(name), data)
 	if f.Err != nil && f.Err.Template {

@@ -208,14 +208,37 @@ type Rule struct {
 	Expr          *Expr
 	For           string
 	KeepFiringFor string
-	Labels        map[string]string
-	Annotations   map[string]string
+	// Labels and Annotations are nil where the rule has none.
+	Labels      map[string]string
+	Annotations map[string]string
 	// Pos is where the rule starts; NamePos where its name is; End its last line.
-	Pos, NamePos  Pos
-	AnnotationPos map[string]Pos
-	// LabelPos is where each label's value is.
-	LabelPos map[string]Pos
-	End      int
+	Pos, NamePos Pos
+	End          int
+	// values are where each label's and annotation's value is (a list: a rule has a few, and
+	// a lint run holds tens of thousands of rules).
+	values []valuePos
+}
+
+// valuePos is where a label's or an annotation's value is.
+type valuePos struct {
+	annotation bool
+	name       string
+	pos        Pos
+}
+
+// LabelAt is where the value of the rule's label is, if it has it.
+func (r *Rule) LabelAt(name string) (Pos, bool) { return r.valueAt(false, name) }
+
+// AnnotationAt is where the value of the rule's annotation is, if it has it.
+func (r *Rule) AnnotationAt(name string) (Pos, bool) { return r.valueAt(true, name) }
+
+func (r *Rule) valueAt(annotation bool, name string) (Pos, bool) {
+	for _, v := range r.values {
+		if v.annotation == annotation && v.name == name {
+			return v.pos, true
+		}
+	}
+	return Pos{}, false
 }
 
 // Name is the rule's record or alert name.
@@ -386,7 +409,7 @@ func embeddedDashboards(f *File, root *yaml.Node) []*File {
 }
 
 func readRule(f *File, n *yaml.Node, end int) *Rule {
-	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end, Labels: map[string]string{}, Annotations: map[string]string{}, AnnotationPos: map[string]Pos{}, LabelPos: map[string]Pos{}}
+	r := &Rule{File: f, Pos: Pos{n.Line, n.Column}, End: end}
 	r.NamePos = r.Pos
 	for _, kv := range pairs(n) {
 		k, v := kv[0], kv[1]
@@ -402,14 +425,19 @@ func readRule(f *File, n *yaml.Node, end int) *Rule {
 		case "keep_firing_for":
 			r.KeepFiringFor = v.Value
 		case "labels", "annotations":
-			for _, lv := range pairs(v) {
-				if k.Value == "labels" {
-					r.Labels[lv[0].Value] = lv[1].Value
-					r.LabelPos[lv[0].Value] = Pos{lv[1].Line, lv[1].Column}
-				} else {
-					r.Annotations[lv[0].Value] = lv[1].Value
-					r.AnnotationPos[lv[0].Value] = Pos{lv[1].Line, lv[1].Column}
-				}
+			values := pairs(v)
+			if len(values) == 0 {
+				continue
+			}
+			m := make(map[string]string, len(values))
+			for _, lv := range values {
+				m[lv[0].Value] = lv[1].Value
+				r.values = append(r.values, valuePos{k.Value == "annotations", lv[0].Value, Pos{lv[1].Line, lv[1].Column}})
+			}
+			if k.Value == "labels" {
+				r.Labels = m
+			} else {
+				r.Annotations = m
 			}
 		}
 	}
@@ -447,7 +475,7 @@ const (
 	maxMergedPairs = 10000
 )
 
-// pairs lists a mapping's key/value pairs, values resolved, with merge keys (<<: *base or
+// pairs lists a mapping's key/value pairs, keys and values resolved, with merge keys (<<: *base or
 // <<: [*a, *b]) expanded in place of the key: an explicit key wins over a merged one, and an
 // earlier merged mapping over a later one, as YAML's merge key type says.
 func pairs(n *yaml.Node) [][2]*yaml.Node {
@@ -474,7 +502,9 @@ func pairsAt(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 			}
 			continue
 		}
-		own = append(own, [2]*yaml.Node{k, v})
+		// A key may be an alias (*k : ...), which names its anchor's value as Prometheus'
+		// reader takes it.
+		own = append(own, [2]*yaml.Node{resolve(k), v})
 	}
 	seen := map[string]bool{}
 	for _, kv := range own {
