@@ -3,12 +3,16 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/lint"
@@ -93,4 +97,75 @@ func BenchmarkLint(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLintProcess runs gpuobs lint and promtool check rules as a user does, one process
+// each per run, in alternation: on the 4,000-rule file, and with GPUOBS_BENCH_RULES naming a
+// directory of public rule files (the monitoring-mixins collection's, repeated to 26,000
+// rules) on its rule files. It reports each one's wall time and peak memory per run, and the
+// ratios, measured side by side.
+func BenchmarkLintProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "gpuobs")
+	build(b, bin, "../cmd/gpuobs")
+	promtool := testutil.Tool(b, "promtool")
+	corpus, _ := ruleCorpus(b, plantest.Plan(b, ""), 4000)
+	sets := map[string][]string{"rules=4000": {corpus}}
+	if dir := os.Getenv("GPUOBS_BENCH_RULES"); dir != "" {
+		sets["public"] = publicRuleFiles(b, dir)
+	}
+	for name, files := range sets {
+		b.Run(name, func(b *testing.B) {
+			var lintWall, promtoolWall time.Duration
+			var lintPeak, promtoolPeak int64
+			for b.Loop() {
+				w, peak := measure(b, exec.Command(bin, append([]string{"lint"}, files...)...))
+				lintWall, lintPeak = lintWall+w, max(lintPeak, peak)
+				w, peak = measure(b, exec.Command(promtool, append([]string{"check", "rules"}, files...)...))
+				promtoolWall, promtoolPeak = promtoolWall+w, max(promtoolPeak, peak)
+			}
+			b.ReportMetric(float64(len(files)), "files")
+			b.ReportMetric(lintWall.Seconds()/float64(b.N), "gpuobs-lint-s")
+			b.ReportMetric(promtoolWall.Seconds()/float64(b.N), "promtool-s")
+			b.ReportMetric(float64(promtoolWall)/float64(lintWall), "promtool/gpuobs")
+			b.ReportMetric(float64(lintPeak)/1024, "gpuobs-lint-peak-MB")
+			b.ReportMetric(float64(promtoolPeak)/1024, "promtool-peak-MB")
+		})
+	}
+}
+
+// publicRuleFiles lists the YAML files under dir that hold rule groups.
+func publicRuleFiles(b *testing.B, dir string) []string {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(data, []byte("groups:")) {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		b.Fatalf("GPUOBS_BENCH_RULES=%s: %v, %d rule files", dir, err, len(files))
+	}
+	return files
+}
+
+// measure runs cmd to its end and returns its wall time and peak resident memory (KB). Exit
+// status 1 and 3 are findings (promtool's and gpuobs'), not failures.
+func measure(b *testing.B, cmd *exec.Cmd) (time.Duration, int64) {
+	b.Helper()
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 && code != 3 {
+		b.Fatalf("%s: %v", cmd, err)
+	}
+	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Fatal("no resource usage")
+	}
+	return wall, usage.Maxrss
 }

@@ -306,7 +306,7 @@ func (promqlMIGDoubleCount) Run(in *Inputs, report func(Problem)) {
 			if a.Kind == promql.Binary && (a.Name == "and" || a.Name == "unless") && inRHS(a, up, i, n) {
 				return
 			}
-			if a.Kind == promql.Binary && a.Name == "*" && a.On && slices.Contains(a.MatchOn, l.MIGInstance) {
+			if a.Kind == promql.Binary && a.Name == "*" && a.Vector().On && slices.Contains(a.Vector().MatchOn, l.MIGInstance) {
 				return
 			}
 			if a.Kind != promql.Aggregate {

@@ -320,7 +320,7 @@ func (alertsValueInLabel) Run(in *Inputs, report func(Problem)) {
 		for _, name := range slices.Sorted(maps.Keys(r.Labels)) {
 			if v := r.Labels[name]; strings.Contains(v, "$value") || strings.Contains(v, ".Value") {
 				pos := r.NamePos
-				if p, ok := r.LabelPos[name]; ok {
+				if p, ok := r.LabelAt(name); ok {
 					pos = p
 				}
 				report(Problem{Severity: Error, Path: r.File.Path, Pos: pos, Width: len(v),
@@ -350,7 +350,8 @@ func (namingLegacyNames) Run(in *Inputs, report func(Problem)) {
 		}
 		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 			if !promql.IsValidLabelName(k) {
-				problem(r.LabelPos[k], len(k), "label", k)
+				at, _ := r.LabelAt(k)
+				problem(at, len(k), "label", k)
 			}
 		}
 		promql.Walk(r.Expr.Node, func(n *promql.Node, _ []*promql.Node) {
@@ -383,15 +384,16 @@ func (alertsTemplateLabels) Run(in *Inputs, report func(Problem)) {
 		}
 		out := in.Analysis.Labels(r.Expr.Node)
 		for _, a := range model.SortedKeys(r.Annotations) {
+			at, _ := r.AnnotationAt(a)
 			used, err := promql.TemplateLabels(r.Annotations[a])
 			if err != nil {
-				report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
+				report(Problem{Severity: Error, Path: r.File.Path, Pos: at, Width: len(r.Annotations[a]),
 					Message: fmt.Sprintf("annotation %s of %s is not a valid template: %v", a, r.Alert, err)})
 				continue
 			}
 			for _, label := range used {
 				if !out.MayHave(label) {
-					report(Problem{Severity: Error, Path: r.File.Path, Pos: r.AnnotationPos[a], Width: len(r.Annotations[a]),
+					report(Problem{Severity: Error, Path: r.File.Path, Pos: at, Width: len(r.Annotations[a]),
 						Message: fmt.Sprintf("annotation %s of %s uses $labels.%s, which the expression does not keep (it keeps %s)", a, r.Alert, label, strings.Join(out.Sorted(), ", "))})
 				}
 			}
@@ -452,7 +454,7 @@ func (namingAlert) Run(in *Inputs, report func(Problem)) {
 func matchesOn(expr *promql.Node, label string) bool {
 	found := false
 	promql.Walk(expr, func(n *promql.Node, _ []*promql.Node) {
-		if n.Kind == promql.Binary && n.On && slices.Contains(n.MatchOn, label) {
+		if n.Kind == promql.Binary && n.Vector().On && slices.Contains(n.Vector().MatchOn, label) {
 			found = true
 		}
 	})

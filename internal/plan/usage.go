@@ -324,7 +324,8 @@ func readsLabel(n *promql.Node, label string) bool {
 		for _, m := range c.Matchers {
 			found = found || m.Name == label
 		}
-		found = found || slices.Contains(c.Grouping, label) || slices.Contains(c.MatchOn, label) || slices.Contains(c.Include, label) ||
+		v := c.Vector()
+		found = found || slices.Contains(c.Grouping, label) || slices.Contains(v.MatchOn, label) || slices.Contains(v.Include, label) ||
 			c.Kind == promql.String && c.Name == label
 	})
 	return found

@@ -37,12 +37,7 @@ type Node struct {
 	// Grouping and Without are an aggregation's by/without labels.
 	Grouping []string
 	Without  bool
-	// Binary operations: vector matching.
-	Matching   bool // on or ignoring was given
-	On         bool
-	MatchOn    []string
-	Include    []string // group_left/group_right labels
-	Card       string   // one-to-one, many-to-one, one-to-many, many-to-many
+	// ReturnBool is a comparison's bool modifier.
 	ReturnBool bool
 	Value      float64 // Number
 	// Args are the operands: function arguments, the aggregated expression (last, after an
@@ -54,6 +49,27 @@ type Node struct {
 	// experimental function or aggregation (limitk, info), a fill modifier of a binary
 	// operation.
 	Needs string
+	// vector is a binary operation's vector matching where it is not the default (Vector): a
+	// lint run holds the nodes of tens of thousands of expressions, most of them without one.
+	vector *VectorMatching
+}
+
+// VectorMatching is how a binary operation matches the series of its operands.
+type VectorMatching struct {
+	Matching bool // on or ignoring was given
+	On       bool
+	MatchOn  []string
+	Include  []string // group_left/group_right labels
+	Card     string   // many-to-one, one-to-many, many-to-many; "" for one-to-one
+}
+
+// Vector is the node's vector matching: the zero value (one-to-one, on every label) for a
+// binary operation that gives none, and for any other node.
+func (n *Node) Vector() VectorMatching {
+	if n.vector == nil {
+		return VectorMatching{}
+	}
+	return *n.vector
 }
 
 // FeaturesNeeded lists, in order, the Prometheus feature flags an expression's nodes need.
@@ -119,9 +135,13 @@ func convertBinary(n *parser.BinaryExpr) *Node {
 	out := &Node{Kind: Binary, Name: n.Op.String(), ReturnBool: n.ReturnBool, Start: int(r.Start), End: int(r.End),
 		Args: []*Node{convert(n.LHS), convert(n.RHS)}}
 	if vm := n.VectorMatching; vm != nil {
-		out.Matching = vm.On || len(vm.MatchingLabels) > 0
-		out.On, out.MatchOn, out.Include = vm.On, vm.MatchingLabels, vm.Include
-		out.Card = vm.Card.String()
+		v := VectorMatching{Matching: vm.On || len(vm.MatchingLabels) > 0, On: vm.On, MatchOn: vm.MatchingLabels, Include: vm.Include}
+		if vm.Card != parser.CardOneToOne {
+			v.Card = vm.Card.String()
+		}
+		if v.Matching || v.Card != "" || len(v.Include) > 0 {
+			out.vector = &v
+		}
 		if vm.FillValues.LHS != nil || vm.FillValues.RHS != nil {
 			out.Needs = FillModifiers
 		}
@@ -203,7 +223,9 @@ func Walk(n *Node, fn func(n *Node, ancestors []*Node)) {
 			walk(a, stack)
 		}
 	}
-	walk(n, nil)
+	// One backing array serves every chain (siblings share their ancestors' prefix), so a walk
+	// allocates only past this depth.
+	walk(n, make([]*Node, 0, 32))
 }
 
 // Matches reports whether the matcher selects a label value, by Prometheus' own matching (a

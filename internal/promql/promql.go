@@ -134,6 +134,9 @@ func Pretty(expr string) (string, error) {
 // $labels.name, .Labels.name and index $labels "name". The template is parsed with Go's
 // template parser, with the variables Prometheus defines; functions are not resolved.
 func TemplateLabels(text string) ([]string, error) {
+	if !strings.Contains(text, "{{") {
+		return nil, nil // no action: nothing read, nothing that can fail to parse
+	}
 	t := parse.New("template")
 	t.Mode = parse.SkipFuncCheck
 	trees := map[string]*parse.Tree{}

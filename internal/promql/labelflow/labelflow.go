@@ -152,19 +152,20 @@ func binary(n *promql.Node, resolve Resolver) Set {
 		return Output(n.Args[0], resolve)
 	}
 	l := Output(n.Args[0], resolve)
+	v := n.Vector()
 	switch {
 	case n.Name == "or":
 		return l.Union(Output(n.Args[1], resolve))
 	case n.Name == "and" || n.Name == "unless":
 		return l
-	case n.Card == "many-to-one":
-		return l.With(n.Include...)
-	case n.Card == "one-to-many":
-		return Output(n.Args[1], resolve).With(n.Include...)
-	case n.Matching && n.On:
-		return l.Only(n.MatchOn...)
-	case n.Matching:
-		return l.Without(n.MatchOn...)
+	case v.Card == "many-to-one":
+		return l.With(v.Include...)
+	case v.Card == "one-to-many":
+		return Output(n.Args[1], resolve).With(v.Include...)
+	case v.Matching && v.On:
+		return l.Only(v.MatchOn...)
+	case v.Matching:
+		return l.Without(v.MatchOn...)
 	}
 	return l
 }
