@@ -51,6 +51,9 @@ var counterSafe = map[string]bool{
 	"absent_over_time": true, "present_over_time": true, "count_over_time": true, "timestamp": true,
 }
 
+// gaugeOnly are the range functions that read a gauge: on a counter, a reset reads as a fall.
+var gaugeOnly = map[string]bool{"delta": true, "idelta": true, "deriv": true}
+
 // counterOnly are functions that are only meaningful on counters.
 var counterOnly = map[string]bool{"rate": true, "irate": true, "increase": true, "resets": true}
 
@@ -221,10 +224,15 @@ func namedCounter(name string, expr *promql.Node) bool {
 // checkNamedCounter judges a metric the catalog does not know that is a counter by its name
 // (_total, as Prometheus' and OpenMetrics' conventions name every counter): its raw value
 // divided is a ratio over each counter's life since its process started, not over a recent
-// window. A gauge function on one (delta) is not judged: exporters name gauges so too (AMD's
-// device-metrics-exporter registers gpu_ecc_correct_total as a gauge), and only the
-// exposition's TYPE line tells.
+// window. A gauge function on one (delta, idelta, deriv) is an info, not a warning: exporters
+// name gauges so too (AMD's device-metrics-exporter registers gpu_ecc_correct_total as a
+// gauge, and delta() is right on it), and only the exposition's TYPE line tells.
 func checkNamedCounter(f *source.File, e *source.Expr, n *promql.Node, up []*promql.Node, report func(Problem)) {
+	if len(up) > 0 && up[len(up)-1].Kind == promql.Call && gaugeOnly[up[len(up)-1].Name] {
+		fn := up[len(up)-1]
+		report(at(f, e, fn, Info, "%s() on %s, a counter by its name: if it is one, every reset of it reads as a fall (increase() and rate() handle resets); if the exporter declares it a gauge (# TYPE %s gauge), suppress this", fn.Name, n.Name, n.Name))
+		return
+	}
 	for i := len(up) - 1; i >= 0; i-- {
 		a := up[i]
 		switch {

@@ -81,8 +81,8 @@ func cases() []checkCase {
 				"      - alert: PodRestarts\n        expr: kube_pod_container_status_restarts_total > 5\n" +
 				"      - record: job:requests:total\n        expr: sum(increase(requests_total[1d]))\n" +
 				"      - record: job:x:ratio\n        expr: job:requests:total / 2\n" +
-				// delta() on a _total name: the exporter may declare it a gauge (AMD's does).
-				"      - alert: EccErrors\n        expr: delta(gpu_ecc_correct_total[10m]) > 100\n")}},
+				// delta() on a gauge (on a _total name it is an info: TestCountersByTheirName).
+				"      - alert: HotterFast\n        expr: delta(gpu_temperature_celsius[10m]) > 20\n")}},
 		{promqlUnknownMetric{},
 			// A typo of a field anywhere; any unknown metric in gpuobs' output.
 			map[string]string{"r.yaml": rules("      - record: node:x:sum\n        expr: sum by (cluster, Hostname) (DCGM_FI_DEV_FB_USD)\n"),
@@ -492,8 +492,9 @@ func TestBucketBoundsFollowTheServers(t *testing.T) {
 
 // TestCountersByTheirName: a metric the catalog does not know that ends in _total is a counter
 // by Prometheus' naming, and so are a histogram's _sum and _count read together: their raw
-// values divided are a warning; delta() on a _total name and a gauge that ends in _count are
-// not judged (an exporter may name a gauge so); on the embedded catalog and on the adopter's.
+// values divided are a warning; delta() on a _total name is an info (an exporter may name a
+// gauge so), and a gauge that ends in _count is not judged; on the embedded catalog and on the
+// adopter's.
 func TestCountersByTheirName(t *testing.T) {
 	file := map[string]string{"r.yaml": rules("      - alert: EccErrors\n        expr: delta(gpu_ecc_correct_total[10m]) > 100\n" +
 		"      - record: job:cache_hit:ratio\n        expr: sum(cache_hits_total) / sum(cache_queries_total)\n" +
@@ -507,7 +508,8 @@ func TestCountersByTheirName(t *testing.T) {
 			messages = append(messages, p.Severity.String()+": "+p.Message)
 		}
 		all := strings.Join(messages, "\n")
-		if len(got) != 4 || strings.Count(all, "warning: counter cache_") != 2 || strings.Count(all, "warning: counter llm_time_per_output_token_seconds_") != 2 {
+		if len(got) != 5 || strings.Count(all, "warning: counter cache_") != 2 || strings.Count(all, "warning: counter llm_time_per_output_token_seconds_") != 2 ||
+			!strings.Contains(all, "info: delta() on gpu_ecc_correct_total, a counter by its name") {
 			t.Errorf("%s: %s", config, all)
 		}
 	}
