@@ -51,7 +51,8 @@
       nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
       // ...these tickets in its cluster: an exporter upgrade that renames the host label
       // makes every GPU's series "missing" under the old labels, and every node one without
-      // an exporter. Never pages.
+      // an exporter. Never pages. Generation derives the set from the expressions and
+      // refuses a list that differs (the texts name the list).
       // ...in its cluster, the alerts that an inhibition whose source reads kube-state-metrics
       // silences (the cordon's): with kube-state-metrics gone that source is gone too.
       kubeStateMetricsDown: 'GPUKubeStateMetricsDown',

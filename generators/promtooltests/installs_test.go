@@ -1,6 +1,7 @@
 package promtooltests_test
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // TestRealInstallsReplayedHealthy replays scrapes in the shapes real installs send
@@ -25,9 +27,10 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 	for _, c := range []struct {
 		name, scrape, job, catalog string
 		// down: the exporter stops being scraped for the last 30 minutes; external: the
-		// cluster is an external label of the cluster's Prometheus, not on the series.
-		down, external bool
-		want           []string
+		// cluster is an external label of the cluster's Prometheus, not on the series;
+		// renamed: an exporter upgrade renames the host label for the last hour.
+		down, external, renamed bool
+		want                    []string
 	}{
 		{
 			// A vGPU guest sends no temperature: the embedded catalog counts its GPU by it,
@@ -82,6 +85,14 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 			name: "cluster as an external label, catalog that says so", scrape: "operator-l4.prom", job: operatorJob, external: true,
 			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }, topology+: { clusterExternal: true }",
 		},
+		{
+			// An exporter upgrade renames the host label: the mismatch ticket, and the tickets
+			// the plan derives a mismatch makes fire for every GPU or node (which it silences),
+			// and nothing else (checked below against plan.AbsentByExporterLabels).
+			name: "exporter upgrade renames the host label", scrape: "operator-l4.prom", job: operatorJob, renamed: true,
+			catalog: "exporter+: { job: 'nvidia-dcgm-exporter', extraCounters: [] }",
+			want:    []string{"DCGMExporterLabelMismatch", "DCGMExporterMissingOnNode", "GPUSeriesMissing"},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -93,8 +104,14 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 				}
 			}
 			dir := generateInto(t, config)
-			if got := firingOnReplay(t, dir, filepath.Join("testdata/scrapes", c.scrape), replay{job: c.job, down: c.down, external: c.external}); !slices.Equal(got, c.want) {
+			if got := firingOnReplay(t, dir, filepath.Join("testdata/scrapes", c.scrape), replay{job: c.job, down: c.down, external: c.external, renamed: c.renamed}); !slices.Equal(got, c.want) {
 				t.Errorf("alerts firing: %v, want %v", got, c.want)
+			}
+			if c.renamed {
+				p := plantest.Plan(t, config)
+				if derived := append([]string{p.Model.Alertmanager.Inhibit.LabelMismatch}, p.AbsentByExporterLabels()...); !slices.Equal(slices.Sorted(slices.Values(derived)), c.want) {
+					t.Errorf("the plan derives %v as what a label mismatch makes fire, the replay fires %v", derived, c.want)
+				}
 			}
 		})
 	}
@@ -104,15 +121,17 @@ func TestRealInstallsReplayedHealthy(t *testing.T) {
 const operatorJob = "nvidia-dcgm-exporter"
 
 // replay is how a scrape is replayed: the exporter's job, whether its target is down for the
-// last 30 minutes, and whether the cluster is an external label instead of a series label.
+// last 30 minutes, whether the cluster is an external label instead of a series label, and
+// whether the exporter sends its host label under another name for the last hour.
 type replay struct {
-	job            string
-	down, external bool
+	job                     string
+	down, external, renamed bool
 }
 
-// firingOnReplay writes a promtool test that replays a scrape for two hours, as Prometheus
-// stores it (the exporter's labels, cluster, job and instance added), with the node listed
-// by kube-state-metrics, and returns the alerts of the generated rules that fire at its end.
+// firingOnReplay writes a promtool test that replays a scrape for two hours (three for a
+// renamed host label), as Prometheus stores it (the exporter's labels, cluster, job and
+// instance added), with the node listed by kube-state-metrics, and returns the alerts of the
+// generated rules that fire at its end (or at 2h and 3h for a renamed host label).
 func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	t.Helper()
 	data, err := os.ReadFile(scrape)
@@ -123,8 +142,15 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two hours of one-minute samples: the exporter's series, and its up series.
-	steps, upValues := "+0x120", "1+0x120"
+	// Two hours of one-minute samples: the exporter's series, and its up series. A renamed
+	// host label is replayed for three: the rename at 90 minutes, then evaluated at 2h (the
+	// past hour still holds the old labels) and 3h (it no longer does).
+	minutes, evalTimes := 120, []string{"2h"}
+	if r.renamed {
+		minutes, evalTimes = 180, []string{"2h", "3h"}
+	}
+	span := fmt.Sprintf("+0x%d", minutes)
+	steps, upValues := span, "1"+span
 	if r.down {
 		steps, upValues = "+0x90 _x30", "1+0x90 0+0x30"
 	}
@@ -154,21 +180,32 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	host, gpus := "", map[string]bool{}
 	for _, s := range samples {
 		host, gpus[s.Labels["gpu"]] = s.Labels["Hostname"]+s.Labels["hostname"], true
-		add(s.Metric, strconv.FormatFloat(s.Value, 'g', -1, 64)+steps, target, s.Labels)
+		value := strconv.FormatFloat(s.Value, 'g', -1, 64)
+		if !r.renamed {
+			add(s.Metric, value+steps, target, s.Labels)
+			continue
+		}
+		renamed := maps.Clone(s.Labels)
+		renamed["node_name"] = renamed["Hostname"]
+		delete(renamed, "Hostname")
+		add(s.Metric, value+"+0x90 _x90", target, s.Labels)
+		add(s.Metric, "_x91 "+value+"+0x89", target, renamed)
 	}
 	add("up", upValues, target)
 	ksm := map[string]string{"job": "kube-state-metrics", "instance": "kube-state-metrics:8080"}
 	capacity := map[string]string{"node": host, "resource": "nvidia_com_gpu", "unit": "integer"}
-	add("up", "1+0x120", ksm)
-	add("kube_node_info", "1+0x120", ksm, map[string]string{"node": host})
-	add("kube_node_status_capacity", strconv.Itoa(len(gpus))+"+0x120", ksm, capacity)
-	add("kube_node_status_allocatable", strconv.Itoa(len(gpus))+"+0x120", ksm, capacity)
+	add("up", "1"+span, ksm)
+	add("kube_node_info", "1"+span, ksm, map[string]string{"node": host})
+	add("kube_node_status_capacity", strconv.Itoa(len(gpus))+span, ksm, capacity)
+	add("kube_node_status_allocatable", strconv.Itoa(len(gpus))+span, ksm, capacity)
 	slices.SortFunc(input, func(a, b map[string]string) int { return strings.Compare(a["series"], b["series"]) })
 
 	rules, alerts := generatedRules(t, dir)
 	var checks []map[string]any
 	for _, a := range alerts {
-		checks = append(checks, map[string]any{"eval_time": "2h", "alertname": a, "exp_alerts": []any{}})
+		for _, at := range evalTimes {
+			checks = append(checks, map[string]any{"eval_time": at, "alertname": a, "exp_alerts": []any{}})
+		}
 	}
 	group["input_series"], group["alert_rule_test"] = input, checks
 	test := map[string]any{
@@ -188,7 +225,7 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 		t.Fatalf("promtool: %v\n%s", err, out)
 	}
 	var firing []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+alertname: (\w+), time: 2h`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+alertname: (\w+), time: [23]h`).FindAllStringSubmatch(out, -1) {
 		firing = append(firing, m[1])
 	}
 	slices.Sort(firing)

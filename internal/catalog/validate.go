@@ -762,7 +762,8 @@ func (v *validator) alertmanager(m *model.Model) {
 		case !ok:
 			v.add(fmt.Sprintf("%s.inhibit.labelMismatchTargets[%d]", p, i), "names unknown alert %q", alert)
 		case a.Severity == model.SeverityCritical:
-			// A label mismatch on one exporter must not silence the cluster's pages.
+			// A label mismatch on one exporter must not silence the cluster's pages. Which
+			// tickets it must silence, the plan derives from the expressions.
 			v.add(fmt.Sprintf("%s.inhibit.labelMismatchTargets[%d]", p, i), "names %s, a page: a label mismatch silences its cluster's tickets only", alert)
 		}
 	}

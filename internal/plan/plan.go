@@ -107,6 +107,9 @@ func Build(m *model.Model) (*Plan, error) {
 		return nil, err
 	}
 	p.AlertGroups = alertGroups(p.Alerts)
+	if err := errors.Join(checkLabelMismatchTargets(p)...); err != nil {
+		return nil, err
+	}
 	if p.Layers, err = placement(m, recorded, p.Alerts); err != nil {
 		return nil, err
 	}
