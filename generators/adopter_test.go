@@ -35,6 +35,8 @@ func TestRenamedLabelsReachEveryOutput(t *testing.T) {
 	for _, native := range []string{"namespace", "pod", "container", "node"} {
 		delete(replaced, native)
 	}
+	// The model servers' label (inference.modelLabel), which the adopter names served_model.
+	replaced["model_name"] = true
 	if len(replaced) < 11 {
 		t.Fatalf("the adopter catalog renames only %v", model.SortedKeys(replaced))
 	}
@@ -180,8 +182,8 @@ func exprLabels(t *testing.T, where, e string) []string {
 			out = append(out, m.Name)
 		}
 		out = append(out, n.Grouping...)
-		out = append(out, n.MatchOn...)
-		out = append(out, n.Include...)
+		out = append(out, n.Vector().MatchOn...)
+		out = append(out, n.Vector().Include...)
 		if n.Kind == promql.Call && slices.Contains([]string{"label_replace", "label_join"}, n.Name) {
 			for i, a := range n.Args {
 				if a.Kind == promql.String && (i == 1 || (n.Name == "label_replace" && i == 3) || (n.Name == "label_join" && i >= 3)) {

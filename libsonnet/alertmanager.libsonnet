@@ -27,12 +27,12 @@
       hygiene: [l.cluster],
       cohort: [l.cluster],
       inference: [l.cluster, 'namespace', 'pod'],
-      release: [l.cluster, 'namespace', 'model_name'],
+      release: [l.cluster, 'namespace', $.inference.modelLabel],
       // Workload tickets go to the team running the namespace, not per node: at 100k GPUs a
       // node grouping sends hundreds a day.
       utilization: [l.cluster, l.namespace],
       workload: [l.cluster, l.namespace],
-      slo: ['alertname', 'slo', l.cluster, 'namespace', 'model_name'],
+      slo: ['alertname', 'slo', l.cluster, 'namespace', $.inference.modelLabel],
     },
     // Notification timing by severity.
     timing: {

@@ -43,7 +43,7 @@ local t = import 'lib/test.libsonnet';
   },
 
   metrics+: {
-    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
+    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.inference.modelLabel, $.release.label],
     local vllm = { section: 'inference' },
     [$.inference.generationTokens]: vllm { type: 'counter', labels: server },
     local ladder = $.inference.buckets,
@@ -64,9 +64,9 @@ local t = import 'lib/test.libsonnet';
   local w = $.windows,
   local inf = $.inference,
   local r = $.release,
-  local model = [l.cluster, 'namespace', 'model_name'],
-  local server = { job: 'vllm', instance: 'llm-0:8000', namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
-  local modelLabels = { [l.cluster]: 'prod', namespace: 'inference', model_name: 'llama-3-8b' },
+  local model = [l.cluster, 'namespace', inf.modelLabel],
+  local server = { job: 'vllm', instance: 'llm-0:8000', namespace: 'inference', pod: 'llm-0', [inf.modelLabel]: 'llama-3-8b' },
+  local modelLabels = { [l.cluster]: 'prod', namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' },
   // Record cases name their cluster; alert scenarios get theirs.
   local recordServer = server { [l.cluster]: 'prod' },
   local perModel(expr) = e.fill(|||
@@ -189,7 +189,7 @@ local t = import 'lib/test.libsonnet';
       'for': '10m',
       identity: model,
       summary: 'A model generates tokens more slowly at the same demand.',
-      description: 'Model {{ $labels.model_name }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) generates {{ $value | humanize }} tokens/s per running request over the last ' + w.throughputNow + ', more than ' + e.percent(th.throughputDropRatio) + ' % below the ' + w.throughputBaseline + ' before, while its running requests stayed within ' + e.percent(th.steadyDemandRatio) + ' %.',
+      description: 'Model {{ $labels.' + inf.modelLabel + ' }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) generates {{ $value | humanize }} tokens/s per running request over the last ' + w.throughputNow + ', more than ' + e.percent(th.throughputDropRatio) + ' % below the ' + w.throughputBaseline + ' before, while its running requests stayed within ' + e.percent(th.steadyDemandRatio) + ' %.',
       tests:
         // The server also reports the metrics GPUInferenceMetricMissing looks for.
         local series(tokensPerMinute, runningValues) = [
@@ -202,7 +202,7 @@ local t = import 'lib/test.libsonnet';
         // Tokens per minute: 500/s for 30 minutes, then the given rate.
         local after(rate) = '0+30000x30 ' + (900000 + rate * 60) + '+' + (rate * 60) + 'x29';
         [
-          t.case('decode slows at the same demand', true, [], extra=series(after(300), '10x60'), target={ namespace: 'inference', model_name: 'llama-3-8b' }, value=30),
+          t.case('decode slows at the same demand', true, [], extra=series(after(300), '10x60'), target={ namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' }, value=30),
           t.case('demand halves: half the tokens', false, [], extra=series(after(250), '10x30 5x30')),
           t.case('demand grows by half: each request 40 % slower (batching)', false, [], extra=series(after(450), '10x30 15x30')),
           t.case('steady', false, [], extra=series('0+30000x60', '10x60')),
@@ -226,11 +226,11 @@ local t = import 'lib/test.libsonnet';
         ],
         queries: [
           { title: 'Tokens per running request', expr: e.fill(|||
-            $(record){$(cluster)="$$(cluster)", namespace="$namespace", model_name="$model_name"}
-          |||, { record: perRequest, cluster: l.cluster }) },
+            $(record){$(cluster)="$$(cluster)", namespace="$namespace", $(model)="$$(model)"}
+          |||, { record: perRequest, cluster: l.cluster, model: inf.modelLabel }) },
           { title: 'Running requests', expr: e.fill(|||
-            $(record){$(cluster)="$$(cluster)", namespace="$namespace", model_name="$model_name"}
-          |||, { record: running, cluster: l.cluster }) },
+            $(record){$(cluster)="$$(cluster)", namespace="$namespace", $(model)="$$(model)"}
+          |||, { record: running, cluster: l.cluster, model: inf.modelLabel }) },
           { title: 'GPU alerts of the serving pods', expr: e.fill(|||
             ALERTS{alertstate="firing", $(cluster)="$$(cluster)", namespace="$namespace"}
           |||, { cluster: l.cluster }) },
@@ -257,7 +257,7 @@ local t = import 'lib/test.libsonnet';
       'for': '10m',
       identity: model,
       summary: 'A canary release regressed: the release gate says ROLLBACK.',
-      description: 'The canary of model {{ $labels.model_name }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) is worse than its baseline beyond the rollback thresholds (p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or ' + e.percent(th.canaryRollbackErrorDelta) + ' % more errors).',
+      description: 'The canary of model {{ $labels.' + inf.modelLabel + ' }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) is worse than its baseline beyond the rollback thresholds (p99 time to first token over ' + e.num(th.canaryRollbackP99Ratio) + '× the baseline, or ' + e.percent(th.canaryRollbackErrorDelta) + ' % more errors).',
       tests:
         // A thousand requests a minute on each track, errorsPerThousand of them failing.
         local track(name, errorsPerThousand, slowFirstTokens) =
@@ -265,7 +265,7 @@ local t = import 'lib/test.libsonnet';
             t.series(inf.requests, '0+' + (1000 - errorsPerThousand) + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '2xx' }),
             t.series(inf.requests, '0+' + errorsPerThousand + 'x60', server { pod: 'llm-' + name, [r.label]: name, handler: '/v1/completions', method: 'POST', status: '5xx' }),
           ];
-        local target = { namespace: 'inference', model_name: 'llama-3-8b' };
+        local target = { namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' };
         [
           // The canary's errors burn the model's error budget too (2.05 % of all requests).
           t.case('canary fails 4 % of requests, baseline 0.1 %',
@@ -283,10 +283,10 @@ local t = import 'lib/test.libsonnet';
         impact: 'The canary share of traffic is served worse; promoting it would spread the regression.',
         queries: [
           { title: 'Decision (0 promote, 1 hold, 2 rollback)', expr: e.fill(|||
-            $(decision){namespace="$namespace", model_name="$model_name"}
-          |||, { decision: decision }) },
-          { title: 'p99 TTFT ratio', expr: 'model:vllm_time_to_first_token_seconds:canary_p99_ratio{namespace="$namespace", model_name="$model_name"}' },
-          { title: 'Error ratio increase', expr: 'model:vllm_request_errors:canary_ratio_delta{namespace="$namespace", model_name="$model_name"}' },
+            $(decision){namespace="$namespace", $(model)="$$(model)"}
+          |||, { decision: decision, model: inf.modelLabel }) },
+          { title: 'p99 TTFT ratio', expr: e.fill('model:vllm_time_to_first_token_seconds:canary_p99_ratio{namespace="$namespace", $(model)="$$(model)"}', { model: inf.modelLabel }) },
+          { title: 'Error ratio increase', expr: e.fill('model:vllm_request_errors:canary_ratio_delta{namespace="$namespace", $(model)="$$(model)"}', { model: inf.modelLabel }) },
         ],
         diagnosis: [
           { check: 'Do the canary pods run on GPUs with alerts (throttling, XID)?', yes: 'The hardware, not the release: move the canary and compare again.', no: 'The release regressed: roll it back.' },

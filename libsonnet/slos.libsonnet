@@ -61,12 +61,12 @@ local t = import 'lib/test.libsonnet';
     requestBased:: true,
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + e.num(seconds) + ' s',
-    by: [l.cluster, 'namespace', 'model_name'],
+    by: [l.cluster, 'namespace', $.inference.modelLabel],
     badEvents(w):: $.histograms.above(metric, seconds, self.by, w),
     events(w):: $.histograms.count(metric, self.by, w),
     scenario(bad, idleAfter=60):: {
-      local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
-      target: { namespace: 'inference', model_name: 'llama-3-8b' },
+      local server = { namespace: 'inference', pod: 'llm-0', [$.inference.modelLabel]: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
+      target: { namespace: 'inference', [$.inference.modelLabel]: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
       // 100 requests a minute, each taking the threshold (good) or twice it (bad), in the
@@ -107,7 +107,7 @@ local t = import 'lib/test.libsonnet';
       badEvents(w):: requests(w, [handler, 'status="5xx"']),
       events(w):: requests(w, [handler]),
       scenario(bad, idleAfter=60):: {
-        local server = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
+        local server = { namespace: 'inference', pod: 'llm-0', [$.inference.modelLabel]: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
         target: { namespace: 'inference' },
         gpus: 1,
         value: if bad == 'burst' then null else bad,

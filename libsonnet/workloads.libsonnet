@@ -77,6 +77,9 @@ local t = import 'lib/test.libsonnet';
     // The labels that name one engine of a server: data-parallel vLLM runs several per pod.
     engineLabels: [$.labels.cluster, 'namespace', 'pod', 'engine'],
     running: 'vllm:num_requests_running',
+    // The label that names the model a server serves (vLLM, SGLang and TensorRT-LLM:
+    // model_name; NVIDIA Dynamo's frontend and Triton: model).
+    modelLabel: 'model_name',
     preemptions: 'vllm:num_preemptions_total',
     ttft: 'vllm:time_to_first_token_seconds',
     e2eLatency: 'vllm:e2e_request_latency_seconds',
@@ -84,7 +87,7 @@ local t = import 'lib/test.libsonnet';
     // Handlers that serve inference.
     handlers: '/v1/completions|/v1/chat/completions',
     // What an inference alert keeps.
-    identity: [$.labels.cluster, 'namespace', 'pod', 'model_name'],
+    identity: [$.labels.cluster, 'namespace', 'pod', inference.modelLabel],
     // vLLM's bucket ladders (vllm/v1/metrics/buckets.py; the same lists inline in
     // vllm/v1/metrics/loggers.py before): a latency threshold read from the classic buckets
     // must be one of its histogram's bounds, or the selector reads nothing.
@@ -105,7 +108,7 @@ local t = import 'lib/test.libsonnet';
 
   // The metrics beyond DCGM fields that these rules read, for gpuobs lint.
   metrics+: {
-    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', 'model_name', $.release.label],
+    local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.inference.modelLabel, $.release.label],
     local vllm = { section: 'inference' },
     [$.inference.kvCacheUsage]: vllm { type: 'gauge', labels: server },
     [$.inference.kvCacheUsageDeprecated]: vllm { type: 'gauge', labels: server },
@@ -168,9 +171,9 @@ local t = import 'lib/test.libsonnet';
     local compare(rec, op) = e.fill(|||
       $(rec){$(track)="$(canary)"} $(op) ignoring ($(track)) $(rec){$(track)="$(baseline)"}
     |||, { rec: rec, op: op, track: r.label, canary: r.canary, baseline: r.baseline }),
-    local perTrack = [l.cluster, 'namespace', 'model_name', r.label],
+    local perTrack = [l.cluster, 'namespace', inf.modelLabel, r.label],
     // Inputs: a model served by a canary and a baseline pod.
-    local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, model_name: 'llama-3-8b', [r.label]: trackName } + extra,
+    local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, [inf.modelLabel]: 'llama-3-8b', [r.label]: trackName } + extra,
     local cluster = { [l.cluster]: 'prod' },
     local releaseSeries = $.histograms.series(inf.ttft, cluster + vllm(r.baseline, {}), [0.5, 1], [[60, [90, 10, 0], 50]])
                           + $.histograms.series(inf.ttft, cluster + vllm(r.canary, {}), [0.5, 1], [[60, [50, 50, 0], 60]]) + [
@@ -179,7 +182,7 @@ local t = import 'lib/test.libsonnet';
       t.series(inf.requests, '0+96x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
       t.series(inf.requests, '0+4x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
     ],
-    local modelLabels = cluster { namespace: 'inference', model_name: 'llama-3-8b' },
+    local modelLabels = cluster { namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' },
     [ttftTrack]: {
       section: 'release',
       family: 'release',
@@ -254,7 +257,7 @@ local t = import 'lib/test.libsonnet';
         ] + (
           if !$.enabled.inference then [] else
             // The scenario's pod serves with vLLM.
-            local engine(values, state) = t.series(inf.sleepState, values, t.scenarioPod { model_name: 'llama-3-8b', engine: '0', sleep_state: state });
+            local engine(values, state) = t.series(inf.sleepState, values, t.scenarioPod { [inf.modelLabel]: 'llama-3-8b', engine: '0', sleep_state: state });
             [
               t.case('idle, its vLLM engine put to sleep', false, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x20 0x40', 'awake'), engine('0x20 1x40', 'weights_offloaded')]),
               t.case('idle, its vLLM engine awake', true, [t.series(activity, t.steps([[busy, 20], [idle, 40]]))], extra=[engine('1x60', 'awake')], value=idle),
@@ -435,10 +438,10 @@ local t = import 'lib/test.libsonnet';
       },
     },
 
-    local vllm(pod, extra={}) = { namespace: 'inference', pod: pod, model_name: 'llama-3-8b', job: 'vllm', instance: pod + ':8000' } + extra,
+    local vllm(pod, extra={}) = { namespace: 'inference', pod: pod, [inf.modelLabel]: 'llama-3-8b', job: 'vllm', instance: pod + ':8000' } + extra,
     local infId = std.join(', ', inf.identity),
-    local infText = 'vLLM {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.model_name }}',
-    local target = { namespace: 'inference', pod: 'llm-0', model_name: 'llama-3-8b' },
+    local infText = 'vLLM {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.' + inf.modelLabel + ' }}',
+    local target = { namespace: 'inference', pod: 'llm-0', [inf.modelLabel]: 'llama-3-8b' },
 
     local inferenceRunbook(meaning, impact, queries, diagnosis, mitigation) = {
       meaning: meaning,

@@ -1,6 +1,6 @@
 // A team's own catalog, as an adopting SRE team writes it: dcgm-exporter 4.8.3 relabelled to
 // `node`, every other label under a name of its own (the cluster label k8s_cluster, the team
-// label owner), teams of its own, PagerDuty for pages and Slack for tickets (secrets by
+// label owner, the model servers' model label served_model), teams of its own, PagerDuty for pages and Slack for tickets (secrets by
 // reference), a training fleet's sections only (no canary releases, cost or cohorts), an alert
 // of its own, its runbooks served elsewhere, and Prometheus 3 servers that keep vLLM's
 // histograms as native histograms. Tests that prove a
@@ -37,6 +37,8 @@ gpuobs {
       for team in std.set(std.objectValues($.teams))
     },
   },
+  // Its model servers label the model served_model (a relabeling of its own).
+  inference+:: { modelLabel: 'served_model' },
   enabled+: { release: false, cost: false, cohorts: false },
   prometheus+: { nativeHistograms: true },
   // The team's own alert: its expression keeps fewer labels than a GPU alert's full identity
