@@ -13,36 +13,39 @@ local t = import 'lib/test.libsonnet';
   histograms:: {
     local native = $.prometheus.nativeHistograms,
     local aggregate(by) = if by == [] then 'sum' else 'sum ' + e.by(by),
-    // The rate over w of a series (the native histogram, or a classic series of it) with the
-    // matchers given (a selector's inside, '' for none), summed by `by`.
-    local summed(series, matchers, by, w) =
+    // The rate over w of a histogram's series (the native histogram, or its classic series
+    // with `suffix`) with the matchers given (a selector's inside, '' for none), summed by
+    // `by`. `metric` is a name, or names of the same histogram (its current name, then
+    // deprecated ones): each server's series is read under the first name it exports.
+    local summed(metric, suffix, matchers, by, w) =
       local inside = std.join(', ', [m for m in matchers if m != '']);
-      aggregate(by) + ' (rate(' + series + (if inside == '' then '' else '{' + inside + '}') + '[' + w + ']))',
+      local rate(name) = 'rate(' + name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])';
+      aggregate(by) + ' (' + std.join(' or ', [rate(name) for name in (if std.isArray(metric) then metric else [metric])]) + ')',
     local bucket(seconds) = 'le=~"' + e.le(seconds) + '"',
 
     // Observations per second over w.
-    count(metric, by, w, selector=''):: if native then 'histogram_count(' + summed(metric, [selector], by, w) + ')'
-    else summed(metric + '_count', [selector], by, w),
+    count(metric, by, w, selector=''):: if native then 'histogram_count(' + summed(metric, '', [selector], by, w) + ')'
+    else summed(metric, '_count', [selector], by, w),
 
     // Observations per second over w that took longer than `seconds`. Native: the count
     // times the share above; where nothing was observed the share is NaN, so the count (0)
     // stands in, as the classic difference gives.
     above(metric, seconds, by, w, selector=''):: if native then
-      local h = summed(metric, [selector], by, w);
+      local h = summed(metric, '', [selector], by, w);
       '(histogram_count(' + h + ') > 0) * (1 - histogram_fraction(0, ' + e.num(seconds) + ', ' + h + ')) or histogram_count(' + h + ')'
-    else summed(metric + '_count', [selector], by, w) + ' - ' + summed(metric + '_bucket', [selector, bucket(seconds)], by, w),
+    else summed(metric, '_count', [selector], by, w) + ' - ' + summed(metric, '_bucket', [selector, bucket(seconds)], by, w),
 
     // The share of observations within `seconds` over w.
-    within(metric, seconds, by, w, selector=''):: if native then 'histogram_fraction(0, ' + e.num(seconds) + ', ' + summed(metric, [selector], by, w) + ')'
-    else summed(metric + '_bucket', [selector, bucket(seconds)], by, w) + ' / ' + summed(metric + '_count', [selector], by, w),
+    within(metric, seconds, by, w, selector=''):: if native then 'histogram_fraction(0, ' + e.num(seconds) + ', ' + summed(metric, '', [selector], by, w) + ')'
+    else summed(metric, '_bucket', [selector, bucket(seconds)], by, w) + ' / ' + summed(metric, '_count', [selector], by, w),
 
     // The mean observation over w.
-    mean(metric, by, w, selector=''):: if native then 'histogram_avg(' + summed(metric, [selector], by, w) + ')'
-    else summed(metric + '_sum', [selector], by, w) + ' / ' + summed(metric + '_count', [selector], by, w),
+    mean(metric, by, w, selector=''):: if native then 'histogram_avg(' + summed(metric, '', [selector], by, w) + ')'
+    else summed(metric, '_sum', [selector], by, w) + ' / ' + summed(metric, '_count', [selector], by, w),
 
     // The q-quantile over w.
     quantile(q, metric, by, w, selector=''):: 'histogram_quantile(' + e.num(q) + ', '
-                                              + (if native then summed(metric, [selector], by, w) else summed(metric + '_bucket', [selector], by + ['le'], w)) + ')',
+                                              + (if native then summed(metric, '', [selector], by, w) else summed(metric, '_bucket', [selector], by + ['le'], w)) + ')',
 
     // The series of one histogram for a promtool scenario, sampled once a minute from 0:
     // `bounds` are its bucket bounds in seconds (ascending), and each phase [minutes, counts,

@@ -77,6 +77,10 @@ local t = import 'lib/test.libsonnet';
     // The labels that name one engine of a server: data-parallel vLLM runs several per pod.
     engineLabels: [$.labels.cluster, 'namespace', 'pod', 'engine'],
     running: 'vllm:num_requests_running',
+    // The inter-token latency histogram's only name before vLLM 0.11 (deprecated in 0.11,
+    // hidden in 0.12, removed since; the same observations and buckets), read only where a
+    // server does not export interTokenLatency: by the TPOT SLO and goodput.
+    interTokenLatencyDeprecated: 'vllm:time_per_output_token_seconds',
     // The label that names the model a server serves (vLLM, SGLang and TensorRT-LLM:
     // model_name; NVIDIA Dynamo's frontend and Triton: model).
     modelLabel: 'model_name',

@@ -650,6 +650,18 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInferenceMetricMissing",
 		},
 		{
+			name: "the TPOT SLO reads no server on the deprecated inter-token histogram", file: "rules/recording.yaml", testFile: output.RecordsTests,
+			old:         "              rate(vllm:inter_token_latency_seconds_count[5m])\n            or\n              rate(vllm:time_per_output_token_seconds_count[5m])\n          )",
+			new:         "              rate(vllm:inter_token_latency_seconds_count[5m])\n          )",
+			wantFailure: `expr: "round(slo:error_budget:burn_rate{slo=\"InferenceTPOT\"}, 0.001)"`,
+		},
+		{
+			name: "goodput reads no server on the deprecated inter-token histogram", file: "rules/recording.yaml", testFile: output.RecordsTests,
+			old:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0.1\"}[5m])\n                  or\n                    rate(vllm:time_per_output_token_seconds_bucket{le=~\"0.1\"}[5m])",
+			new:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0.1\"}[5m])",
+			wantFailure: `expr: "round(model:vllm_goodput_tokens:rate5m, 0.001)"`,
+		},
+		{
 			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,
 			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
 			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",

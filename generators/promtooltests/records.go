@@ -43,9 +43,15 @@ func recordTests(p *plan.Plan) testFile {
 				f.Tests[i].ExprTests = append(f.Tests[i].ExprTests, t)
 				continue
 			}
+			// A group's cases feed no metric and no rule in common: a rule that reads two
+			// metrics (a histogram under its current and its deprecated name) would read the
+			// other case's series too.
 			own := map[string]bool{}
 			for _, s := range c.Series {
 				own[s.Metric] = true
+				for _, reader := range readers(p, s.Metric) {
+					own["read by "+reader] = true
+				}
 			}
 			i := slices.IndexFunc(metrics, func(other map[string]bool) bool { return disjoint(own, other) })
 			byInput[signature] = i
@@ -71,4 +77,16 @@ func disjoint(a, b map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// readers are the rules and dashboards that read a metric directly: under its own name or, for
+// a classic histogram's series, its histogram's.
+func readers(p *plan.Plan, metric string) []string {
+	out := p.Usage.Users[metric]
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if base, ok := strings.CutSuffix(metric, suffix); ok {
+			out = append(out, p.Usage.Users[base]...)
+		}
+	}
+	return out
 }
