@@ -67,3 +67,34 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// FuzzMayHold holds the walk's filter closed: whatever the readers find in a file (a rule
+// group, a rule, a dashboard's query, a ConfigMap's dashboard), mayHold says it may hold it,
+// so a directory walk never skips it unparsed.
+func FuzzMayHold(f *testing.F) {
+	for _, text := range []string{
+		"groups:" + oneRule,
+		"\"gr\\x6fups\":" + oneRule,
+		"? groups # the key\n:" + oneRule,
+		"name: &key groups\n*key :" + oneRule,
+		"kind: ConfigMap\ndata:\n  a.rules: |\n    groups:\n      - name: g\n        rules:\n          - alert: A\n            expr: up == 0\n",
+		"kind: ConfigMap\ndata:\n  d.json: |\n    {\"panels\": [{\"targets\": [{\"expr\": \"up\"}]}]}\n",
+		"{\"p\\u0061nels\": [{\"title\": \"p\", \"targets\": [{\"expr\": \"max(DCGM_FI_DEV_GPU_TEMP)\"}]}]}",
+		"{\"dashboard\": {\"rows\": [{\"panels\": [{\"targets\": [{\"expr\": \"up\"}]}]}]}}",
+	} {
+		f.Add([]byte(text))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if mayHold(data) {
+			return
+		}
+		rules, dashboard := ReadRules("fuzz.yaml", data), ReadDashboard("fuzz.json", data)
+		found := len(rules.Groups) > 0 || len(rules.Rules) > 0 || dashboard.Dashboard != nil && len(dashboard.Dashboard.Queries) > 0
+		for _, e := range rules.Embedded {
+			found = found || e.Dashboard != nil && len(e.Dashboard.Queries) > 0
+		}
+		if found {
+			t.Errorf("the readers find rules or queries in %q, which mayHold skips", data)
+		}
+	})
+}
