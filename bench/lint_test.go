@@ -3,14 +3,12 @@ package bench
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,9 +116,9 @@ func BenchmarkLintProcess(b *testing.B) {
 			var lintWall, promtoolWall time.Duration
 			var lintPeak, promtoolPeak int64
 			for b.Loop() {
-				w, peak := measure(b, exec.Command(bin, append([]string{"lint"}, files...)...))
+				w, peak := measureLint(b, exec.Command(bin, append([]string{"lint"}, files...)...))
 				lintWall, lintPeak = lintWall+w, max(lintPeak, peak)
-				w, peak = measure(b, exec.Command(promtool, append([]string{"check", "rules"}, files...)...))
+				w, peak = measureLint(b, exec.Command(promtool, append([]string{"check", "rules"}, files...)...))
 				promtoolWall, promtoolPeak = promtoolWall+w, max(promtoolPeak, peak)
 			}
 			b.ReportMetric(float64(len(files)), "files")
@@ -152,20 +150,8 @@ func publicRuleFiles(b *testing.B, dir string) []string {
 	return files
 }
 
-// measure runs cmd to its end and returns its wall time and peak resident memory (KB). Exit
-// status 1 and 3 are findings (promtool's and gpuobs'), not failures.
-func measure(b *testing.B, cmd *exec.Cmd) (time.Duration, int64) {
-	b.Helper()
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if code := cmd.ProcessState.ExitCode(); err != nil && code != 1 && code != 3 {
-		b.Fatalf("%s: %v", cmd, err)
-	}
-	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		b.Fatal("no resource usage")
-	}
+// measureLint runs a linter to its end and returns its wall time and peak resident memory (KB).
+func measureLint(b *testing.B, cmd *exec.Cmd) (time.Duration, int64) {
+	wall, usage := execute(b, cmd, 1, 3)
 	return wall, usage.Maxrss
 }

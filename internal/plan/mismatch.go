@@ -20,17 +20,19 @@ import (
 // labels, and alerts that only read its series (a threshold, a filter by maintenance) fire on
 // real events still: a mismatch does not make them meaningless.
 func (p *Plan) AbsentByExporterLabels() []string {
-	recorded := map[string]*promql.Node{}
-	for _, r := range p.Recorded {
-		recorded[r.Name] = r.Parsed
-	}
-	exporter := func(sel *promql.Node) bool { return readsField(p, sel, recorded, 0) }
+	rd := newReader(p.Recorded)
 	l := p.Model.Labels
 	var out []string
 	for name, a := range p.Alerts {
 		n, err := promql.Parse(a.Expr)
 		if err != nil {
 			continue
+		}
+		// A selector reads the exporter when it is a catalog field or a recording rule that
+		// reads one (the rules its matchers can select).
+		exporter := func(sel *promql.Node) bool {
+			metrics, err := rd.reads(a.Expr[sel.Start:sel.End])
+			return err == nil && len(dcgmFields(p.Model, metrics)) > 0
 		}
 		found := false
 		promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
@@ -97,26 +99,6 @@ func matchesOnLabel(n *promql.Node, label string) bool {
 	return !slices.Contains(v.MatchOn, label)
 }
 
-// readsField reports whether an expression reads a catalog field, directly or through the
-// recording rules it reads (to a bounded depth: rules may not read each other in a cycle).
-func readsField(p *Plan, n *promql.Node, recorded map[string]*promql.Node, depth int) bool {
-	found := false
-	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
-		if found || c.Kind != promql.Selector {
-			return
-		}
-		if _, ok := p.Model.Fields[c.Name]; ok {
-			found = true
-		} else if r := recorded[c.Name]; r != nil && depth < maxRecordDepth {
-			found = readsField(p, r, recorded, depth+1)
-		}
-	})
-	return found
-}
-
-// maxRecordDepth bounds how many recording rules deep readsField follows.
-const maxRecordDepth = 16
-
 // checkLabelMismatchTargets holds alertmanager.inhibit.labelMismatchTargets, which the
 // description and runbook texts name, to what a label mismatch does (AbsentByExporterLabels):
 // every ticket it makes fire for every GPU or node is listed, each one listed is such a ticket,
@@ -129,18 +111,20 @@ func checkLabelMismatchTargets(p *Plan) []error {
 	}
 	const path = "alertmanager.inhibit.labelMismatchTargets"
 	derived := p.AbsentByExporterLabels()
+	// The labels a mismatch empties, as the catalog names them.
+	labels := p.Model.Labels.Host + " or " + p.Model.Labels.Cluster
 	var errs []error
 	for _, name := range derived {
 		switch {
 		case p.Model.Alerts[name].Severity == model.SeverityCritical:
-			errs = append(errs, fmt.Errorf("alerts.%s: a page that an exporter label mismatch (%s) makes fire for every GPU or node: it fires where the exporter's series are absent matched on the host or cluster label, which a mismatch empties, and a ticket cannot silence a page; make it a ticket (then list it in %s) or match on labels the exporter always sends", name, ib.LabelMismatch, path))
+			errs = append(errs, fmt.Errorf("alerts.%s: a page that an exporter label mismatch (%s) makes fire for every GPU or node: it fires where the exporter's series are absent matched on %s, which a mismatch empties, and a ticket cannot silence a page; make it a ticket (then list it in %s) or match on labels the exporter always sends", name, ib.LabelMismatch, labels, path))
 		case !slices.Contains(ib.LabelMismatchTargets, name):
-			errs = append(errs, fmt.Errorf("%s: lacks %s, which an exporter label mismatch (%s) makes fire for every GPU or node (it fires where the exporter's series are absent matched on the host or cluster label, which a mismatch empties); list it, so that the mismatch silences it in its cluster", path, name, ib.LabelMismatch))
+			errs = append(errs, fmt.Errorf("%s: lacks %s, which an exporter label mismatch (%s) makes fire for every GPU or node (it fires where the exporter's series are absent matched on %s, which a mismatch empties); list it, so that the mismatch silences it in its cluster", path, name, ib.LabelMismatch, labels))
 		}
 	}
 	for i, name := range ib.LabelMismatchTargets {
 		if _, ok := p.Alerts[name]; ok && !slices.Contains(derived, name) {
-			errs = append(errs, fmt.Errorf("%s[%d]: %s does not fire under an exporter label mismatch (it reads no exporter series absent by the host or cluster label), so silencing it would hide what it still says; remove it", path, i, name))
+			errs = append(errs, fmt.Errorf("%s[%d]: %s does not fire under an exporter label mismatch (it reads no exporter series absent by %s), so silencing it would hide what it still says; remove it", path, i, name, labels))
 		}
 	}
 	return errs

@@ -43,6 +43,10 @@ func TestLabelMismatchTargetsAreDerived(t *testing.T) {
 			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 				t.Errorf("%s, %s listing %s: %v, want %q", base, c.severity, c.targets, err, c.want)
 			}
+			// The message names the labels as the catalog does.
+			if l := p.Model.Labels; err != nil && !strings.Contains(err.Error(), l.Host+" or "+l.Cluster) {
+				t.Errorf("%s: %v does not name %s and %s", base, err, l.Host, l.Cluster)
+			}
 		}
 	}
 }

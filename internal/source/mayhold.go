@@ -8,7 +8,15 @@ import (
 
 // readerKeys are the keys the readers look for: a rule file's groups, a dashboard's keys
 // (dashboardKeys less spec, which every Kubernetes manifest has).
-var readerKeys = [][]byte{[]byte("groups"), []byte("panels"), []byte("rows"), []byte("elements"), []byte("templating"), []byte("schemaVersion")}
+var readerKeys = func() [][]byte {
+	keys := [][]byte{[]byte("groups")}
+	for _, k := range dashboardKeys {
+		if k != "spec" {
+			keys = append(keys, []byte(k))
+		}
+	}
+	return keys
+}()
 
 // readerKinds are the kinds of the manifests the readers take whole: a template of one (its
 // groups or dashboard filled from values) is said to be one.
