@@ -65,13 +65,14 @@ test-alertmanager: amtool
 lint-generated:
 	$(GO) run ./cmd/gpuobs lint --fail-on info rules/ dashboards/
 
-## test-go: go vet and go test, all but the mutation runs (make test-mutations, also in CI)
+## test-go: go vet and go test, the mutation runs included
 test-go: promtool amtool
 	$(GO) vet ./...
-	$(GO) test -timeout 20m -skip '^$(MUTATIONS)$$' ./...
+	$(GO) test -timeout 20m ./...
 
-## test-mutations: the generated promtool tests reject each mutated rule (about 5 minutes on
-## 2 cores: one promtool run per mutation)
+## test-mutations: only the mutation runs, uncached: the generated promtool tests reject each
+## mutated rule (one promtool run per mutation, on the tests of what it breaks; make test runs
+## them too)
 MUTATIONS := TestGeneratedTestsCatchBrokenRules
 test-mutations: promtool
 	$(GO) test -count=1 -timeout 20m -run '^$(MUTATIONS)$$' ./generators/promtooltests/

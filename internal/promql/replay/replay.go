@@ -329,25 +329,21 @@ func (r *Rules) Close() error { return r.scratch.Close() }
 // rule's output meets), directly or through the records they read, to those alerts.
 func (r *Rules) Reads() map[string][]string {
 	out := map[string][]string{}
-	ws := indexWriters(r.rules)
-	for i, alert := range r.rules {
-		if _, ok := alert.rule.(*rules.AlertingRule); !ok {
-			continue
-		}
+	graph := graphOf(r.rules)
+	for _, i := range graph.Alerts() {
+		alert := r.rules[i]
 		seen := map[int]bool{i: true}
 		for queue := []int{i}; len(queue) > 0; queue = queue[1:] {
-			for _, s := range r.rules[queue[0]].reads {
-				fromRules := false
-				for _, j := range ws.candidates(s) {
-					if s.reads(r.rules[j]) {
-						fromRules = true
-						if !seen[j] {
-							seen[j] = true
-							queue = append(queue, j)
-						}
+			for _, s := range r.rules[queue[0]].node.Reads {
+				read := graph.ReadBySelector(s)
+				for _, j := range read {
+					if !seen[j] {
+						seen[j] = true
+						queue = append(queue, j)
 					}
 				}
-				name := s.matcher(model.MetricNameLabel)
+				fromRules := len(read) > 0
+				name := s.Matcher(model.MetricNameLabel)
 				if !fromRules && name != nil && name.Type == labels.MatchEqual && !slices.Contains(out[name.Value], alert.rule.Name()) {
 					out[name.Value] = append(out[name.Value], alert.rule.Name())
 				}
@@ -541,12 +537,6 @@ func (r *Rules) write(app storage.AppenderV2, rule rules.Rule, vector promql.Vec
 	r.previous[rule] = written
 	return nil
 }
-
-// The series Prometheus writes for every pending or firing alert.
-const (
-	alertsMetric         = "ALERTS"
-	alertsForStateMetric = "ALERTS_FOR_STATE"
-)
 
 // firingOf lists an alerting rule's firing alerts.
 func firingOf(a *rules.AlertingRule) []Firing {
