@@ -220,7 +220,7 @@ func firingOnReplay(t *testing.T, dir, scrape string, r replay) []string {
 	if err := os.WriteFile(filepath.Join(dir, "replay.test.yaml"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := promtoolTest(t, dir, "replay.test.yaml")
+	out, err := promtoolTest(t, dir, "replay.test.yaml", nil)
 	if err != nil && !strings.Contains(out, "FAILED") {
 		t.Fatalf("promtool: %v\n%s", err, out)
 	}

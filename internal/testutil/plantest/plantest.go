@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/testutil"
@@ -17,11 +18,21 @@ import (
 // fails the test on any error.
 func Plan(t testing.TB, config string) *plan.Plan {
 	t.Helper()
-	p, err := plan.Build(testcatalog.Model(t, config))
+	p, err := Load(config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Load loads a catalog file, or the embedded catalog when config is "", and derives its plan:
+// for a plan shared by several tests, each of which reports the error.
+func Load(config string) (*plan.Plan, error) {
+	m, err := catalog.Load(catalog.Options{ConfigPath: config, CacheDir: testcatalog.CacheDir()})
+	if err != nil {
+		return nil, err
+	}
+	return plan.Build(m)
 }
 
 // Small derives the plan of the small fixture catalog (testdata/small.jsonnet beside this
