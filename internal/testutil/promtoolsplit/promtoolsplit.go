@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -131,7 +132,9 @@ func readRules(dir string, test map[string]any) ([]ruleFile, []rulegraph.Rule, e
 	return files, nodes, nil
 }
 
-// nodeOf is what the rule graph knows of a rule read as YAML.
+// nodeOf is what the rule graph knows of a rule read as YAML. A label or annotation whose
+// template may run a query (Prometheus' query function) may read any series or rule: it
+// reads as a selector without a name, which keeps everything.
 func nodeOf(rule any) (rulegraph.Rule, error) {
 	r, _ := rule.(map[string]any)
 	own := map[string]string{}
@@ -140,10 +143,23 @@ func nodeOf(rule any) (rulegraph.Rule, error) {
 			own[k] = fmt.Sprint(v)
 		}
 	}
-	if name, ok := r["alert"].(string); ok {
-		return rulegraph.NewRule(name, true, own, fmt.Sprint(r["expr"]))
+	name, alert := r["alert"].(string)
+	if !alert {
+		name = fmt.Sprint(r["record"])
 	}
-	return rulegraph.NewRule(fmt.Sprint(r["record"]), false, own, fmt.Sprint(r["expr"]))
+	node, err := rulegraph.NewRule(name, alert, own, fmt.Sprint(r["expr"]))
+	if err != nil {
+		return node, err
+	}
+	texts := slices.Collect(maps.Values(own))
+	annotations, _ := r["annotations"].(map[string]any)
+	for _, text := range annotations {
+		texts = append(texts, fmt.Sprint(text))
+	}
+	if slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, "{{") && strings.Contains(t, "query") }) {
+		node.Reads = append(node.Reads, rulegraph.Selector{})
+	}
+	return node, nil
 }
 
 // rootsOf are the rules a test group checks: its alerts, and what its queries read; and its

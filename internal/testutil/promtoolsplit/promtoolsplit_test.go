@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/testutil"
@@ -144,5 +145,25 @@ func TestNamesKeepTheirTestsOnly(t *testing.T) {
 	}
 	if _, err := promtoolsplit.Split(path, "NoSuchAlert"); err == nil {
 		t.Error("a name no test checks split into nothing without an error")
+	}
+}
+
+// TestATemplateQueryKeepsEverything: an annotation that runs a query may read any rule or
+// series, so its alert's group keeps every rule and series.
+func TestATemplateQueryKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	queried := strings.Replace(rules, "        expr: z > 0 unless on () ALERTS{alertname=\"XHigh\"}\n",
+		"        expr: z > 0 unless on () ALERTS{alertname=\"XHigh\"}\n        annotations:\n          summary: '{{ with query \"job:y:sum\" }}{{ . | first | value }}{{ end }}'\n", 1)
+	if queried == rules {
+		t.Fatal("the fixture changed: no annotation added")
+	}
+	testutil.WriteTree(t, dir, map[string]string{"rules.yaml": queried, "tests/test.yaml": tests})
+	files, err := promtoolsplit.Split(filepath.Join(dir, "tests", "test.yaml"), "ZWithoutX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, files[0])
+	if want := []string{"job:x:sum", "job:y:sum", "XHigh", "ZWithoutX"}; !slices.Equal(got.rules, want) || len(got.series) != 3 {
+		t.Errorf("keeps rules %v and series %v, want %v and every series", got.rules, got.series, want)
 	}
 }
