@@ -35,6 +35,26 @@ func promtoolTest(t *testing.T, dir, file string, names []string, flags ...strin
 	return string(out), err
 }
 
+// checkRules runs promtool check rules on every rule file generated into dir: the split runs
+// load only the rules each test group reads, so this is what loads every rule of a catalog's
+// files as Prometheus would (a bad template, a function behind a flag).
+func checkRules(t *testing.T, dir string) (string, error) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "rules", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layered, err := filepath.Glob(filepath.Join(dir, "rules", "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files = append(files, layered...); len(files) == 0 {
+		t.Fatalf("no rule files under %s", dir)
+	}
+	out, err := exec.Command(testutil.Tool(t, "promtool"), append([]string{"check", "rules"}, files...)...).CombinedOutput()
+	return string(out), err
+}
+
 // generated holds, per catalog, its generated files: the mutation runs write the same
 // catalog's output once each, and derive it once.
 var generated sync.Map // config → func() (generatedTree, error)
@@ -122,12 +142,40 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		t.Run(filepath.Base(c.config), func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, c.config)
+			if out, err := checkRules(t, dir); err != nil {
+				t.Errorf("promtool check rules: %v\n%s", err, out)
+			}
 			for _, f := range c.files {
 				if out, err := promtoolTest(t, dir, f, nil); err != nil {
 					t.Errorf("promtool test rules %s: %v\n%s", f, err, out)
 				}
 			}
 		})
+	}
+}
+
+// TestARuleNoTestReadsIsStillLoaded: a rule that no test group reads is left out of the split
+// runs, so a broken one passes them; promtool check rules, which the profile runs also call,
+// loads it and fails. On the small catalog, with a rule whose template does not parse.
+func TestARuleNoTestReadsIsStillLoaded(t *testing.T) {
+	t.Parallel()
+	dir := generateInto(t, "../../internal/testutil/plantest/testdata/small.jsonnet")
+	f, err := os.OpenFile(filepath.Join(dir, "rules", "alerts.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := "  - name: planted\n    rules:\n      - alert: NobodyTestsMe\n        expr: vector(1)\n        annotations:\n          summary: '{{ $labels.x '\n"
+	if _, err := f.WriteString(broken); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := promtoolTest(t, dir, output.AlertTests, nil); err != nil {
+		t.Fatalf("the split runs load the broken rule after all (this test's premise is gone):\n%s", out)
+	}
+	if out, err := checkRules(t, dir); err == nil || !strings.Contains(out, "NobodyTestsMe") {
+		t.Errorf("promtool check rules passed the broken rule:\n%s", out)
 	}
 }
 
