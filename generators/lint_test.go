@@ -15,6 +15,7 @@ import (
 // TestEveryProfileLintsClean: the rules and dashboards generated from each fixture catalog pass
 // gpuobs lint with that catalog, info included, as make test proves for the embedded one: a
 // team's labels, teams and sections, each exporter profile, virtual GPUs, native histograms,
+// four serving engines side by side,
 // the sharded layers, every output format and both dashboard schemas.
 func TestEveryProfileLintsClean(t *testing.T) {
 	t.Parallel()
@@ -29,6 +30,7 @@ func TestEveryProfileLintsClean(t *testing.T) {
 		"promtooltests/testdata/exporter-renamed.jsonnet",
 		"promtooltests/testdata/virtual-gpus.jsonnet",
 		"promtooltests/testdata/native-histograms.jsonnet",
+		"promtooltests/testdata/engines.jsonnet",
 		"promtooltests/testdata/dra.jsonnet",
 		"../internal/testutil/plantest/testdata/mixed.jsonnet",
 		"promtooltests/testdata/gb200.jsonnet",

@@ -296,13 +296,13 @@ local names = import 'lib/names.libsonnet';
             q('quantile by (owner_name) (0.5, gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
           ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
         ]),
-        row('Inference (vLLM)', [
-          panel('Time to first token', 'timeseries', quantiles(inf.ttft), unit='s', thresholds=alertAt(th.ttftSeconds)),
-          panel('End-to-end latency', 'timeseries', quantiles(inf.e2eLatency), unit='s'),
+        row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', [
+          panel('Time to first token', 'timeseries', quantiles(inf.read('timeToFirstToken')), unit='s', thresholds=alertAt(th.ttftSeconds)),
+          panel('End-to-end latency', 'timeseries', quantiles(inf.read('requestLatency')), unit='s'),
           panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
           panel('KV-cache usage', 'timeseries', [q(inf.kvCache('%s{' + server + '}'), '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
           panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
-          panel('Time per output token', 'timeseries', quantiles(inf.interTokenLatency), unit='s', thresholds=alertAt(th.tpotSeconds)),
+          panel('Time per output token', 'timeseries', quantiles(inf.read('interTokenLatency')), unit='s', thresholds=alertAt(th.tpotSeconds)),
           panel('Where a request spends its time (mean)', 'timeseries', [q('model:vllm_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{' + inf.modelLabel + '}}') for phase in ['queue', 'prefill', 'decode']], unit='s', description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).', stack=true),
           panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{' + inf.modelLabel + '}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{' + inf.modelLabel + '}}')], description='Goodput: tokens/s of requests that met the TTFT (' + e.num(th.ttftSeconds) + ' s) and TPOT (' + e.num(th.tpotSeconds) + ' s) objectives.'),
           panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{' + inf.modelLabel + '}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),

@@ -11,6 +11,7 @@
 + (import 'recovery.libsonnet')
 + (import 'fabric.libsonnet')
 + (import 'workloads.libsonnet')
++ (import 'engines.libsonnet')
 + (import 'scheduling.libsonnet')
 + (import 'cohorts.libsonnet')
 + (import 'slos.libsonnet')
@@ -48,11 +49,22 @@
 
   // Catalog sections, all on: switch off what your fleet does not run, and every record,
   // alert, SLO, panel, runbook, test and counter row of the section goes (a rule of another
-  // section that reads one fails generation, naming both). inference: vLLM serving alerts,
-  // records and SLOs (L4's serving panels); release: canary against baseline; cost: prices,
-  // chargeback and idle cost; cohorts: driver and SKU cohorts; retention: the 5m and 1h
-  // copies for a long-term store; scheduling: unschedulable GPU pods, quotas, device plugin.
-  enabled: { inference: true, release: true, cost: true, cohorts: true, retention: true, scheduling: true },
+  // section that reads one fails generation, naming both). inference: the serving engines'
+  // latency SLOs (inference.engines) and L4's serving panels; vllm: the rules on vLLM's own
+  // metrics (KV cache, queue, preemptions, throughput, the latency breakdown, goodput, the
+  // request-error SLO), on with inference where inference.engines lists vllm; release: canary
+  // against baseline (on vLLM's records); cost: prices, chargeback and idle cost; cohorts:
+  // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
+  // scheduling: unschedulable GPU pods, quotas, device plugin.
+  enabled: {
+    inference: true,
+    vllm: self.inference && std.member($.inference.engines, 'vllm'),
+    release: true,
+    cost: true,
+    cohorts: true,
+    retention: true,
+    scheduling: true,
+  },
 
   // runbook_url of an alert is this base + the alert name + '.md'.
   // grafanaURL is where the generated dashboards are served: runbooks link into it.

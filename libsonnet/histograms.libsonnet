@@ -15,12 +15,19 @@ local t = import 'lib/test.libsonnet';
     local aggregate(by) = if by == [] then 'sum' else 'sum ' + e.by(by),
     // The rate over w of a histogram's series (the native histogram, or its classic series
     // with `suffix`) with the matchers given (a selector's inside, '' for none), summed by
-    // `by`. `metric` is a name, or names of the same histogram (its current name, then
-    // deprecated ones): each server's series is read under the first name it exports.
-    local summed(metric, suffix, matchers, by, w) =
-      local inside = std.join(', ', [m for m in matchers if m != '']);
-      local rate(name) = 'rate(' + name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])';
-      aggregate(by) + ' (' + std.join(' or ', [rate(name) for name in (if std.isArray(metric) then metric else [metric])]) + ')',
+    // `by`; `seconds`, where given, selects the bucket of that bound. `metric` is a name, or
+    // names of the same histogram (its current name, then deprecated ones): each server's
+    // series is read under the first name it exports. A name may be a read of an engine
+    // profile (inference.read): { name, selector: its matchers, relabel: { from, to } where
+    // the engine names the model with another label than the rules }.
+    local summed(metric, suffix, matchers, by, w, seconds=null) =
+      local one(m) =
+        local read = if std.isString(m) then { name: m } else m;
+        local inside = std.join(', ', [x for x in matchers + [std.get(read, 'selector', '')] + (if seconds == null then [] else [bucket(seconds)]) if x != '']);
+        local rate = 'rate(' + read.name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])';
+        local relabel = std.get(read, 'relabel');
+        if relabel == null then rate else 'label_replace(' + rate + ', "' + relabel.to + '", "$1", "' + relabel.from + '", "(.*)")';
+      aggregate(by) + ' (' + std.join(' or ', [one(m) for m in (if std.isArray(metric) then metric else [metric])]) + ')',
     local bucket(seconds) = 'le=~"' + e.le(seconds) + '"',
 
     // Observations per second over w.
@@ -33,11 +40,11 @@ local t = import 'lib/test.libsonnet';
     above(metric, seconds, by, w, selector=''):: if native then
       local h = summed(metric, '', [selector], by, w);
       '(histogram_count(' + h + ') > 0) * (1 - histogram_fraction(0, ' + e.num(seconds) + ', ' + h + ')) or histogram_count(' + h + ')'
-    else summed(metric, '_count', [selector], by, w) + ' - ' + summed(metric, '_bucket', [selector, bucket(seconds)], by, w),
+    else summed(metric, '_count', [selector], by, w) + ' - ' + summed(metric, '_bucket', [selector], by, w, seconds),
 
     // The share of observations within `seconds` over w.
     within(metric, seconds, by, w, selector=''):: if native then 'histogram_fraction(0, ' + e.num(seconds) + ', ' + summed(metric, '', [selector], by, w) + ')'
-    else summed(metric, '_bucket', [selector, bucket(seconds)], by, w) + ' / ' + summed(metric, '_count', [selector], by, w),
+    else summed(metric, '_bucket', [selector], by, w, seconds) + ' / ' + summed(metric, '_count', [selector], by, w),
 
     // The mean observation over w.
     mean(metric, by, w, selector=''):: if native then 'histogram_avg(' + summed(metric, '', [selector], by, w) + ')'
@@ -51,10 +58,11 @@ local t = import 'lib/test.libsonnet';
     // `bounds` are its bucket bounds in seconds (ascending), and each phase [minutes, counts,
     // sum] adds, every minute for its minutes, counts[i] observations to bucket i (one more
     // count than bounds: the last is above the highest bound) and `sum` seconds. Classic: a
-    // cumulative _bucket series per bound (le spelt as vLLM's Python client does, 1.0) and
-    // +Inf, _count and _sum. Native: one series with custom buckets, as
-    // convert_classic_histograms_to_nhcb makes of the classic one.
-    series(metric, labels, bounds, phases)::
+    // cumulative _bucket series per bound (a whole bound's le spelt with `whole` after it:
+    // '.0' as Python's client writes 1.0, '' as Go's and Rust's write 1) and +Inf, _count and
+    // _sum. Native: one series with custom buckets, as convert_classic_histograms_to_nhcb
+    // makes of the classic one.
+    series(metric, labels, bounds, phases, whole='.0')::
       // Counts and sums to a millionth, with the fewest decimals (100 × (1 - 0.216) reads
       // 78.4): the whole millionths' digits with the point put in, which is what e.num makes
       // of them at a tenth of its cost (a scenario formats hundreds).
@@ -90,7 +98,7 @@ local t = import 'lib/test.libsonnet';
         local first = [if i == 0 then ends[0] else add(ends[i], perMinute[i]) for i in std.range(0, std.length(phases) - 1)];
         [t.series(metric, std.join(' ', [histogram(first[i]) + '+' + histogram(perMinute[i]) + 'x' + phase[i].times for i in std.range(0, std.length(phases) - 1)]), labels)]
       else
-        local le(b) = if b == std.floor(b) then n(b) + '.0' else n(b);
+        local le(b) = if b == std.floor(b) then n(b) + whole else n(b);
         [
           t.series(metric + '_bucket', notation(i), labels { le: le(bounds[i]) })
           for i in std.range(0, std.length(bounds) - 1)

@@ -44,11 +44,9 @@ local t = import 'lib/test.libsonnet';
 
   metrics+: {
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.inference.modelLabel, $.release.label],
-    local vllm = { section: 'inference' },
+    local vllm = { section: 'vllm' },
     [$.inference.generationTokens]: vllm { type: 'counter', labels: server },
     local ladder = $.inference.buckets,
-    [$.inference.interTokenLatency]: vllm { type: 'histogram', labels: server, buckets: ladder.interTokenLatency },
-    [$.inference.interTokenLatencyDeprecated]: vllm { type: 'histogram', labels: server, buckets: ladder.interTokenLatency },
     [$.inference.queueTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
     [$.inference.prefillTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
     [$.inference.decodeTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
@@ -57,7 +55,7 @@ local t = import 'lib/test.libsonnet';
   slos+: {
     // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
     // token, so the objective is over tokens, not requests).
-    InferenceTPOT: $.latencySLO($.inference.interTokenLatency, $.thresholds.tpotSeconds, 'output tokens follow the previous one', deprecated=$.inference.interTokenLatencyDeprecated),
+    InferenceTPOT: $.latencySLO('interTokenLatency', $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
   },
 
   local l = $.labels,
@@ -87,43 +85,43 @@ local t = import 'lib/test.libsonnet';
     h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
 
   records+: {
-    [tokens]: { section: 'inference', family: 'inference', expr: perModel(e.fill(|||
+    [tokens]: { section: 'vllm', family: 'inference', expr: perModel(e.fill(|||
       rate($(counter)[5m])
     |||, { counter: inf.generationTokens })) },
     // Engines asleep (vLLM's sleep mode) are left out: they accept requests without serving
     // them, which would read as requests in flight that decode nothing.
-    [running]: { section: 'inference', family: 'inference', expr: perModel(inf.awake(inf.running)) },
+    [running]: { section: 'vllm', family: 'inference', expr: perModel(inf.awake(inf.running)) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
     // the requests in flight averaged over the same 5m, not by the count at the instant: as
     // demand falls, requests arrive in bursts, and the instants with requests in flight (the
     // only ones a "> 0" keeps) hold more of them than the average, which read as a slowdown.
-    [perRequest]: { section: 'inference', family: 'inference', expr: e.fill(|||
+    [perRequest]: { section: 'vllm', family: 'inference', expr: e.fill(|||
       $(tokens) / (avg_over_time($(running)[5m]) > 0)
     |||, { tokens: tokens, running: running }) },
 
     // The latency breakdown on L4: mean queue, prefill and decode time per request.
     'model:vllm_request_queue_time_seconds:mean_rate5m': {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       expr: mean(inf.queueTime),
       tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, [0.5], 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_prefill_time_seconds:mean_rate5m': {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       expr: mean(inf.prefillTime),
       tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, [0.3], 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_decode_time_seconds:mean_rate5m': {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       expr: mean(inf.decodeTime),
       tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, [5], 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
     },
     // The queue-time SLI: p99 seconds a request waits before it runs.
     'model:vllm_request_queue_time_seconds:p99_rate5m': {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       expr: h.quantile(0.99, inf.queueTime, model, '5m'),
       // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
@@ -134,7 +132,7 @@ local t = import 'lib/test.libsonnet';
     // request): tokens/s × the share of requests with a good first token × the share of
     // inter-token gaps within the TPOT objective.
     'model:vllm_goodput_tokens:rate5m': {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       expr: e.fill(|||
         $(tokens) * on ($(model)) ($(goodFirstTokens)) * on ($(model)) ($(goodGaps))
@@ -175,7 +173,7 @@ local t = import 'lib/test.libsonnet';
     local infId = std.join(', ', model),
 
     GPUInferenceThroughputDrop: {
-      section: 'inference',
+      section: 'vllm',
       team: $.teams['ml-platform'],
       family: 'inference',
       severity: 'warning',

@@ -53,10 +53,10 @@ local t = import 'lib/test.libsonnet';
     ],
   },
 
-  // An inference SLO on a vLLM latency histogram: good requests finish within `seconds`.
-  // deprecated: the histogram's name in older engine releases, read where a server does not
-  // export `metric`.
-  latencySLO(metric, seconds, what, deprecated=null):: $.sloDefaults {
+  // An inference SLO on a latency histogram of the engines served (inference.read of
+  // `quantity`): good requests finish within `seconds`, which must be a bound of every
+  // engine's ladder.
+  latencySLO(quantity, seconds, what):: $.sloDefaults {
     section: 'inference',
     seconds:: seconds,
     team: $.teams.inference,
@@ -64,22 +64,29 @@ local t = import 'lib/test.libsonnet';
     objective: 0.99,
     description: e.percent(self.objective) + ' % of ' + what + ' within ' + e.num(seconds) + ' s',
     by: [l.cluster, 'namespace', $.inference.modelLabel],
-    local read = if deprecated == null then metric else [metric, deprecated],
-    // The scenario's series under the deprecated name, for a case of an older server.
-    deprecated:: deprecated,
-    metric:: metric,
+    local read = $.inference.read(quantity),
+    // The engines whose scenarios the SLO's alerts play, the first also its record cases.
+    engines:: $.inference.having(quantity),
+    local first = $.inference.profiles[self.engines[0]][quantity],
+    // The first engine's histogram, and its name in older engine releases (read where a
+    // server does not export the current one), for a record case of an older server.
+    metric:: first.name,
+    deprecated:: std.get(first, 'deprecated'),
     badEvents(w):: $.histograms.above(read, seconds, self.by, w),
     events(w):: $.histograms.count(read, self.by, w),
-    scenario(bad, idleAfter=60):: {
-      local server = { namespace: 'inference', pod: 'llm-0', [$.inference.modelLabel]: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000' },
+    scenario(bad, idleAfter=60, engine=self.engines[0]):: {
+      local p = $.inference.profiles[engine],
+      local metric = p[quantity].name,
+      local server = { namespace: 'inference', pod: 'llm-0', [p.modelLabel]: 'llama-3-8b', job: p.job, instance: 'llm-0:' + p.port } + p.example,
       target: { namespace: 'inference', [$.inference.modelLabel]: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
       // 100 requests a minute, each taking the threshold (good) or twice it (bad), in the
-      // buckets of the engine's own ladder (metrics.<metric>.buckets) where the threshold is one
+      // buckets of the engine's own ladder (its profile's buckets) where the threshold is one
       // of its bounds, as the engine exposes them, else of the threshold alone; the classic
-      // bucket of a whole number is spelt as vLLM's client does (1.0), which the matcher must take.
-      local known = std.get(std.get($.metrics, metric, {}), 'buckets', []),
+      // bucket of a whole number is spelt as the engine's client does (1.0 in Python, 1 in
+      // Rust), which the matcher must take both of.
+      local known = p[quantity].buckets,
       local ladder = if std.member(known, seconds) then known else [seconds],
       local bucketOf(v) = std.length([b for b in ladder if b < v]),
       local request(good, bad) = [
@@ -87,16 +94,16 @@ local t = import 'lib/test.libsonnet';
         seconds * (good + 2 * bad),
       ],
       extra: $.histograms.series(metric, server, ladder, if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
-      else [[std.min(idleAfter, 60)] + request(100 * (1 - bad), 100 * bad)] + (if idleAfter < 60 then [[60 - idleAfter] + request(0, 0)] else [])),
+      else [[std.min(idleAfter, 60)] + request(100 * (1 - bad), 100 * bad)] + (if idleAfter < 60 then [[60 - idleAfter] + request(0, 0)] else []), p.wholeBound),
     },
   },
 
   slos: {
-    InferenceTTFT: $.latencySLO(inf.ttft, $.thresholds.ttftSeconds, 'requests get their first token'),
-    InferenceLatency: $.latencySLO(inf.e2eLatency, $.thresholds.e2eLatencySeconds, 'requests complete'),
+    InferenceTTFT: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
+    InferenceLatency: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
-      section: 'inference',
+      section: 'vllm',
       team: $.teams.inference,
       requestBased:: true,
       objective: 0.995,
@@ -407,13 +414,14 @@ local t = import 'lib/test.libsonnet';
     local mine = factors(s, suffix);
     local slower = std.flattenArrays([factors(s, o) for o in others if maxOf(factors(s, o)) < minOf(mine)]);
     local fires = std.min(0.999, 1.5 * maxOf(mine) * budget(s));
-    local alsoFiring(bad) = [
-      t.also(alertName(n, o), s.scenario(bad).value, target=s.scenario(bad).target)
+    local alsoFiring(sc) = [
+      t.also(alertName(n, o), sc.value, target=sc.target)
       for o in others
-      if std.length([f for f in factors(s, o) if s.scenario(bad).value > f * budget(s)]) > 0
+      if std.length([f for f in factors(s, o) if sc.value > f * budget(s)]) > 0
     ];
-    local case(name, fires, bad) =
-      local sc = s.scenario(bad);
+    // A latency SLO's scenarios play on its first engine's series, or on `engine`'s.
+    local case(name, fires, bad, engine=null) =
+      local sc = if engine == null then s.scenario(bad) else s.scenario(bad, engine=engine);
       t.case(name,
              fires,
              [],
@@ -422,7 +430,7 @@ local t = import 'lib/test.libsonnet';
              extra=sc.extra,
              value=if fires then sc.value else null,
              target=if fires then sc.target else null,
-             alsoFires=if bad == 'burst' then [] else alsoFiring(bad));
+             alsoFires=if bad == 'burst' then [] else alsoFiring(sc));
     // The SLO's recorded rec for the dashboard's variables ($$(label) is the variable $<label>).
     local forDashboard(rec) = e.fill(|||
       $(record){slo="$(slo)", $(matchers)}
@@ -473,6 +481,14 @@ local t = import 'lib/test.libsonnet';
         if slower == [] then [] else [
           case('burning only as fast as a slower alert fires', false, (maxOf(slower) + minOf(mine)) / 2 * budget(s)),
         ]
-      ),
+      ) + [
+        // Every other engine served, on series shaped as it writes them.
+        c
+        for engine in std.get(s, 'engines', [])[1:]
+        for c in [
+          case('burning faster than every tier on ' + $.inference.profiles[engine].title, true, fires, engine),
+          case('within budget on ' + $.inference.profiles[engine].title, false, 0.2 * budget(s), engine),
+        ]
+      ],
     },
 }

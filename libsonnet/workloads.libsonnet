@@ -113,7 +113,7 @@ local t = import 'lib/test.libsonnet';
   // The metrics beyond DCGM fields that these rules read, for gpuobs lint.
   metrics+: {
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.inference.modelLabel, $.release.label],
-    local vllm = { section: 'inference' },
+    local vllm = { section: 'vllm' },
     [$.inference.kvCacheUsage]: vllm { type: 'gauge', labels: server },
     [$.inference.kvCacheUsageDeprecated]: vllm { type: 'gauge', labels: server },
     [$.inference.waiting]: vllm { type: 'gauge', labels: server },
@@ -121,8 +121,6 @@ local t = import 'lib/test.libsonnet';
     [$.inference.sleepState]: vllm { type: 'gauge', labels: server + ['engine', 'sleep_state'] },
     [$.inference.running]: vllm { type: 'gauge', labels: server },
     [$.inference.preemptions]: vllm { type: 'counter', labels: server },
-    [$.inference.ttft]: vllm { type: 'histogram', labels: server, buckets: $.inference.buckets.timeToFirstToken },
-    [$.inference.e2eLatency]: vllm { type: 'histogram', labels: server, buckets: $.inference.buckets.requestLatency },
     [$.inference.requests]: vllm { type: 'counter', labels: server + ['handler', 'method', 'status'] },
     kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
   },
@@ -131,6 +129,8 @@ local t = import 'lib/test.libsonnet';
   local th = $.thresholds,
   local w = $.windows,
   local inf = $.inference,
+  // vLLM's sleep mode leaves its GPU idle by design, where the fleet serves with vLLM.
+  local vllmServed = $.enabled.inference && std.get($.enabled, 'vllm', false),
   local owner = ['owner_kind', 'owner_name'],
   local workload = [l.cluster, l.namespace] + owner,
   local stragglerRecord = e.fill(|||
@@ -239,7 +239,7 @@ local t = import 'lib/test.libsonnet';
       local sleepingPods = if [l.namespace, l.pod] == ['namespace', 'pod'] then asleep else e.fill(|||
         label_replace(label_replace($(asleep), "$(namespace)", "$1", "namespace", "(.*)"), "$(pod)", "$1", "pod", "(.*)")
       |||, { asleep: asleep, namespace: l.namespace, pod: l.pod }),
-      local sleeping = if !$.enabled.inference then '' else e.fill(|||
+      local sleeping = if !vllmServed then '' else e.fill(|||
         unless on ($(cluster), $(namespace), $(pod)) ($(pods))
       |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, pods: sleepingPods }),
       expr: e.fill(|||
@@ -259,7 +259,7 @@ local t = import 'lib/test.libsonnet';
           t.case('busy', false, [t.series(activity, '0.6x60')]),
           t.case('idle for 20 minutes', false, [t.series(activity, t.steps([[busy, 40], [idle, 20]]))]),
         ] + (
-          if !$.enabled.inference then [] else
+          if !vllmServed then [] else
             // The scenario's pod serves with vLLM.
             local engine(values, state) = t.series(inf.sleepState, values, t.scenarioPod { [inf.modelLabel]: 'llama-3-8b', engine: '0', sleep_state: state });
             [
@@ -460,7 +460,7 @@ local t = import 'lib/test.libsonnet';
     local serverSel = '{' + serverMatchers + '}',
 
     GPUInferenceKVCachePressure: mlp {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       severity: 'warning',
       expr: e.fill(|||
@@ -508,7 +508,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUInferenceQueueGrowing: mlp {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       severity: 'warning',
       local capacity = e.fill(|||
@@ -560,7 +560,7 @@ local t = import 'lib/test.libsonnet';
     // with the first request. Each is named by its configured name.
     local guarded = { [inf.kvCacheUsage]: inf.kvCache(), [inf.waiting]: inf.waiting, [inf.preemptions]: inf.preemptions },
     GPUInferenceMetricMissing: mlp {
-      section: 'inference',
+      section: 'vllm',
       family: 'inference',
       severity: 'warning',
       expr: std.join(' or ', [

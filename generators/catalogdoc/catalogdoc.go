@@ -52,6 +52,17 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		line("| %s | %g | %s | %s | %s | %s |", name, s.Objective, s.Period, escape.Cell(s.Team), strings.Join(s.By, ", "), escape.Cell(s.Description))
 	}
 	line("")
+	line("## Serving engines")
+	line("")
+	line("The engines' profiles (`inference.profiles`); *served*: listed in `inference.engines`. The latency SLOs (and their burn-rate alerts) read each served engine that has the quantity; an engine without it is left out of that SLO. The KV-cache, queue, preemption, throughput, latency-breakdown, request-error and canary rules read vLLM's own metrics: they are in the section `vllm`, on where vLLM is served.")
+	line("")
+	line("| engine | served | model label | metrics endpoint | metrics on | time to first token | inter-token latency | end-to-end latency |")
+	line("|---|---|---|---|---|---|---|---|")
+	for _, name := range model.SortedKeys(m.Engines) {
+		e := m.Engines[name]
+		line("| %s (`%s`) | %s | `%s` | %s | %s | %s | %s | %s |", escape.Cell(e.Title), name, yes(e.Served), e.ModelLabel, escape.Cell(e.Endpoint), escape.Cell(e.Enable), metricOrNone(e.Metrics["timeToFirstToken"]), metricOrNone(e.Metrics["interTokenLatency"]), metricOrNone(e.Metrics["requestLatency"]))
+	}
+	line("")
 	line("## Recording rules")
 	line("")
 	line("*Derived*: written by gpuobs from the fields' semantics (each signal's rollups, the GPU inventory, retention tiers). *Declared*: the catalog's `records`, for what needs the catalog's own knowledge (joins with other metrics, thresholds, SLIs, cost). A declared record that repeats a derived one is refused.")
@@ -71,6 +82,14 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		line("| `%s` | %s | %s | %s |", name, mt.Type, strings.Join(mt.Labels, ", "), strings.Join(users[name], ", "))
 	}
 	return []emit.File{emit.Markdown(output.CatalogDoc, []byte(b.String()))}, nil
+}
+
+// metricOrNone is a metric name as code, or "none" for a quantity the engine cannot show.
+func metricOrNone(name string) string {
+	if name == "" {
+		return "none"
+	}
+	return "`" + name + "`"
 }
 
 // madeBy says which engine wrote a recording rule, and from what.

@@ -154,6 +154,44 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	}
 }
 
+// TestEveryEngineBurnsItsSLOs: on a fleet serving with vLLM, SGLang, Dynamo's frontend and
+// trtllm-serve side by side, each latency SLO's alerts fire on a burn and stay quiet within
+// budget on series shaped as each engine writes them (its name, model label and ladder), and
+// the SLO records pass their cases.
+func TestEveryEngineBurnsItsSLOs(t *testing.T) {
+	t.Parallel()
+	const config = "testdata/engines.jsonnet"
+	dir := generateInto(t, config)
+	tests, err := os.ReadFile(filepath.Join(dir, output.AlertTests))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each engine's series, under its own names and model label, are in the scenarios.
+	for _, series := range []string{
+		`vllm:time_to_first_token_seconds_bucket{`,
+		`sglang:time_to_first_token_seconds_bucket{`,
+		`sglang:inter_token_latency_seconds_bucket{`,
+		`dynamo_frontend_time_to_first_token_seconds_bucket{`,
+		`dynamo_frontend_request_duration_seconds_bucket{`,
+		`trtllm_time_per_output_token_seconds_bucket{`,
+		`le=\"1\", model=\"llama-3-8b\"`,
+	} {
+		if !strings.Contains(string(tests), series) {
+			t.Errorf("no scenario feeds %s", series)
+		}
+	}
+	var names []string
+	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency"} {
+		names = append(names, "SLO"+slo+"FastBurn", "SLO"+slo+"SlowBurn")
+	}
+	if out, err := promtoolTest(t, dir, output.AlertTests, names); err != nil {
+		t.Errorf("promtool test rules %s: %v\n%s", output.AlertTests, err, out)
+	}
+	if out, err := promtoolTest(t, dir, output.RecordsTests, nil); err != nil {
+		t.Errorf("promtool test rules %s: %v\n%s", output.RecordsTests, err, out)
+	}
+}
+
 // TestARuleNoTestReadsIsStillLoaded: a rule that no test group reads is left out of the split
 // runs, so a broken one passes them; promtool check rules, which the profile runs also call,
 // loads it and fails. On the small catalog, with a rule whose template does not parse.
@@ -560,6 +598,21 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `slo:error_budget:remaining{slo=\"InferenceLatency\"}`,
 		},
 		{
+			// Dynamo's frontend names the model `model`: read without relabeling, its
+			// requests join no model of the SLO and its burn goes unseen.
+			name: "Dynamo's model label not carried over", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "rate(dynamo_frontend_time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m]),\n                    \"model_name\",\n                    \"$1\",\n                    \"model\",",
+			new:         "rate(dynamo_frontend_time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m]),\n                    \"model_name\",\n                    \"$1\",\n                    \"served_model\",",
+			wantFailure: "alertname: SLOInferenceTTFTFastBurn",
+		},
+		{
+			// SGLang's ladder read at a bound below the threshold: requests on time count as slow.
+			name: "SGLang's good requests read below the threshold", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m])",
+			new:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"0.8\"}[5m])",
+			wantFailure: "alertname: SLOInferenceTTFTFastBurn",
+		},
+		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",
 			old:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n",
 			new:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n",
@@ -729,8 +782,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "goodput reads no server on the deprecated inter-token histogram", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0.1\"}[5m])\n                  or\n                    rate(vllm:time_per_output_token_seconds_bucket{le=~\"0.1\"}[5m])",
-			new:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0.1\"}[5m])",
+			old:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0\\\\.1\"}[5m])\n                  or\n                    rate(vllm:time_per_output_token_seconds_bucket{le=~\"0\\\\.1\"}[5m])",
+			new:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0\\\\.1\"}[5m])",
 			wantFailure: `expr: "round(model:vllm_goodput_tokens:rate5m, 0.001)"`,
 		},
 		{

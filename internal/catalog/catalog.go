@@ -446,6 +446,7 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"lint":             func(r json.RawMessage) { d.strict("lint", r, &m.Lint) },
 		"prometheus":       func(r json.RawMessage) { d.strict("prometheus", r, &m.Prometheus) },
 		"metrics":          func(r json.RawMessage) { m.Metrics = entries[model.Metric](d, "metrics", r) },
+		"engines":          func(r json.RawMessage) { m.Engines = entries[model.Engine](d, "engines", r) },
 		"runbooks":         func(r json.RawMessage) { d.strict("runbooks", r, &m.Runbooks) },
 		"recording":        func(r json.RawMessage) { d.strict("recording", r, &m.Recording) },
 		"tests":            func(r json.RawMessage) { d.strict("tests", r, &m.Tests) },

@@ -188,7 +188,7 @@ func cases() []checkCase {
 			// vLLM's time-to-first-token ladder has 0.25 and 0.5, not 0.4.
 			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"0.4\"}[5m])) / sum(rate(vllm:time_to_first_token_seconds_count[5m])) < 0.99\n        for: 10m\n")},
 			// A bound in both spellings, +Inf, a dashboard variable, a histogram without a known ladder.
-			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"0.5\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"1|1.0\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"}[5m])) + sum(rate(my_latency_seconds_bucket{le=\"0.4\"}[5m])) < 0.99\n        for: 10m\n"),
+			map[string]string{"r.yaml": rules("      - alert: SLOLatency\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"0.5\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m])) + sum(rate(vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"}[5m])) + sum(rate(my_latency_seconds_bucket{le=\"0.4\"}[5m])) < 0.99\n        for: 10m\n"),
 				"d.json": dashboard("L4", `sum(rate(vllm:time_to_first_token_seconds_bucket{le=~"$threshold"}[5m]))`)}},
 		{promqlHistogramForm{},
 			// The embedded catalog's servers keep vLLM's histograms classic: the bare name has no
@@ -487,6 +487,24 @@ func TestBucketBoundsFollowTheServers(t *testing.T) {
 		if got := runCheck(t, p, promqlBucketBound{}, off); len(got) != 0 {
 			t.Errorf("%s: native servers: %+v", config, got)
 		}
+	}
+}
+
+// TestBucketSelectorsOfSeveralBounds: le=~"1|1.0" with its point unescaped also selects the
+// bucket of 160 on vLLM's time-to-first-token ladder (as Go's and Rust's clients and
+// Prometheus 2's text scrape spell it), so a sum over it counts those observations twice; the
+// escaped form selects one bound.
+func TestBucketSelectorsOfSeveralBounds(t *testing.T) {
+	p := plantest.Plan(t, "")
+	p.Model.Prometheus.NativeHistograms = false
+	read := func(le string) map[string]string {
+		return map[string]string{"r.yaml": rules("      - record: model:ttft:within_1\n        expr: sum(rate(vllm:time_to_first_token_seconds_bucket{le=~\"" + le + "\"}[5m]))\n")}
+	}
+	if got := runCheck(t, p, promqlBucketBound{}, read(`1|1.0`)); len(got) != 1 || !strings.Contains(got[0].Message, "together (1, 160)") {
+		t.Errorf("an unescaped point: %+v", got)
+	}
+	if got := runCheck(t, p, promqlBucketBound{}, read(`1|1\\.0`)); len(got) != 0 {
+		t.Errorf("an escaped point: %+v", got)
 	}
 }
 

@@ -47,6 +47,8 @@ type Model struct {
 	Prometheus Prometheus `json:"prometheus"`
 	// Metrics are the metrics other than DCGM fields that rules read, by name.
 	Metrics map[string]Metric `json:"metrics"`
+	// Engines are the LLM serving engines' profiles, by profile name.
+	Engines map[string]Engine `json:"engines"`
 	// Runbooks configures runbook links.
 	Runbooks Runbooks `json:"runbooks"`
 	// Recording configures recording rule evaluation.

@@ -14,18 +14,20 @@ import (
 
 // BucketMiss is a selector of a classic histogram's buckets whose le matcher selects none of
 // the bounds the catalog knows the histogram to have: it reads nothing, and a ratio over it
-// (an SLO's good events, a share within a threshold) reads every observation as above.
+// (an SLO's good events, a share within a threshold) reads every observation as above. Or one
+// whose equality or regular-expression matcher selects several bounds (1.0 unescaped matches
+// 100 and 160): the sum over them counts observations more than once.
 type BucketMiss struct {
 	// Histogram is the catalog histogram, Le the matcher's value.
 	Histogram, Le string
-	// Bounds is the histogram's ladder.
-	Bounds []float64
+	// Bounds is the histogram's ladder; Selected, where several, the bounds the matcher selects.
+	Bounds, Selected []float64
 }
 
 // MissedBucket reports a selector of name_bucket whose le matcher (= or =~) selects no bound
 // of the histogram's ladder (metrics.<name>.buckets, spelt as the exporter writes a bound or
-// as Prometheus 3 stores it), nor +Inf. Histograms without a known ladder, native ones and
-// matchers holding a dashboard variable are not judged.
+// as Prometheus 3 stores it), nor +Inf, or more than one. Histograms without a known ladder,
+// native ones and matchers holding a dashboard variable are not judged.
 func MissedBucket(m *model.Model, n *promql.Node) (BucketMiss, bool) {
 	base, ok := strings.CutSuffix(n.Name, "_bucket")
 	mt := m.Metrics[base]
@@ -36,38 +38,45 @@ func MissedBucket(m *model.Model, n *promql.Node) (BucketMiss, bool) {
 		if matcher.Name != "le" || (matcher.Type != "=" && matcher.Type != "=~") || strings.Contains(matcher.Value, "$") {
 			continue
 		}
-		if !selectsBound(matcher, mt.Buckets) {
-			return BucketMiss{Histogram: base, Le: matcher.Value, Bounds: mt.Buckets}, true
+		selected := selectedBounds(matcher, mt.Buckets)
+		if len(selected) == 0 && !matcher.Matches("+Inf") || len(selected) > 1 {
+			miss := BucketMiss{Histogram: base, Le: matcher.Value, Bounds: mt.Buckets}
+			if len(selected) > 1 {
+				miss.Selected = selected
+			}
+			return miss, true
 		}
 	}
 	return BucketMiss{}, false
 }
 
-// selectsBound reports whether a matcher selects +Inf or a bound in one of its spellings:
-// the shortest decimal (0.5, 1) and Prometheus 3's float form of a whole number (1.0).
-func selectsBound(matcher promql.Matcher, bounds []float64) bool {
-	if matcher.Matches("+Inf") {
-		return true
-	}
+// selectedBounds are the bounds a matcher selects in one of their spellings: the shortest
+// decimal (0.5, 1) and the float form of a whole number (1.0) that Python's client writes and
+// Prometheus 3 stores.
+func selectedBounds(matcher promql.Matcher, bounds []float64) []float64 {
+	var out []float64
 	for _, b := range bounds {
 		plain := strconv.FormatFloat(b, 'f', -1, 64)
 		if matcher.Matches(plain) || (b == math.Trunc(b) && matcher.Matches(plain+".0")) {
-			return true
+			out = append(out, b)
 		}
 	}
-	return false
+	return out
 }
 
-// Advice says what the selector misses and names the bounds nearest the value it asked for.
+// Advice says what the selector misses and names the bounds nearest the value it asked for,
+// or which bounds it selects together.
 func (b BucketMiss) Advice() string {
+	if len(b.Selected) > 1 {
+		return fmt.Sprintf("le=~%q selects the buckets of %s together (%s), so a sum over it counts observations more than once: escape the points (\\\\.) or match one bound", b.Le, b.Histogram, bounds(b.Selected))
+	}
 	return fmt.Sprintf("le=~%q selects no bucket of %s, so it reads nothing and every observation counts as above it: %s; make the threshold one of its bounds", b.Le, b.Histogram, b.nearest())
 }
 
 // nearest names the bounds either side of the value the matcher asked for (its first
 // alternative, read as a number), or the whole ladder where it is not a number.
 func (b BucketMiss) nearest() string {
-	first, _, _ := strings.Cut(b.Le, "|")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(first, `(\.0)?`), 64)
+	v, err := strconv.ParseFloat(firstValue(b.Le), 64)
 	if err != nil {
 		return "its bounds are " + bounds(b.Bounds)
 	}
@@ -79,6 +88,13 @@ func (b BucketMiss) nearest() string {
 		return "its highest bound is " + bounds(b.Bounds[i-1:])
 	}
 	return "the nearest bounds are " + bounds(b.Bounds[i-1:i+1])
+}
+
+// firstValue is the first alternative of an le matcher's value with its escaped points
+// unescaped and an optional ".0" dropped: 1 of 1|1\.0 or 1(\.0)?, 0.5 of 0\.5.
+func firstValue(le string) string {
+	first, _, _ := strings.Cut(le, "|")
+	return strings.ReplaceAll(strings.TrimSuffix(first, `(\.0)?`), `\.`, ".")
 }
 
 // bounds lists bucket bounds in their shortest decimal form.
@@ -122,7 +138,7 @@ func checkBucketBounds(m *model.Model, rs []read) []error {
 // " (thresholds.name is value)", or "" where none has it. Where several have it, those named for
 // the histogram's unit (ttftSeconds for a _seconds histogram) are named, or all of them.
 func thresholdOf(m *model.Model, histogram, le string) string {
-	first, _, _ := strings.Cut(le, "|")
+	first := firstValue(le)
 	v, err := strconv.ParseFloat(first, 64)
 	if err != nil {
 		return ""

@@ -27,12 +27,26 @@ func TestThresholdsOffTheLadderAreRefused(t *testing.T) {
 		err := build("{ thresholds+: { ttftSeconds: 0.4 } }")
 		for _, want := range []string{
 			"slos.InferenceTTFT (recording rule slo:sli_bad_events:rate5m) (thresholds.ttftSeconds is 0.4)",
-			`le=~"0.4" selects no bucket of vllm:time_to_first_token_seconds`,
+			`le=~"0\\.4" selects no bucket of vllm:time_to_first_token_seconds`,
 			"the nearest bounds are 0.25, 0.5",
 		} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s, TTFT threshold 0.4: Build error %v, want %q", base, err, want)
 			}
+		}
+		// SGLang served beside vLLM: 0.5 s is a bound of vLLM's ladder, not of SGLang's.
+		err = build("{ thresholds+: { ttftSeconds: 0.5 }, inference+:: { engines+: ['sglang'] } }")
+		for _, want := range []string{
+			"slos.InferenceTTFT (recording rule slo:sli_bad_events:rate5m) (thresholds.ttftSeconds is 0.5)",
+			`le=~"0\\.5" selects no bucket of sglang:time_to_first_token_seconds`,
+			"the nearest bounds are 0.4, 0.6",
+		} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, SGLang served, TTFT threshold 0.5: Build error %v, want %q", base, err, want)
+			}
+		}
+		if err == nil || strings.Contains(err.Error(), "bucket of vllm:") {
+			t.Errorf("%s, SGLang served, TTFT threshold 0.5: vLLM's ladder has 0.5, yet %v", base, err)
 		}
 		if err := build("{ thresholds+: { ttftSeconds: 0.5 } }"); err != nil {
 			t.Errorf("%s, TTFT threshold 0.5 (a bound): %v", base, err)

@@ -22,9 +22,11 @@
   // A ratio as a percentage for text: 0.07 reads 7, not 7.000000000000001.
   percent(ratio):: self.num(std.round(ratio * 1e6) / 1e4),
 
-  // A regular expression for the le label of a histogram bucket of x seconds: Prometheus 3
-  // normalises le="1.0" to le="1", so a whole number matches both spellings.
-  le(x):: if x == std.floor(x) then self.num(x) + '|' + self.num(x) + '.0' else self.num(x),
+  // A regular expression for the le label of a histogram bucket of x seconds: a whole bound
+  // is le="1" from Go's and Rust's clients and Prometheus 2's text scrape, le="1.0" from
+  // Python's and Prometheus 3 (which stores every le as a float), so it matches both. Points
+  // are escaped: 1.0 unescaped also matches the bucket of 100 or 160.
+  le(x):: if x == std.floor(x) then self.num(x) + '|' + self.num(x) + '\\\\.0' else std.strReplace(self.num(x), '.', '\\\\.'),
 
   // A query written whole as a ||| block, with the pieces that vary named $(piece) and given
   // in pieces (strings): the query reads as it runs, and filling costs a string replacement

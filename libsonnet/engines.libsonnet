@@ -1,0 +1,178 @@
+// LLM serving engines as data: what each engine's /metrics really sends (names, types, the
+// label that names the model, the labels it adds, histogram ladders, where it serves them),
+// and what it cannot show. inference.engines lists the engines the fleet serves with; every
+// SLO, SLI and L4 latency panel reads each listed engine that has the quantity, and an engine
+// without it is left out of that rule (docs/catalog.md's engine table says which).
+//
+// A profile's quantities, each { name, type, buckets (histograms, seconds), deprecated (an
+// older name of the same series, read where a server lacks the current one) }:
+//   timeToFirstToken, interTokenLatency, requestLatency (end to end): histograms in seconds.
+// Its other fields: title, modelLabel (the label its series name the model by; the rules
+// relabel it to inference.modelLabel where they differ), labels (what it adds beyond the
+// server's), selector (matchers that keep the rules to this engine's own servers: an engine
+// behind a frontend that is also listed counts each request twice), endpoint, enable (what
+// turns the metrics on), and for scenarios job (a scrape job's name), port and example (the
+// labels beyond the model's that its series carry, valued as the engine writes them) and
+// wholeBound (what follows a whole bucket bound in its le label: '.0' from Python's client,
+// '' from Rust's).
+//
+// The vLLM-only alerts, records and panels (KV cache, queue, preemptions, throughput, the
+// latency breakdown, the request-error SLO, the canary) are in the section vllm, on where
+// inference.engines lists vllm (enabled.vllm).
+{
+  inference+:: {
+    local inference = self,
+    // The engines the fleet serves with: profile names (vllm, sglang, dynamo, trtllm, triton).
+    engines: ['vllm'],
+
+    profiles: {
+      vllm: {
+        title: 'vLLM',
+        // vLLM sends model_name; a fleet that relabels it sets inference.modelLabel.
+        modelLabel: inference.modelLabel,
+        labels: [],
+        selector: '',
+        endpoint: '/metrics on the API server port (8000)',
+        enable: 'on by default',
+        job: 'vllm',
+        port: 8000,
+        example: {},
+        wholeBound: '.0',
+        timeToFirstToken: { name: inference.ttft, type: 'histogram', buckets: inference.buckets.timeToFirstToken },
+        interTokenLatency: { name: inference.interTokenLatency, type: 'histogram', buckets: inference.buckets.interTokenLatency, deprecated: inference.interTokenLatencyDeprecated },
+        requestLatency: { name: inference.e2eLatency, type: 'histogram', buckets: inference.buckets.requestLatency },
+      },
+
+      // SGLang (python/sglang/srt/metrics/collector.py, observability/ in newer trees):
+      // metrics only with --enable-metrics, on the HTTP server's /metrics. The latency
+      // histograms are the tokenizer's: model_name and engine_type (unified, prefill,
+      // decode), no rank labels; the inter-token histogram counts tokens, as vLLM's does.
+      sglang: {
+        title: 'SGLang',
+        modelLabel: 'model_name',
+        labels: ['engine_type'],
+        selector: '',
+        endpoint: '/metrics on the HTTP server port (30000)',
+        enable: '--enable-metrics',
+        job: 'sglang',
+        port: 30000,
+        example: { engine_type: 'unified' },
+        wholeBound: '.0',
+        // The default ladders of SGLang's collector (--bucket-time-to-first-token,
+        // --bucket-inter-token-latency and --bucket-e2e-request-latency replace them: set the
+        // profile's buckets to what your servers run with).
+        timeToFirstToken: { name: 'sglang:time_to_first_token_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400] },
+        interTokenLatency: { name: 'sglang:inter_token_latency_seconds', type: 'histogram', buckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8] },
+        requestLatency: { name: 'sglang:e2e_request_latency_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400] },
+      },
+
+      // NVIDIA Dynamo's OpenAI frontend (lib/llm/src/http/service/metrics.rs): every request
+      // of the deployment enters here, whatever engine serves it behind (vLLM, SGLang,
+      // TensorRT-LLM workers); the model label is `model`. List the engine behind it only
+      // with a selector that leaves Dynamo's workers out, or each request counts twice.
+      // Its ladders are log-spaced from DYN_METRICS_<TTFT|ITL|REQUEST_DURATION>_MIN to _MAX
+      // in _COUNT buckets (0 first, two significant figures): the defaults below have no
+      // 0.1 s inter-token bound, so a TPOT threshold of 0.1 s needs DYN_METRICS_ITL_MIN=0.001,
+      // _MAX=1, _COUNT=13 (docs/catalog-guide.md) and the ladder here set to match.
+      dynamo: {
+        title: 'NVIDIA Dynamo (frontend)',
+        modelLabel: 'model',
+        labels: [],
+        selector: '',
+        endpoint: "/metrics on the frontend's HTTP port (8000)",
+        enable: 'on by default',
+        job: 'dynamo-frontend',
+        port: 8000,
+        example: {},
+        wholeBound: '',
+        timeToFirstToken: { name: 'dynamo_frontend_time_to_first_token_seconds', type: 'histogram', buckets: [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480] },
+        interTokenLatency: { name: 'dynamo_frontend_inter_token_latency_seconds', type: 'histogram', buckets: [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2] },
+        requestLatency: { name: 'dynamo_frontend_request_duration_seconds', type: 'histogram', buckets: [0, 2, 4, 8, 16, 32, 64, 130, 260, 510] },
+      },
+
+      // TensorRT-LLM's trtllm-serve (tensorrt_llm/metrics/collector.py): on /prometheus/metrics
+      // of its OpenAI server (mounted with return_perf_metrics: true), every series with
+      // model_name and engine_type (the backend: pytorch). It has no inter-token histogram:
+      // its time per output token is one observation per request (the request's mean gap).
+      trtllm: {
+        title: 'TensorRT-LLM (trtllm-serve)',
+        modelLabel: 'model_name',
+        labels: ['engine_type'],
+        selector: '',
+        endpoint: '/prometheus/metrics on the OpenAI server port (8000)',
+        enable: 'return_perf_metrics: true in the LLM API options',
+        job: 'trtllm-serve',
+        port: 8000,
+        example: { engine_type: 'pytorch' },
+        wholeBound: '.0',
+        timeToFirstToken: { name: 'trtllm_time_to_first_token_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560] },
+        interTokenLatency: { name: 'trtllm_time_per_output_token_seconds', type: 'histogram', buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80] },
+        requestLatency: { name: 'trtllm_e2e_request_latency_seconds', type: 'histogram', buckets: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680] },
+      },
+
+      // Triton Inference Server (core src/metrics.cc): per-model counters and the pending
+      // requests on its metrics port; no latency histogram the SLOs can read: request and
+      // queue durations are cumulative µs counters, and the only histogram,
+      // nv_inference_first_response_histogram_ms, is off unless --metrics-config
+      // histogram_latencies=true, in ms, with bounds 100, 500, 2000 and 5000.
+      triton: {
+        title: 'Triton Inference Server',
+        modelLabel: 'model',
+        labels: ['version'],
+        selector: '',
+        endpoint: '/metrics on the metrics port (8002)',
+        enable: 'on by default',
+        job: 'triton',
+        port: 8002,
+        example: { version: '1' },
+        wholeBound: '',
+      },
+    },
+
+    // The quantities a profile may have, in the order the engine table lists them.
+    quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
+
+    // The reads of a quantity across the engines served, for the histogram builders: a plain
+    // name where the engine needs no selector nor relabeling, else { name, selector, relabel }.
+    // Each engine's current name comes before its deprecated one.
+    read(quantity)::
+      local one(p, name) =
+        if p.selector == '' && p.modelLabel == inference.modelLabel then name
+        else { name: name, selector: p.selector, relabel: if p.modelLabel == inference.modelLabel then null else { from: p.modelLabel, to: inference.modelLabel } };
+      std.flattenArrays([
+        local p = inference.profiles[engine];
+        local q = p[quantity];
+        [one(p, q.name)] + (if std.get(q, 'deprecated') == null then [] else [one(p, q.deprecated)])
+        for engine in inference.engines
+        if std.objectHas(inference.profiles[engine], quantity)
+      ]),
+
+    // The engines served that have a quantity.
+    having(quantity):: [engine for engine in inference.engines if std.objectHas(inference.profiles[engine], quantity)],
+  },
+
+  // The profiles as docs/catalog.md's engine table shows them.
+  engines: {
+    [name]: {
+      local p = $.inference.profiles[name],
+      title: p.title,
+      served: $.enabled.inference && std.member($.inference.engines, name),
+      modelLabel: p.modelLabel,
+      endpoint: p.endpoint,
+      enable: p.enable,
+      metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
+    }
+    for name in std.objectFields($.inference.profiles)
+  },
+
+  // The served engines' histograms, for lint and the bucket-bound check (their ladders).
+  metrics+: {
+    local server(p) = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', p.modelLabel, $.release.label] + p.labels,
+    [q.name]: { section: 'inference', type: q.type, labels: server(p), buckets: q.buckets }
+    for engine in $.inference.engines
+    for p in [$.inference.profiles[engine]]
+    for quantity in $.inference.quantities
+    if std.objectHas(p, quantity)
+    for q in [p[quantity]] + (if std.get(p[quantity], 'deprecated') == null then [] else [p[quantity] { name: p[quantity].deprecated }])
+  },
+}
