@@ -284,6 +284,7 @@ local names = import 'lib/names.libsonnet';
       local quantiles(metric) = [
         q($.histograms.quantile(p, metric, [], '$__rate_interval', server), 'p' + e.percent(p))
         for p in [0.5, 0.95, 0.99]
+        if metric != []
       ],
       rows: [
         row('GPUs', [
@@ -296,7 +297,8 @@ local names = import 'lib/names.libsonnet';
             q('quantile by (owner_name) (0.5, gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
           ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
         ]),
-        row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', [
+        // A latency panel goes where no engine served has its histogram (quantiles of none).
+        row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', std.filter(function(p) p.queries != [], [
           panel('Time to first token', 'timeseries', quantiles(inf.read('timeToFirstToken')), unit='s', thresholds=alertAt(th.ttftSeconds)),
           panel('End-to-end latency', 'timeseries', quantiles(inf.read('requestLatency')), unit='s'),
           panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
@@ -307,7 +309,7 @@ local names = import 'lib/names.libsonnet';
           panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{' + inf.modelLabel + '}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{' + inf.modelLabel + '}}')], description='Goodput: tokens/s of requests that met the TTFT (' + e.num(th.ttftSeconds) + ' s) and TPOT (' + e.num(th.tpotSeconds) + ' s) objectives.'),
           panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{' + inf.modelLabel + '}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),
           panel('Canary decision', 'stat', [q('model:vllm_canary:decision{' + model + '}', '{{' + inf.modelLabel + '}}')], description='0 promote, 1 hold, 2 roll back: the worse of the p99 TTFT ratio and the error-ratio increase against the thresholds.', thresholds=[[null, 'green'], [1, 'orange'], [2, 'red']], min=0, max=2, width=8),
-        ]),
+        ])),
       ],
     },
 

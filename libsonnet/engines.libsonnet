@@ -30,13 +30,14 @@
         title: 'vLLM',
         // vLLM sends model_name; a fleet that relabels it sets inference.modelLabel.
         modelLabel: inference.modelLabel,
-        labels: [],
+        // engine: the index of a data-parallel engine, on every vllm: series ("0" alone).
+        labels: ['engine'],
         selector: '',
         endpoint: '/metrics on the API server port (8000)',
         enable: 'on by default',
         job: 'vllm',
         port: 8000,
-        example: {},
+        example: { engine: '0' },
         wholeBound: '.0',
         timeToFirstToken: { name: inference.ttft, type: 'histogram', buckets: inference.buckets.timeToFirstToken },
         interTokenLatency: { name: inference.interTokenLatency, type: 'histogram', buckets: inference.buckets.interTokenLatency, deprecated: inference.interTokenLatencyDeprecated },
@@ -132,22 +133,22 @@
     // The quantities a profile may have, in the order the engine table lists them.
     quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
 
-    // The reads of a quantity across the engines served, for the histogram builders: a plain
-    // name where the engine needs no selector nor relabeling, else { name, selector, relabel }.
-    // Each engine's current name comes before its deprecated one.
-    read(quantity)::
-      local one(p, name) =
+    // The reads of an engine's quantity, for the histogram builders: a plain name where the
+    // engine needs no selector nor relabeling, else { name, selector, relabel }; its current
+    // name before its deprecated one.
+    readOf(engine, quantity)::
+      local p = inference.profiles[engine];
+      local q = p[quantity];
+      local one(name) =
         if p.selector == '' && p.modelLabel == inference.modelLabel then name
         else { name: name, selector: p.selector, relabel: if p.modelLabel == inference.modelLabel then null else { from: p.modelLabel, to: inference.modelLabel } };
-      std.flattenArrays([
-        local p = inference.profiles[engine];
-        local q = p[quantity];
-        [one(p, q.name)] + (if std.get(q, 'deprecated') == null then [] else [one(p, q.deprecated)])
-        for engine in inference.engines
-        if std.objectHas(inference.profiles[engine], quantity)
-      ]),
+      [one(q.name)] + (if std.get(q, 'deprecated') == null then [] else [one(q.deprecated)]),
 
-    // The engines served that have a quantity.
+    // The reads of a quantity across the engines served that have it.
+    read(quantity):: std.flattenArrays([inference.readOf(engine, quantity) for engine in inference.having(quantity)]),
+
+    // The engines served that have a quantity: a latency SLO or panel on a quantity none has
+    // is not generated.
     having(quantity):: [engine for engine in inference.engines if std.objectHas(inference.profiles[engine], quantity)],
   },
 

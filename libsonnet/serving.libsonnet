@@ -55,7 +55,7 @@ local t = import 'lib/test.libsonnet';
   slos+: {
     // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
     // token, so the objective is over tokens, not requests).
-    InferenceTPOT: $.latencySLO('interTokenLatency', $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
+    [if $.inference.having('interTokenLatency') != [] then 'InferenceTPOT']: $.latencySLO('interTokenLatency', $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
   },
 
   local l = $.labels,
@@ -136,7 +136,7 @@ local t = import 'lib/test.libsonnet';
       family: 'inference',
       expr: e.fill(|||
         $(tokens) * on ($(model)) ($(goodFirstTokens)) * on ($(model)) ($(goodGaps))
-      |||, { tokens: tokens, model: std.join(', ', model), goodFirstTokens: within(inf.ttft, th.ttftSeconds), goodGaps: within([inf.interTokenLatency, inf.interTokenLatencyDeprecated], th.tpotSeconds) }),
+      |||, { tokens: tokens, model: std.join(', ', model), goodFirstTokens: within(inf.readOf('vllm', 'timeToFirstToken'), th.ttftSeconds), goodGaps: within(inf.readOf('vllm', 'interTokenLatency'), th.tpotSeconds) }),
       // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
       local good(metric, seconds, share) = h.series(metric, recordServer, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]]),
       tests: [

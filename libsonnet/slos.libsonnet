@@ -99,8 +99,8 @@ local t = import 'lib/test.libsonnet';
   },
 
   slos: {
-    InferenceTTFT: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
-    InferenceLatency: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
+    [if $.inference.having('timeToFirstToken') != [] then 'InferenceTTFT']: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
+    [if $.inference.having('requestLatency') != [] then 'InferenceLatency']: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
 
     InferenceErrors: $.sloDefaults {
       section: 'vllm',

@@ -190,7 +190,7 @@ local t = import 'lib/test.libsonnet';
     [ttftTrack]: {
       section: 'release',
       family: 'release',
-      expr: $.histograms.quantile(0.99, inf.ttft, perTrack, '5m', tracks),
+      expr: $.histograms.quantile(0.99, inf.readOf('vllm', 'timeToFirstToken'), perTrack, '5m', tracks),
     },
     [errorsTrack]: {
       section: 'release',

@@ -157,38 +157,54 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 // TestEveryEngineBurnsItsSLOs: on a fleet serving with vLLM, SGLang, Dynamo's frontend and
 // trtllm-serve side by side, each latency SLO's alerts fire on a burn and stay quiet within
 // budget on series shaped as each engine writes them (its name, model label and ladder), and
-// the SLO records pass their cases.
+// the SLO records pass their cases; and on a team's catalog (labels, teams and its model label
+// renamed, sections off) serving with vLLM, SGLang and Dynamo.
 func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 	t.Parallel()
-	const config = "testdata/engines.jsonnet"
-	dir := generateInto(t, config)
-	tests, err := os.ReadFile(filepath.Join(dir, output.AlertTests))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Each engine's series, under its own names and model label, are in the scenarios.
-	for _, series := range []string{
-		`vllm:time_to_first_token_seconds_bucket{`,
-		`sglang:time_to_first_token_seconds_bucket{`,
-		`sglang:inter_token_latency_seconds_bucket{`,
-		`dynamo_frontend_time_to_first_token_seconds_bucket{`,
-		`dynamo_frontend_request_duration_seconds_bucket{`,
-		`trtllm_time_per_output_token_seconds_bucket{`,
-		`le=\"1\", model=\"llama-3-8b\"`,
-	} {
-		if !strings.Contains(string(tests), series) {
-			t.Errorf("no scenario feeds %s", series)
-		}
-	}
 	var names []string
 	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency"} {
 		names = append(names, "SLO"+slo+"FastBurn", "SLO"+slo+"SlowBurn")
 	}
-	if out, err := promtoolTest(t, dir, output.AlertTests, names); err != nil {
-		t.Errorf("promtool test rules %s: %v\n%s", output.AlertTests, err, out)
-	}
-	if out, err := promtoolTest(t, dir, output.RecordsTests, nil); err != nil {
-		t.Errorf("promtool test rules %s: %v\n%s", output.RecordsTests, err, out)
+	for _, c := range []struct {
+		config string
+		series []string // what the scenarios must feed: each engine's series under its names
+	}{
+		{"testdata/engines.jsonnet", []string{
+			`vllm:time_to_first_token_seconds_bucket{`,
+			`sglang:time_to_first_token_seconds_bucket{`,
+			`sglang:inter_token_latency_seconds_bucket{`,
+			`dynamo_frontend_time_to_first_token_seconds_bucket{`,
+			`dynamo_frontend_request_duration_seconds_bucket{`,
+			`trtllm_time_per_output_token_seconds_bucket{`,
+			`le=\"1\", model=\"llama-3-8b\"`,
+		}},
+		{"../../internal/testutil/plantest/testdata/adopter-engines.jsonnet", []string{
+			`served_model=\"llama-3-8b\"`,
+			`sglang:time_to_first_token_seconds_bucket{`,
+			`dynamo_frontend_time_to_first_token_seconds_bucket{`,
+			`model=\"llama-3-8b\"`,
+			`model_name=\"llama-3-8b\"`,
+		}},
+	} {
+		t.Run(filepath.Base(c.config), func(t *testing.T) {
+			t.Parallel()
+			dir := generateInto(t, c.config)
+			tests, err := os.ReadFile(filepath.Join(dir, output.AlertTests))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, series := range c.series {
+				if !strings.Contains(string(tests), series) {
+					t.Errorf("no scenario feeds %s", series)
+				}
+			}
+			if out, err := promtoolTest(t, dir, output.AlertTests, names); err != nil {
+				t.Errorf("promtool test rules %s: %v\n%s", output.AlertTests, err, out)
+			}
+			if out, err := promtoolTest(t, dir, output.RecordsTests, nil); err != nil {
+				t.Errorf("promtool test rules %s: %v\n%s", output.RecordsTests, err, out)
+			}
+		})
 	}
 }
 

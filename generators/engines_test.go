@@ -1,0 +1,70 @@
+package generators
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
+)
+
+// TestAnEngineWithoutLatencyHistograms: a fleet serving with Triton only, whose profile has no
+// latency histogram the SLOs can read, gets no latency SLO, burn-rate alert or latency panel
+// (none could read anything), and its output generates; on the embedded catalog (the release
+// gate, on vLLM's records, switched off) and on a team's catalog.
+func TestAnEngineWithoutLatencyHistograms(t *testing.T) {
+	for _, base := range []string{
+		"(import 'gpuobs.libsonnet') { enabled+: { release: false } }",
+		"(import 'adopter.jsonnet')",
+	} {
+		p := plantest.Plan(t, plantest.Catalog(t, base+" + { inference+:: { engines: ['triton'] } }"))
+		for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency"} {
+			if _, ok := p.Model.SLOs[slo]; ok {
+				t.Errorf("%s: Triton has no latency histogram, yet SLO %s is generated", base, slo)
+			}
+			if _, ok := p.Model.Alerts["SLO"+slo+"FastBurn"]; ok {
+				t.Errorf("%s: Triton has no latency histogram, yet SLO%sFastBurn is generated", base, slo)
+			}
+		}
+		for _, r := range p.Model.Dashboards["L4"].Rows {
+			for _, panel := range r.Panels {
+				if panel.Title == "Time to first token" || panel.Title == "Time per output token" || panel.Title == "End-to-end latency" {
+					t.Errorf("%s: L4 shows %q with no engine's histogram to read", base, panel.Title)
+				}
+			}
+		}
+		if _, _, err := Run(p, Options{}); err != nil {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+}
+
+// TestAnEngineSelectorNarrowsItsReads: a profile's selector (vLLM's workers behind a frontend
+// left out, which would count each request twice) is on every read of that engine's
+// histograms and on no other engine's (trtllm-serve beside it); on the embedded catalog and on
+// a team's catalog.
+func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
+	for _, base := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
+		p := plantest.Plan(t, plantest.Catalog(t, base+` + { inference+:: { engines: ['vllm', 'trtllm'], profiles+: { vllm+: { selector: 'namespace!="dynamo"' } } } }`))
+		files, _, err := Run(p, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		var rules string
+		for _, f := range files {
+			if f.Path == output.RecordingRules {
+				rules = string(f.Content)
+			}
+		}
+		// The histogram's classic _count, or the native histogram by its bare name.
+		for read, wanted := range map[string]bool{
+			`rate\(vllm:time_to_first_token_seconds(_count)?\{namespace!="dynamo"\}\[5m\]\)`: true,
+			`rate\(vllm:time_to_first_token_seconds(_count)?\[5m\]\)`:                        false,
+			`rate\(trtllm_time_to_first_token_seconds(_count)?\[5m\]\)`:                      true,
+		} {
+			if regexp.MustCompile(read).MatchString(rules) != wanted {
+				t.Errorf("%s: the rules read %s: %t, want %t", base, read, !wanted, wanted)
+			}
+		}
+	}
+}
