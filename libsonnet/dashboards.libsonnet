@@ -301,6 +301,9 @@ local names = import 'lib/names.libsonnet';
         row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', std.filter(function(p) p.queries != [], [
           panel('Time to first token', 'timeseries', quantiles(inf.read('timeToFirstToken')), unit='s', thresholds=alertAt(th.ttftSeconds)),
           panel('End-to-end latency', 'timeseries', quantiles(inf.read('requestLatency')), unit='s'),
+          local requests(outcome, engines, legend) = q(inf.requestRate([outcome], engines, [], '$__rate_interval', server), legend);
+          panel('Requests per second', 'timeseries', (if inf.answering == [] then [] else [requests('served', inf.answering, 'admitted'), requests('failed', inf.answering, 'failed')])
+                                                     + (if inf.shedding == [] then [] else [requests('rejected', inf.shedding, 'refused')]), unit='reqps', description='Admitted, failed on the server side' + (if inf.shedding == [] then '.' else ', and refused at admission on purpose (' + std.join(', ', [inf.profiles[x].title for x in inf.shedding]) + ').')),
           panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
           panel('KV-cache usage', 'timeseries', [q(inf.kvCache('%s{' + server + '}'), '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
           panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),

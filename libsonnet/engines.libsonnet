@@ -16,12 +16,23 @@
 // wholeBound (what follows a whole bucket bound in its le label: '.0' from Python's client,
 // '' from Rust's).
 //
+// Its requests: the counters of the requests it answered, { counters (name: the labels its
+// series carry), served (the reads of the requests it admitted: its inference handlers,
+// rejections left out), failed (those of them that failed on the server's side), rejected
+// (those it refused at admission on purpose, load shedding: [] where it cannot tell them from
+// failures), and example (for scenarios: the series of a success, a failure and a rejection,
+// each { name, labels }) }, each read { name, selector }. The request-error SLO reads
+// served and failed; the shedding alert reads rejected.
+//
 // The vLLM-only alerts, records and panels (KV cache, queue, preemptions, throughput, the
-// latency breakdown, the request-error SLO, the canary) are in the section vllm, on where
-// inference.engines lists vllm (enabled.vllm).
+// latency breakdown, the canary) are in the section vllm, on where inference.engines lists
+// vllm (enabled.vllm).
+local e = import 'lib/expr.libsonnet';
 {
   inference+:: {
     local inference = self,
+    local read(name, selector) = { name: name, selector: selector },
+    local outcome(name, labels) = { name: name, labels: labels },
     // The engines the fleet serves with: profile names (vllm, sglang, dynamo, trtllm, triton).
     engines: ['vllm'],
 
@@ -42,6 +53,21 @@
         timeToFirstToken: { name: inference.ttft, type: 'histogram', buckets: inference.buckets.timeToFirstToken },
         interTokenLatency: { name: inference.interTokenLatency, type: 'histogram', buckets: inference.buckets.interTokenLatency, deprecated: inference.interTokenLatencyDeprecated },
         requestLatency: { name: inference.e2eLatency, type: 'histogram', buckets: inference.buckets.requestLatency },
+        // The API server's HTTP counter (prometheus-fastapi-instrumentator), status codes
+        // grouped as 2xx, 4xx, 5xx: the 503 of vLLM's admission limits (--max-num-queued-reqs,
+        // --max-num-queued-tokens, 0.29) is a 5xx like any failure, so a vLLM server that
+        // sheds load burns its error budget (no merged vLLM metric counts those rejections).
+        requests: {
+          local handlers = e.fill(|||
+            handler=~"$(handlers)"
+          |||, { handlers: inference.handlers }),
+          counters: { [inference.requests]: [inference.modelLabel, 'handler', 'method', 'status'] },
+          served: [read(inference.requests, handlers)],
+          failed: [read(inference.requests, handlers + ', status="5xx"')],
+          rejected: [],
+          local call = { handler: '/v1/chat/completions', method: 'POST' },
+          example: { ok: outcome(inference.requests, call { status: '2xx' }), failed: outcome(inference.requests, call { status: '5xx' }) },
+        },
       },
 
       // SGLang (python/sglang/srt/metrics/collector.py, observability/ in newer trees):
@@ -65,6 +91,19 @@
         timeToFirstToken: { name: 'sglang:time_to_first_token_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400] },
         interTokenLatency: { name: 'sglang:inter_token_latency_seconds', type: 'histogram', buckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8] },
         requestLatency: { name: 'sglang:e2e_request_latency_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400] },
+        // The HTTP middleware's response counter (exact status codes, no model label). On the
+        // inference endpoints a 503 is a refusal on purpose: --max-queued-requests waiting, or
+        // SGLANG_REQ_WAITING_TIMEOUT passed (a stream refused so ends in-stream, unseen here).
+        requests: {
+          local name = 'sglang:http_responses_total',
+          local endpoints = 'endpoint=~"/v1/completions|/v1/chat/completions|/generate"',
+          counters: { [name]: ['endpoint', 'status_code', 'method'] },
+          served: [read(name, endpoints + ', status_code!="503"')],
+          failed: [read(name, endpoints + ', status_code=~"5..", status_code!="503"')],
+          rejected: [read(name, endpoints + ', status_code="503"')],
+          local call = { endpoint: '/v1/chat/completions', method: 'POST' },
+          example: { ok: outcome(name, call { status_code: '200' }), failed: outcome(name, call { status_code: '500' }), rejected: outcome(name, call { status_code: '503' }) },
+        },
       },
 
       // NVIDIA Dynamo's OpenAI frontend (lib/llm/src/http/service/metrics.rs): every request
@@ -89,6 +128,19 @@
         timeToFirstToken: { name: 'dynamo_frontend_time_to_first_token_seconds', type: 'histogram', buckets: [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480] },
         interTokenLatency: { name: 'dynamo_frontend_inter_token_latency_seconds', type: 'histogram', buckets: [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2] },
         requestLatency: { name: 'dynamo_frontend_request_duration_seconds', type: 'histogram', buckets: [0, 2, 4, 8, 16, 32, 64, 130, 260, 510] },
+        // One counter, status success or error, error_type saying which error: overload is
+        // load shedding (all workers busy, HTTP 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE);
+        // cancelled the client's disconnect, validation and not_found the client's mistakes;
+        // every other type (internal, unavailable, the timeouts, …) the server's failure.
+        requests: {
+          local name = 'dynamo_frontend_requests_total',
+          counters: { [name]: ['model', 'endpoint', 'request_type', 'status', 'error_type'] },
+          served: [read(name, 'error_type!="overload"')],
+          failed: [read(name, 'status="error", error_type!~"overload|cancelled|validation|not_found"')],
+          rejected: [read(name, 'error_type="overload"')],
+          local call = { model: 'llama-3-8b', endpoint: 'chat_completions', request_type: 'stream' },
+          example: { ok: outcome(name, call { status: 'success' }), failed: outcome(name, call { status: 'error', error_type: 'internal' }), rejected: outcome(name, call { status: 'error', error_type: 'overload' }) },
+        },
       },
 
       // TensorRT-LLM's trtllm-serve (tensorrt_llm/metrics/collector.py): on /prometheus/metrics
@@ -109,6 +161,18 @@
         timeToFirstToken: { name: 'trtllm_time_to_first_token_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560] },
         interTokenLatency: { name: 'trtllm_time_per_output_token_seconds', type: 'histogram', buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80] },
         requestLatency: { name: 'trtllm_e2e_request_latency_seconds', type: 'histogram', buckets: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680] },
+        // Finished requests (by finished_reason) and HTTP errors (by http_code) are two
+        // counters; it has no admission limit of its own, so every 5xx is a failure.
+        requests: {
+          local success = 'trtllm_request_success_total',
+          local errors = 'trtllm_request_error_total',
+          counters: { [success]: ['model_name', 'engine_type', 'finished_reason'], [errors]: ['model_name', 'engine_type', 'http_code'] },
+          served: [read(success, ''), read(errors, '')],
+          failed: [read(errors, 'http_code=~"5.."')],
+          rejected: [],
+          local model = { model_name: 'llama-3-8b', engine_type: 'pytorch' },
+          example: { ok: outcome(success, model { finished_reason: 'stop' }), failed: outcome(errors, model { http_code: '500' }) },
+        },
       },
 
       // Triton Inference Server (core src/metrics.cc): per-model counters and the pending
@@ -127,6 +191,20 @@
         port: 8002,
         example: { version: '1' },
         wholeBound: '',
+        // Per model: successes, and failures by reason. REJECTED is the scheduler's queue
+        // policy timing a request out (default_timeout_microseconds with REJECT): shedding on
+        // purpose; CANCELED the client's; BACKEND and OTHER the server's failures. A request
+        // refused because max_queue_size is reached is counted by neither.
+        requests: {
+          local success = 'nv_inference_request_success',
+          local failure = 'nv_inference_request_failure',
+          counters: { [success]: ['model', 'version'], [failure]: ['model', 'version', 'reason'] },
+          served: [read(success, ''), read(failure, 'reason!="REJECTED"')],
+          failed: [read(failure, 'reason=~"BACKEND|OTHER"')],
+          rejected: [read(failure, 'reason="REJECTED"')],
+          local model = { model: 'llama-3-8b', version: '1' },
+          example: { ok: outcome(success, model), failed: outcome(failure, model { reason: 'BACKEND' }), rejected: outcome(failure, model { reason: 'REJECTED' }) },
+        },
       },
     },
 
@@ -150,6 +228,32 @@
     // The engines served that have a quantity: a latency SLO or panel on a quantity none has
     // is not generated.
     having(quantity):: [engine for engine in inference.engines if std.objectHas(inference.profiles[engine], quantity)],
+
+    // The engines served that count their requests, and those that also tell rejections at
+    // admission apart.
+    answering:: inference.having('requests'),
+    shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
+
+    // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
+    // per second over w, summed by `by`: each engine's counters read with their selectors, the
+    // profile's and `matchers` (a selector's inside, '' for none).
+    requestRate(outcomes, engines, by, w, matchers='')::
+      local reads = [
+        r { selector: std.join(', ', [x for x in [r.selector, p.selector, matchers] if x != '']) }
+        for engine in engines
+        for p in [inference.profiles[engine]]
+        for o in outcomes
+        for r in p.requests[o]
+      ];
+      e.fill(|||
+        sum$(by) ($(rates))
+      |||, {
+        by: if by == [] then '' else ' by (' + std.join(', ', by) + ')',
+        rates: std.join(' or ', [
+          e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w })
+          for r in reads
+        ]),
+      }),
   },
 
   // The profiles as docs/catalog.md's engine table shows them.
@@ -162,11 +266,19 @@
       endpoint: p.endpoint,
       enable: p.enable,
       metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
+      requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
+      refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
+      // The SLOs and alerts that read it: those naming it among their engines, and the
+      // sections vllm's and release's alerts for vLLM.
+      feeds: if !self.served then [] else
+        [n for n in std.objectFields($.slos) if std.member(std.get($.slos[n], 'engines', []), name)]
+        + [n for n in std.objectFields($.alerts) if std.member(std.get($.alerts[n], 'engines', []), name) || (name == 'vllm' && std.member(['vllm', 'release'], std.get($.alerts[n], 'section')))],
     }
     for name in std.objectFields($.inference.profiles)
   },
 
-  // The served engines' histograms, for lint and the bucket-bound check (their ladders).
+  // The served engines' histograms, for lint and the bucket-bound check (their ladders), and
+  // their request counters.
   metrics+: {
     local server(p) = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', p.modelLabel, $.release.label] + p.labels,
     [q.name]: { section: 'inference', type: q.type, labels: server(p), buckets: q.buckets }
@@ -175,5 +287,14 @@
     for quantity in $.inference.quantities
     if std.objectHas(p, quantity)
     for q in [p[quantity]] + (if std.get(p[quantity], 'deprecated') == null then [] else [p[quantity] { name: p[quantity].deprecated }])
+  } + {
+    [name]: { section: 'inference', type: 'counter', labels: [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.release.label] + labels }
+    // vLLM's is among its own metrics (section vllm), which a rule of another section may
+    // need even where vLLM is not served.
+    for engine in $.inference.answering
+    if engine != 'vllm'
+    for counters in [$.inference.profiles[engine].requests.counters]
+    for name in std.objectFields(counters)
+    for labels in [counters[name]]
   },
 }

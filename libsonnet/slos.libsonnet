@@ -102,32 +102,35 @@ local t = import 'lib/test.libsonnet';
     [if $.inference.having('timeToFirstToken') != [] then 'InferenceTTFT']: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
     [if $.inference.having('requestLatency') != [] then 'InferenceLatency']: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
 
-    InferenceErrors: $.sloDefaults {
-      section: 'vllm',
+    // The requests the servers admitted that failed on their side, across the engines served
+    // that count their requests (inference.answering). Requests an engine refused at
+    // admission on purpose are neither good nor bad here: GPUInferenceRequestsShed tickets
+    // them.
+    [if $.inference.answering != [] then 'InferenceErrors']: $.sloDefaults {
+      section: 'inference',
       team: $.teams.inference,
       requestBased:: true,
       objective: 0.995,
-      description: e.percent(self.objective) + ' % of inference requests succeed (no 5xx)',
+      description: e.percent(self.objective) + ' % of admitted inference requests succeed (no server error)',
       by: [l.cluster, 'namespace'],
-      local requests(w, matchers) =
-        local by = std.join(', ', self.by);
-        e.fill(|||
-          sum by ($(by)) (rate($(requests){$(matchers)}[$(window)]))
-        |||, { by: by, requests: inf.requests, matchers: std.join(', ', matchers), window: w }),
-      local handler = e.fill(|||
-        handler=~"$(handlers)"
-      |||, { handlers: inf.handlers }),
-      badEvents(w):: requests(w, [handler, 'status="5xx"']),
-      events(w):: requests(w, [handler]),
-      scenario(bad, idleAfter=60):: {
-        local server = { namespace: 'inference', pod: 'llm-0', [$.inference.modelLabel]: 'llama-3-8b', job: 'vllm', instance: 'llm-0:8000', handler: '/v1/chat/completions', method: 'POST' },
+      engines:: $.inference.answering,
+      badEvents(w):: inf.requestRate(['failed'], self.engines, self.by, w),
+      events(w):: inf.requestRate(['served'], self.engines, self.by, w),
+      // 100 admitted requests a minute, a share `bad` of them failing, on the engine's own
+      // counters; an engine that tells rejections apart also refuses 100 a minute throughout.
+      scenario(bad, idleAfter=60, engine=self.engines[0]):: {
+        local p = $.inference.profiles[engine],
+        local server = { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port },
+        local series(o, values) = t.series(o.name, values, server + o.labels),
         target: { namespace: 'inference' },
         gpus: 1,
         value: if bad == 'burst' then null else bad,
         extra: [
-          t.series(inf.requests, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter), server { status: '2xx' }),
-          t.series(inf.requests, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter), server { status: '5xx' }),
-        ],
+          series(p.requests.example.ok, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter)),
+          series(p.requests.example.failed, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter)),
+        ] + (if p.requests.rejected == [] then [] else [series(p.requests.example.rejected, counter(100, idleAfter))]),
+        // Refusing as many requests as it admits, the engine's servers shed half of them.
+        alsoFires: if p.requests.rejected == [] then [] else [t.also('GPUInferenceRequestsShed', 0.5, target=self.target)],
       },
     },
 
@@ -430,7 +433,7 @@ local t = import 'lib/test.libsonnet';
              extra=sc.extra,
              value=if fires then sc.value else null,
              target=if fires then sc.target else null,
-             alsoFires=if bad == 'burst' then [] else alsoFiring(sc));
+             alsoFires=(if bad == 'burst' then [] else alsoFiring(sc)) + std.get(sc, 'alsoFires', []));
     // The SLO's recorded rec for the dashboard's variables ($$(label) is the variable $<label>).
     local forDashboard(rec) = e.fill(|||
       $(record){slo="$(slo)", $(matchers)}

@@ -54,13 +54,15 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	line("")
 	line("## Serving engines")
 	line("")
-	line("The engines' profiles (`inference.profiles`); *served*: listed in `inference.engines`. The latency SLOs (and their burn-rate alerts) read each served engine that has the quantity; an engine without it is left out of that SLO. The KV-cache, queue, preemption, throughput, latency-breakdown, request-error and canary rules read vLLM's own metrics: they are in the section `vllm`, on where vLLM is served.")
+	line("The engines' profiles (`inference.profiles`); *served*: listed in `inference.engines`. The latency SLOs read each served engine that has the quantity, the request-error SLO each that counts its requests (refusals at admission left out, where the engine tells them apart: `GPUInferenceRequestsShed` tickets those); an engine without a metric is left out of the rules on it. The KV-cache, queue, preemption, throughput, latency-breakdown and canary rules read vLLM's own metrics: they are in the section `vllm`, on where vLLM is served. *Feeds*: the SLOs and alerts that read a served engine.")
 	line("")
-	line("| engine | served | model label | metrics endpoint | metrics on | time to first token | inter-token latency | end-to-end latency |")
-	line("|---|---|---|---|---|---|---|---|")
+	line("| engine | served | model label | metrics endpoint | metrics on | time to first token | inter-token latency | end-to-end latency | requests | refusals at admission | feeds |")
+	line("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range model.SortedKeys(m.Engines) {
 		e := m.Engines[name]
-		line("| %s (`%s`) | %s | `%s` | %s | %s | %s | %s | %s |", escape.Cell(e.Title), name, yes(e.Served), e.ModelLabel, escape.Cell(e.Endpoint), escape.Cell(e.Enable), metricOrNone(e.Metrics["timeToFirstToken"]), metricOrNone(e.Metrics["interTokenLatency"]), metricOrNone(e.Metrics["requestLatency"]))
+		line("| %s (`%s`) | %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |", escape.Cell(e.Title), name, yes(e.Served), e.ModelLabel, escape.Cell(e.Endpoint), escape.Cell(e.Enable),
+			metricOrNone(e.Metrics["timeToFirstToken"]), metricOrNone(e.Metrics["interTokenLatency"]), metricOrNone(e.Metrics["requestLatency"]),
+			codeOr(e.Requests, "none"), codeOr(e.Refusals, "counted as failures"), strings.Join(e.Feeds, ", "))
 	}
 	line("")
 	line("## Recording rules")
@@ -82,6 +84,14 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		line("| `%s` | %s | %s | %s |", name, mt.Type, strings.Join(mt.Labels, ", "), strings.Join(users[name], ", "))
 	}
 	return []emit.File{emit.Markdown(output.CatalogDoc, []byte(b.String()))}, nil
+}
+
+// codeOr lists names as code, or says `none` where there are none.
+func codeOr(names []string, none string) string {
+	if len(names) == 0 {
+		return none
+	}
+	return escape.Cell("`" + strings.Join(names, "`, `") + "`")
 }
 
 // metricOrNone is a metric name as code, or "none" for a quantity the engine cannot show.

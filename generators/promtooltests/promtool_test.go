@@ -154,17 +154,20 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 	}
 }
 
-// TestEveryEngineBurnsItsSLOs: on a fleet serving with vLLM, SGLang, Dynamo's frontend and
-// trtllm-serve side by side, each latency SLO's alerts fire on a burn and stay quiet within
-// budget on series shaped as each engine writes them (its name, model label and ladder), and
-// the SLO records pass their cases; and on a team's catalog (labels, teams and its model label
-// renamed, sections off) serving with vLLM, SGLang and Dynamo.
+// TestEveryEngineBurnsItsSLOs: on a fleet serving with vLLM, SGLang, Dynamo's frontend,
+// trtllm-serve and Triton side by side, each latency SLO's alerts and the request-error
+// SLO's fire on a burn and stay quiet within budget on series shaped as each engine writes
+// them (its name, model label and ladder; its request counters, refusing as many requests as
+// it admits where it tells refusals apart), the shedding alert fires per engine that refuses,
+// and the SLO records pass their cases; and on a team's catalog (labels, teams and its model
+// label renamed, sections off) serving with vLLM, SGLang and Dynamo.
 func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 	t.Parallel()
 	var names []string
-	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency"} {
+	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency", "InferenceErrors"} {
 		names = append(names, "SLO"+slo+"FastBurn", "SLO"+slo+"SlowBurn")
 	}
+	names = append(names, "GPUInferenceRequestsShed")
 	for _, c := range []struct {
 		config string
 		series []string // what the scenarios must feed: each engine's series under its names
@@ -177,6 +180,10 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 			`dynamo_frontend_request_duration_seconds_bucket{`,
 			`trtllm_time_per_output_token_seconds_bucket{`,
 			`le=\"1\", model=\"llama-3-8b\"`,
+			`sglang:http_responses_total{`,
+			`dynamo_frontend_requests_total{`,
+			`trtllm_request_error_total{`,
+			`nv_inference_request_failure{`,
 		}},
 		{"../../internal/testutil/plantest/testdata/adopter-engines.jsonnet", []string{
 			`served_model=\"llama-3-8b\"`,
@@ -184,6 +191,8 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 			`dynamo_frontend_time_to_first_token_seconds_bucket{`,
 			`model=\"llama-3-8b\"`,
 			`model_name=\"llama-3-8b\"`,
+			`error_type=\"overload\"`,
+			`status_code=\"503\"`,
 		}},
 	} {
 		t.Run(filepath.Base(c.config), func(t *testing.T) {
@@ -627,6 +636,29 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m])",
 			new:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"0.8\"}[5m])",
 			wantFailure: "alertname: SLOInferenceTTFTFastBurn",
+		},
+		{
+			// SGLang's 503s on its inference endpoints are refusals at admission (its queue
+			// limit): read as failures, a server shedding load burns the request-error SLO.
+			name: "SGLang's refusals read as failures", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         `status_code!="503",status_code=~"5.."`,
+			new:         `status_code=~"5.."`,
+			wantFailure: "alertname: SLOInferenceErrorsFastBurn",
+		},
+		{
+			// Dynamo's overload rejections counted among the admitted requests halve its
+			// error ratio: a burn reads at half its rate.
+			name: "Dynamo's refusals among the admitted requests", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         `rate(dynamo_frontend_requests_total{error_type!="overload"}[5m])`,
+			new:         `rate(dynamo_frontend_requests_total[5m])`,
+			wantFailure: "alertname: SLOInferenceErrorsFastBurn",
+		},
+		{
+			// Triton's refusals read under another reason: its shedding goes unseen.
+			name: "Triton's refusals not read", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         `rate(nv_inference_request_failure{reason="REJECTED"}[10m])`,
+			new:         `rate(nv_inference_request_failure{reason="CANCELED"}[10m])`,
+			wantFailure: "alertname: GPUInferenceRequestsShed",
 		},
 		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",

@@ -592,3 +592,23 @@ func TestLintReadsTheRepositorysCounterFile(t *testing.T) {
 		t.Errorf("the repository's counter file: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// TestGenerateSaysWhatAnEngineCannotShow: a fleet serving with vLLM and Triton (no latency
+// histogram the SLOs can read) generates, and generate says Triton is left out of the latency
+// rules; vLLM, which shows every quantity, gets no note.
+func TestGenerateSaysWhatAnEngineCannotShow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(path, []byte("(import 'gpuobs.libsonnet') { inference+:: { engines: ['vllm', 'triton'] } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "generate", "-c", path, "-o", t.TempDir())
+	if code != ExitOK {
+		t.Fatalf("generate: exit %d %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "note: Triton Inference Server (triton) shows no time to first token, inter-token latency, end-to-end latency") {
+		t.Errorf("no note on Triton's missing latency histograms:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "(vllm) shows no") {
+		t.Errorf("a note on vLLM, which shows every quantity:\n%s", stderr)
+	}
+}

@@ -74,6 +74,7 @@ func (o *generateOptions) run() error {
 	if o.config != "" && m.Runbooks.BaseURL == catalog.UpstreamRunbookBaseURL {
 		fmt.Fprintf(o.Stderr, "warning: runbooks.baseURL is still %s: every alert's runbook_url points at gpuobs' own pages, not at your runbooks/; set runbooks.baseURL to where you serve them\n", catalog.UpstreamRunbookBaseURL)
 	}
+	o.noteEngines(m)
 	p, err := o.buildPlan(m)
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
@@ -203,4 +204,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// noteEngines says, for each served engine, what it cannot show of what the rules read.
+func (o *generateOptions) noteEngines(m *model.Model) {
+	for _, name := range model.SortedKeys(m.Engines) {
+		if e := m.Engines[name]; e.Served && len(e.Lacks()) > 0 {
+			fmt.Fprintf(o.Stderr, "note: %s (%s) shows no %s: the SLOs, alerts and panels on those leave it out (docs/catalog.md, Serving engines)\n", e.Title, name, strings.Join(e.Lacks(), ", "))
+		}
+	}
 }

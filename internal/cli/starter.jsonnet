@@ -70,6 +70,7 @@ gpuobs {
     // gpuTemperatureCelsius: 87,
     // eccSingleBitPerHour: 50,
     // idleActivity: 0.1,
+    // e2eLatencySeconds: 40,
   },
 
   slos+: {
@@ -94,6 +95,10 @@ gpuobs {
     // grafana+: { schemas: ['classic', 'v2'] },
   },
 
+  // The engines you serve with (vllm, sglang, dynamo, trtllm, triton; docs/catalog.md lists
+  // what each feeds). Every latency threshold must be a bound of each served engine's ladder
+  // (thresholds above: SGLang's end-to-end ladder has 20 and 40, not 30):
+  // inference+:: { engines: ['vllm', 'sglang'] },
   // The vLLM metric names, for older releases:
   // inference+:: { kvCacheUsage: 'vllm:gpu_cache_usage_perc' },
 

@@ -14,4 +14,33 @@ type Engine struct {
 	// Metrics are its metric names by the quantity they measure (timeToFirstToken,
 	// interTokenLatency, requestLatency); a quantity it cannot show is absent.
 	Metrics map[string]string `json:"metrics"`
+	// Requests are the counters of the requests it answered; none where it counts none.
+	Requests []string `json:"requests"`
+	// Refusals are the selectors of the requests it refuses at admission on purpose; none
+	// where it cannot tell them from failures.
+	Refusals []string `json:"refusals"`
+	// Feeds are the SLOs and alerts that read it, where it is served.
+	Feeds []string `json:"feeds"`
+}
+
+// engineShows names what a served engine's profile may show, in the order a note lists it.
+var engineShows = []struct{ quantity, words string }{
+	{"timeToFirstToken", "time to first token"},
+	{"interTokenLatency", "inter-token latency"},
+	{"requestLatency", "end-to-end latency"},
+}
+
+// Lacks names what the engine cannot show of what the rules read (its latency histograms and
+// its request counters), in words: the SLOs on those leave it out.
+func (e Engine) Lacks() []string {
+	var lacks []string
+	for _, s := range engineShows {
+		if e.Metrics[s.quantity] == "" {
+			lacks = append(lacks, s.words)
+		}
+	}
+	if len(e.Requests) == 0 {
+		lacks = append(lacks, "request counter")
+	}
+	return lacks
 }

@@ -1,13 +1,14 @@
-// A fleet that serves with four engines side by side: vLLM, SGLang, NVIDIA Dynamo's frontend
+// A fleet that serves with five engines side by side: vLLM, SGLang, NVIDIA Dynamo's frontend
 // (in front of its TensorRT-LLM workers, which export Dynamo's worker metrics, not
-// trtllm-serve's) and trtllm-serve on its own. Every threshold must be a bound of every
+// trtllm-serve's), trtllm-serve on its own and Triton (no latency histogram: its requests
+// only). Every threshold must be a bound of every
 // engine's ladder: the end-to-end one is 40 s (SGLang's ladder has no 30), and Dynamo's
 // frontend runs with DYN_METRICS_ITL_MIN=0.001, DYN_METRICS_ITL_MAX=1, DYN_METRICS_ITL_COUNT=13
 // (0.1 s is a bound) and DYN_METRICS_REQUEST_DURATION_MIN=1.25, _MAX=640, _COUNT=10 (40 s is).
 (import 'gpuobs.libsonnet') {
   thresholds+: { e2eLatencySeconds: 40 },
   inference+:: {
-    engines: ['vllm', 'sglang', 'dynamo', 'trtllm'],
+    engines: ['vllm', 'sglang', 'dynamo', 'trtllm', 'triton'],
     profiles+: {
       dynamo+: {
         interTokenLatency+: { buckets: [0, 0.0018, 0.0032, 0.0056, 0.01, 0.018, 0.032, 0.056, 0.1, 0.18, 0.32, 0.56, 1] },
