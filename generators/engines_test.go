@@ -68,3 +68,49 @@ func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyPanelsReadOneLadderEach: on a fleet of several engines, each quantile query of
+// L4's latency panels reads one engine's histogram (two engines' ladders summed by le read no
+// quantile right), and every served engine that has the quantity gets its own; on the
+// embedded catalog and on a team's catalog.
+func TestLatencyPanelsReadOneLadderEach(t *testing.T) {
+	for _, base := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
+		p := plantest.Plan(t, plantest.Catalog(t, base+` + { thresholds+: { e2eLatencySeconds: 40 }, inference+:: { engines: ['vllm', 'sglang', 'trtllm'] } }`))
+		panels := map[string][]string{
+			"Time to first token":   {"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds", "trtllm_time_to_first_token_seconds"},
+			"Time per output token": {"vllm:inter_token_latency_seconds", "sglang:inter_token_latency_seconds", "trtllm_time_per_output_token_seconds"},
+			"End-to-end latency":    {"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds", "trtllm_e2e_request_latency_seconds"},
+		}
+		for _, r := range p.Model.Dashboards["L4"].Rows {
+			for _, panel := range r.Panels {
+				histograms, ok := panels[panel.Title]
+				if !ok {
+					continue
+				}
+				read := map[string]int{}
+				for _, q := range panel.Queries {
+					var reads []string
+					for _, h := range histograms {
+						if regexp.MustCompile(regexp.QuoteMeta(h) + `(_bucket)?[{\[]`).MatchString(q.Expr) {
+							reads = append(reads, h)
+						}
+					}
+					if len(reads) != 1 {
+						t.Errorf("%s: %q query %q reads %q, want one engine's histogram", base, panel.Title, q.Expr, reads)
+						continue
+					}
+					read[reads[0]]++
+				}
+				for _, h := range histograms {
+					if read[h] != 3 {
+						t.Errorf("%s: %q reads %s in %d quantiles, want 3 (p50, p95, p99)", base, panel.Title, h, read[h])
+					}
+				}
+				delete(panels, panel.Title)
+			}
+		}
+		for title := range panels {
+			t.Errorf("%s: L4 has no panel %q", base, title)
+		}
+	}
+}

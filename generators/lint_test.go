@@ -31,6 +31,7 @@ func TestEveryProfileLintsClean(t *testing.T) {
 		"promtooltests/testdata/virtual-gpus.jsonnet",
 		"promtooltests/testdata/native-histograms.jsonnet",
 		"promtooltests/testdata/engines.jsonnet",
+		"promtooltests/testdata/engines-without-vllm.jsonnet",
 		"promtooltests/testdata/dra.jsonnet",
 		"../internal/testutil/plantest/testdata/mixed.jsonnet",
 		"promtooltests/testdata/gb200.jsonnet",

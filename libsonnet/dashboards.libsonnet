@@ -281,11 +281,17 @@ local names = import 'lib/names.libsonnet';
       ],
       links: ['L2', 'L5'],
       local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
-      local quantiles(metric) = [
-        q($.histograms.quantile(p, metric, [], '$__rate_interval', server), 'p' + e.percent(p))
-        for p in [0.5, 0.95, 0.99]
-        if metric != []
-      ],
+      // A field of every served engine that shows it (inference.gauges), on the panel's server.
+      local all(field, f='%s') = std.join(' or ', inf.gauges(field, f, matchers=server)),
+      // A latency quantity's quantiles, one set per served engine that has it: engines'
+      // ladders differ, and one histogram summed from two ladders reads no quantile right.
+      local quantiles(quantity) =
+        local engines = inf.having(quantity);
+        [
+          q($.histograms.quantile(p, inf.readOf(engine, quantity), [], '$__rate_interval', server), 'p' + e.percent(p) + (if std.length(engines) > 1 then ' ' + inf.profiles[engine].title else ''))
+          for engine in engines
+          for p in [0.5, 0.95, 0.99]
+        ],
       rows: [
         row('GPUs', [
           panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + workload + '}', byPod)], drill='L5') + ratio,
@@ -299,15 +305,15 @@ local names = import 'lib/names.libsonnet';
         ]),
         // A latency panel goes where no engine served has its histogram (quantiles of none).
         row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', std.filter(function(p) p.queries != [], [
-          panel('Time to first token', 'timeseries', quantiles(inf.read('timeToFirstToken')), unit='s', thresholds=alertAt(th.ttftSeconds)),
-          panel('End-to-end latency', 'timeseries', quantiles(inf.read('requestLatency')), unit='s'),
+          panel('Time to first token', 'timeseries', quantiles('timeToFirstToken'), unit='s', thresholds=alertAt(th.ttftSeconds)),
+          panel('End-to-end latency', 'timeseries', quantiles('requestLatency'), unit='s'),
           local requests(outcome, engines, legend) = q(inf.requestRate([outcome], engines, [], '$__rate_interval', server), legend);
           panel('Requests per second', 'timeseries', (if inf.answering == [] then [] else [requests('served', inf.answering, 'admitted'), requests('failed', inf.answering, 'failed')])
                                                      + (if inf.shedding == [] then [] else [requests('rejected', inf.shedding, 'refused')]), unit='reqps', description='Admitted, failed on the server side' + (if inf.shedding == [] then '.' else ', and refused at admission on purpose (' + std.join(', ', [inf.profiles[x].title for x in inf.shedding]) + ').')),
-          panel('Requests waiting and running', 'timeseries', [q('sum(' + inf.waiting + '{' + server + '})', 'waiting'), q('sum(' + inf.running + '{' + server + '})', 'running')], thresholds=alertAt(th.inferenceQueueDepth)),
-          panel('KV-cache usage', 'timeseries', [q(inf.kvCache('%s{' + server + '}'), '{{pod}}')], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
-          panel('Preemptions per second', 'timeseries', [q('sum(rate(' + inf.preemptions + '{' + server + '}[$__rate_interval]))', 'preemptions')], unit='ops'),
-          panel('Time per output token', 'timeseries', quantiles(inf.read('interTokenLatency')), unit='s', thresholds=alertAt(th.tpotSeconds)),
+          panel('Requests waiting and running', 'timeseries', [q('sum(' + std.join(' or ', ['max by (' + std.join(', ', inf.identity) + ') (' + g + ')' for g in inf.gauges('waiting', matchers=server)]) + ')', 'waiting') for _ in [1] if inf.having('waiting') != []] + [q('sum(' + inf.running + '{' + server + '})', 'running') for _ in [1] if $.enabled.vllm], thresholds=alertAt(th.inferenceQueueDepth), description="Waiting: each engine's queue" + (if $.enabled.vllm then " (vLLM's capacity queue where it splits it); running: vLLM's." else '.')),
+          panel('KV-cache usage', 'timeseries', [q(all('kvCache'), '{{pod}}') for _ in [1] if inf.having('kvCache') != []], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
+          panel('Preemptions', 'timeseries', [q('sum(' + all('preemptions', function(r) if r.type == 'counter' then 'rate(%s[$__rate_interval])' else '%s') + ')', 'preemptions') for _ in [1] if inf.having('preemptions') != []], unit=if std.all([r.type == 'counter' for x in inf.having('preemptions') for r in inf.profiles[x].preemptions]) then 'ops' else 'short', description='Per second where the engine counts them; the requests paused where it shows a level.'),
+          panel('Time per output token', 'timeseries', quantiles('interTokenLatency'), unit='s', thresholds=alertAt(th.tpotSeconds)),
           panel('Where a request spends its time (mean)', 'timeseries', [q('model:vllm_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{' + inf.modelLabel + '}}') for phase in ['queue', 'prefill', 'decode']], unit='s', description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).', stack=true),
           panel('Throughput and goodput', 'timeseries', [q('model:vllm_generation_tokens:rate5m{' + model + '}', 'tokens/s {{' + inf.modelLabel + '}}'), q('model:vllm_goodput_tokens:rate5m{' + model + '}', 'goodput {{' + inf.modelLabel + '}}')], description='Goodput: tokens/s of requests that met the TTFT (' + e.num(th.ttftSeconds) + ' s) and TPOT (' + e.num(th.tpotSeconds) + ' s) objectives.'),
           panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{' + inf.modelLabel + '}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),

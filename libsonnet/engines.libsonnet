@@ -24,14 +24,23 @@
 // each { name, labels }) }, each read { name, selector }. The request-error SLO reads
 // served and failed; the shedding alert reads rejected.
 //
-// The vLLM-only alerts, records and panels (KV cache, queue, preemptions, throughput, the
-// latency breakdown, the canary) are in the section vllm, on where inference.engines lists
+// Its gauges and counters beyond the histograms, each a list of reads in the order a server's
+// series is preferred (its first it exports is read): waiting (its queue), kvCache (the KV
+// cache's used share, 0 to 1) and preemptions (each read's type: counter, or gauge for a
+// level such as TensorRT-LLM's paused requests); awake(series), where the engine can sleep,
+// leaves a sleeping engine's series out. The queue and KV-cache alerts read every served
+// engine that shows what they read.
+//
+// The vLLM-only alerts, records and panels (throughput, the latency breakdown, goodput, the
+// metric-missing check, the canary) are in the section vllm, on where inference.engines lists
 // vllm (enabled.vllm).
 local e = import 'lib/expr.libsonnet';
 {
   inference+:: {
     local inference = self,
-    local read(name, selector) = { name: name, selector: selector },
+    // A read of an engine's series: its name, the matchers that select it, and the labels its
+    // series carry beyond the profile's (valued as the engine writes them, for scenarios).
+    local read(name, selector, labels={}) = { name: name, selector: selector, labels: labels },
     local outcome(name, labels) = { name: name, labels: labels },
     // The engines the fleet serves with: profile names (vllm, sglang, dynamo, trtllm, triton).
     engines: ['vllm'],
@@ -53,6 +62,14 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: inference.ttft, type: 'histogram', buckets: inference.buckets.timeToFirstToken },
         interTokenLatency: { name: inference.interTokenLatency, type: 'histogram', buckets: inference.buckets.interTokenLatency, deprecated: inference.interTokenLatencyDeprecated },
         requestLatency: { name: inference.e2eLatency, type: 'histogram', buckets: inference.buckets.requestLatency },
+        // Requests waiting for room in the running batch (vLLM 0.20 and later split the count
+        // by reason; older servers' whole count also holds requests the scheduler parked).
+        waiting: [read(inference.waitingByReason, 'reason="capacity"'), read(inference.waiting, '')],
+        // The KV cache's used share (its name before vLLM 0.10 read where a server lacks the
+        // current one) and the preemptions counter; a sleeping engine keeps its last reading.
+        kvCache: [read(inference.kvCacheUsage, ''), read(inference.kvCacheUsageDeprecated, '')],
+        preemptions: [read(inference.preemptions, '') { type: 'counter' }],
+        awake(series):: inference.awake(series),
         // The API server's HTTP counter (prometheus-fastapi-instrumentator), status codes
         // grouped as 2xx, 4xx, 5xx: the 503 of vLLM's admission limits (--max-num-queued-reqs,
         // --max-num-queued-tokens, 0.29) is a 5xx like any failure, so a vLLM server that
@@ -91,6 +108,13 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'sglang:time_to_first_token_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400] },
         interTokenLatency: { name: 'sglang:inter_token_latency_seconds', type: 'histogram', buckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8] },
         requestLatency: { name: 'sglang:e2e_request_latency_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400] },
+        // The scheduler's gauges and counters, per rank: its waiting queue, the KV token
+        // pool's used share (evictable radix-cache tokens count as free) and the requests it
+        // retracted (its preemption) for want of KV cache.
+        local ranks = { tp_rank: '0', pp_rank: '0' },
+        waiting: [read('sglang:num_queue_reqs', '', ranks)],
+        kvCache: [read('sglang:token_usage', '', ranks)],
+        preemptions: [read('sglang:num_retracted_requests_total', '', ranks) { type: 'counter' }],
         // The HTTP middleware's response counter (exact status codes, no model label). On the
         // inference endpoints a 503 is a refusal on purpose: --max-queued-requests waiting, or
         // SGLANG_REQ_WAITING_TIMEOUT passed (a stream refused so ends in-stream, unseen here).
@@ -128,6 +152,8 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'dynamo_frontend_time_to_first_token_seconds', type: 'histogram', buckets: [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480] },
         interTokenLatency: { name: 'dynamo_frontend_inter_token_latency_seconds', type: 'histogram', buckets: [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2] },
         requestLatency: { name: 'dynamo_frontend_request_duration_seconds', type: 'histogram', buckets: [0, 2, 4, 8, 16, 32, 64, 130, 260, 510] },
+        // Requests waiting for their first token.
+        waiting: [read('dynamo_frontend_queued_requests', '')],
         // One counter, status success or error, error_type saying which error: overload is
         // load shedding (all workers busy, HTTP 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE);
         // cancelled the client's disconnect, validation and not_found the client's mistakes;
@@ -161,6 +187,12 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'trtllm_time_to_first_token_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560] },
         interTokenLatency: { name: 'trtllm_time_per_output_token_seconds', type: 'histogram', buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80] },
         requestLatency: { name: 'trtllm_e2e_request_latency_seconds', type: 'histogram', buckets: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680] },
+        // Requests queued, not yet scheduled; the KV cache's used blocks over its blocks; the
+        // requests paused for want of KV blocks, a level (0 under the default
+        // GUARANTEED_NO_EVICT scheduler policy).
+        waiting: [read('trtllm_num_requests_waiting', '')],
+        kvCache: [read('trtllm_kv_cache_utilization', '')],
+        preemptions: [read('trtllm_num_paused_requests', '') { type: 'gauge' }],
         // Finished requests (by finished_reason) and HTTP errors (by http_code) are two
         // counters; it has no admission limit of its own, so every 5xx is a failure.
         requests: {
@@ -191,6 +223,8 @@ local e = import 'lib/expr.libsonnet';
         port: 8002,
         example: { version: '1' },
         wholeBound: '',
+        // Requests received, not yet executing.
+        waiting: [read('nv_inference_pending_request_count', '')],
         // Per model: successes, and failures by reason. REJECTED is the scheduler's queue
         // policy timing a request out (default_timeout_microseconds with REJECT): shedding on
         // purpose; CANCELED the client's; BACKEND and OTHER the server's failures. A request
@@ -227,12 +261,32 @@ local e = import 'lib/expr.libsonnet';
 
     // The engines served that have a quantity: a latency SLO or panel on a quantity none has
     // is not generated.
-    having(quantity):: [engine for engine in inference.engines if std.objectHas(inference.profiles[engine], quantity)],
+    having(quantity):: inference.showing([quantity]),
+    // The engines served that have every one of `fields`.
+    showing(fields):: [engine for engine in inference.engines if std.all([std.objectHas(inference.profiles[engine], f) for f in fields])],
 
     // The engines served that count their requests, and those that also tell rejections at
     // admission apart.
     answering:: inference.having('requests'),
     shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
+
+    // The series of a field (waiting, kvCache, preemptions) of every served engine that has
+    // it, in the profile's order: each read with its selector, the profile's and `matchers`,
+    // `f` applied (a range function: 'deriv(%s[10m])', or a function of the read giving one;
+    // '%s' for the instant value), without a sleeping engine's where `awake` and the profile
+    // says how, relabelled to inference.modelLabel where the engine names the model otherwise.
+    gauges(field, f='%s', matchers='', awake=false)::
+      [
+        local inside = std.join(', ', [x for x in [r.selector, p.selector, matchers] if x != '']);
+        local format = if std.isFunction(f) then f(r) else f;
+        local read = format % (r.name + (if inside == '' then '' else '{' + inside + '}'));
+        local series = if awake && std.objectHasAll(p, 'awake') then p.awake(read) else read;
+        if p.modelLabel == inference.modelLabel then series
+        else e.fill('label_replace($(series), "$(to)", "$1", "$(from)", "(.*)")', { series: series, to: inference.modelLabel, from: p.modelLabel })
+        for engine in inference.having(field)
+        for p in [inference.profiles[engine]]
+        for r in p[field]
+      ],
 
     // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
     // per second over w, summed by `by`: each engine's counters read with their selectors, the
@@ -277,10 +331,10 @@ local e = import 'lib/expr.libsonnet';
     for name in std.objectFields($.inference.profiles)
   },
 
-  // The served engines' histograms, for lint and the bucket-bound check (their ladders), and
-  // their request counters.
+  // The served engines' histograms, for lint and the bucket-bound check (their ladders),
+  // their request counters and gauges.
+  local server(p) = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', p.modelLabel, $.release.label] + p.labels,
   metrics+: {
-    local server(p) = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', p.modelLabel, $.release.label] + p.labels,
     [q.name]: { section: 'inference', type: q.type, labels: server(p), buckets: q.buckets }
     for engine in $.inference.engines
     for p in [$.inference.profiles[engine]]
@@ -289,12 +343,19 @@ local e = import 'lib/expr.libsonnet';
     for q in [p[quantity]] + (if std.get(p[quantity], 'deprecated') == null then [] else [p[quantity] { name: p[quantity].deprecated }])
   } + {
     [name]: { section: 'inference', type: 'counter', labels: [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.release.label] + labels }
-    // vLLM's is among its own metrics (section vllm), which a rule of another section may
+    // vLLM's are among its own metrics (section vllm), which a rule of another section may
     // need even where vLLM is not served.
     for engine in $.inference.answering
     if engine != 'vllm'
     for counters in [$.inference.profiles[engine].requests.counters]
     for name in std.objectFields(counters)
     for labels in [counters[name]]
+  } + {
+    [r.name]: { section: 'inference', type: std.get(r, 'type', 'gauge'), labels: server(p) + std.objectFields(r.labels) }
+    for field in ['waiting', 'kvCache', 'preemptions']
+    for engine in $.inference.having(field)
+    if engine != 'vllm'
+    for p in [$.inference.profiles[engine]]
+    for r in p[field]
   },
 }

@@ -50,9 +50,10 @@
   // Catalog sections, all on: switch off what your fleet does not run, and every record,
   // alert, SLO, panel, runbook, test and counter row of the section goes (a rule of another
   // section that reads one fails generation, naming both). inference: the serving engines'
-  // latency and request-error SLOs, the shedding alert (inference.engines) and L4's serving
-  // panels; vllm: the rules on vLLM's own metrics (KV cache, queue, preemptions, throughput,
-  // the latency breakdown, goodput), on with inference where inference.engines lists vllm;
+  // latency and request-error SLOs, the shedding, queue and KV-cache alerts
+  // (inference.engines) and L4's serving panels; vllm: the rules on vLLM's own metrics
+  // (throughput, the latency breakdown, goodput, metric names), on with inference where
+  // inference.engines lists vllm;
   // release: canary
   // against baseline (on vLLM's records); cost: prices, chargeback and idle cost; cohorts:
   // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;

@@ -117,7 +117,8 @@ local t = import 'lib/test.libsonnet';
       badEvents(w):: inf.requestRate(['failed'], self.engines, self.by, w),
       events(w):: inf.requestRate(['served'], self.engines, self.by, w),
       // 100 admitted requests a minute, a share `bad` of them failing, on the engine's own
-      // counters; an engine that tells rejections apart also refuses 100 a minute throughout.
+      // counters; an engine that tells rejections apart also refuses 100 a minute throughout
+      // (but in a burst).
       scenario(bad, idleAfter=60, engine=self.engines[0]):: {
         local p = $.inference.profiles[engine],
         local server = { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port },
@@ -128,9 +129,11 @@ local t = import 'lib/test.libsonnet';
         extra: [
           series(p.requests.example.ok, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter)),
           series(p.requests.example.failed, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter)),
-        ] + (if p.requests.rejected == [] then [] else [series(p.requests.example.rejected, counter(100, idleAfter))]),
-        // Refusing as many requests as it admits, the engine's servers shed half of them.
-        alsoFires: if p.requests.rejected == [] then [] else [t.also('GPUInferenceRequestsShed', 0.5, target=self.target)],
+        ] + (if shedding then [series(p.requests.example.rejected, counter(100, idleAfter))] else []),
+        // Refusing as many requests as it admits, the engine's servers shed half of them (not
+        // in a burst, whose last minute's rates are extrapolated apart).
+        local shedding = p.requests.rejected != [] && bad != 'burst',
+        alsoFires: if shedding then [t.also('GPUInferenceRequestsShed', 0.5, target=self.target)] else [],
       },
     },
 

@@ -456,73 +456,100 @@ local t = import 'lib/test.libsonnet';
       escalation: rb.escalation.mlPlatform,
       dashboards: ['L4'],
     },
+    // An engine's server in scenarios, labelled as the engine labels its series.
+    local engineServer(p) = { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port, [p.modelLabel]: 'llama-3-8b' } + p.example,
     local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
     local serverSel = '{' + serverMatchers + '}',
 
-    GPUInferenceKVCachePressure: mlp {
-      section: 'vllm',
+    // Every served engine that shows both its KV cache's used share and its preemptions
+    // (inference.gauges): a counter's increase, or a level's highest reading, over 10m.
+    local preempted(r) = if r.type == 'counter' then 'increase(%s[10m])' else 'max_over_time(%s[10m])',
+    [if inf.showing(['kvCache', 'preemptions']) != [] then 'GPUInferenceKVCachePressure']: mlp {
+      section: 'inference',
       family: 'inference',
       severity: 'warning',
+      engines:: inf.showing(['kvCache', 'preemptions']),
+      local perServer(field, f, awake=false) = std.join(' or ', [
+        e.fill('max by ($(server)) ($(series))', { server: infId, series: g })
+        for g in inf.gauges(field, f, awake=awake)
+      ]),
       expr: e.fill(|||
-        max by ($(server)) ($(usage)) > $(threshold) and on ($(server)) max by ($(server)) (increase($(preemptions)[10m])) > 0
-      |||, { server: infId, usage: inf.awake(inf.kvCache('avg_over_time(%s[10m])')), threshold: std.toString(th.kvCacheUsageRatio), preemptions: inf.preemptions }),
+        ($(usage)) > $(threshold) and on ($(server)) ($(preempting)) > 0
+      |||, { server: infId, usage: perServer('kvCache', 'avg_over_time(%s[10m])', awake=true), threshold: std.toString(th.kvCacheUsageRatio), preempting: perServer('preemptions', preempted) }),
       'for': '10m',
       identity: inf.identity,
       summary: 'An inference server runs out of KV cache and preempts requests.',
-      description: infText + ' uses {{ $value | humanizePercentage }} of its KV cache and is preempting requests, which recomputes them and raises latency.',
+      description: 'Inference server {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.' + inf.modelLabel + ' }} uses {{ $value | humanizePercentage }} of its KV cache and is preempting requests, which recomputes them and raises latency.',
       tests:
         local full = (1 + th.kvCacheUsageRatio) / 2;
-        [
-          t.case('full cache, preempting', true, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
-          t.case('full cache, no preemptions', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '3x60', vllm('llm-0'))]),
-          t.case('preempting for the last 10 minutes', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0x50 0+2x10', vllm('llm-0'))]),
-          // Asleep for the last 20 minutes (weights offloaded): the gauge keeps its last reading.
-          t.case('an engine put to sleep keeps its last reading', false, [], extra=[
-            t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
-            t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
-            t.series(inf.sleepState, '1x40 0x20', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
-            t.series(inf.sleepState, '0x40 1x20', vllm('llm-0', { engine: '0', sleep_state: 'weights_offloaded' })),
-          ]),
-          t.case('full cache, preempting, the engine awake', true, [], extra=[
-            t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
-            t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
-            t.series(inf.sleepState, '1x60', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
-          ], target=target, value=full),
-          t.case('a vLLM older than 0.10 (the deprecated gauge), full, preempting', true, [], extra=[t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
-          t.case('the deprecated gauge is read only where the current one is missing', false, [], extra=[t.series(inf.kvCacheUsage, '0.5x60', vllm('llm-0')), t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))]),
+        (if std.member(self.engines, 'vllm') then [
+           t.case('full cache, preempting', true, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
+           t.case('full cache, no preemptions', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '3x60', vllm('llm-0'))]),
+           t.case('preempting for the last 10 minutes', false, [], extra=[t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0x50 0+2x10', vllm('llm-0'))]),
+           // Asleep for the last 20 minutes (weights offloaded): the gauge keeps its last reading.
+           t.case('an engine put to sleep keeps its last reading', false, [], extra=[
+             t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
+             t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
+             t.series(inf.sleepState, '1x40 0x20', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
+             t.series(inf.sleepState, '0x40 1x20', vllm('llm-0', { engine: '0', sleep_state: 'weights_offloaded' })),
+           ]),
+           t.case('full cache, preempting, the engine awake', true, [], extra=[
+             t.series(inf.kvCacheUsage, full + 'x60', vllm('llm-0', { engine: '0' })),
+             t.series(inf.preemptions, '0+2x60', vllm('llm-0', { engine: '0' })),
+             t.series(inf.sleepState, '1x60', vllm('llm-0', { engine: '0', sleep_state: 'awake' })),
+           ], target=target, value=full),
+           t.case('a vLLM older than 0.10 (the deprecated gauge), full, preempting', true, [], extra=[t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))], target=target, value=full),
+           t.case('the deprecated gauge is read only where the current one is missing', false, [], extra=[t.series(inf.kvCacheUsage, '0.5x60', vllm('llm-0')), t.series(inf.kvCacheUsageDeprecated, full + 'x60', vllm('llm-0')), t.series(inf.preemptions, '0+2x60', vllm('llm-0'))]),
+         ] else []) + [
+          // Every other engine, on its own series: a counter of preemptions rises by 2 a
+          // minute, a level reads 2 requests paused.
+          c
+          for engine in self.engines
+          if engine != 'vllm'
+          for p in [inf.profiles[engine]]
+          for series in [function(r, values) t.series(r.name, values, engineServer(p) + r.labels)]
+          for preempting in [function(yes) series(p.preemptions[0], if p.preemptions[0].type == 'counter' then (if yes then '0+2x60' else '3x60') else (if yes then '2x60' else '0x60'))]
+          for c in [
+            t.case('full cache, preempting on ' + p.title, true, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(true)], target=target, value=full),
+            t.case('full cache, no preemptions on ' + p.title, false, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(false)]),
+          ]
         ],
       runbook: inferenceRunbook(
-        'A vLLM server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests.',
+        'An inference server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests (' + std.join('; ', [inf.profiles[x].title + ': ' + std.join(' and ', [r.name for r in inf.profiles[x].kvCache[0:1] + inf.profiles[x].preemptions]) for x in self.engines]) + ').',
         'Preempted requests are recomputed: time to first token and latency rise; throughput falls.',
         [
-          q('KV-cache usage', $.inference.kvCache('%s' + serverSel)),
-          q('Preemptions per minute', '60 * rate(' + $.inference.preemptions + serverSel + '[5m])'),
-          q('Running and waiting requests', $.inference.waiting + serverSel + ' or ' + $.inference.running + serverSel),
+          q('KV-cache usage', std.join(' or ', inf.gauges('kvCache', matchers=serverMatchers))),
+          q('Preemptions per minute (a counter), or requests paused (a level)', std.join(' or ', inf.gauges('preemptions', function(r) if r.type == 'counter' then '60 * rate(%s[5m])' else '%s', matchers=serverMatchers))),
+          q('Waiting requests', std.join(' or ', inf.gauges('waiting', matchers=serverMatchers))),
         ],
         [
           step('Did traffic or prompt length rise?', 'Scale out replicas.'),
-          step('Was max-num-seqs or gpu-memory-utilization changed in a recent release?', 'Roll back the configuration.', 'Give the model more KV cache (larger GPU, tensor parallelism, quantised KV cache).'),
+          step("Was the engine's batch size or memory share changed in a recent release (vLLM's max-num-seqs, gpu-memory-utilization; SGLang's max-running-requests, mem-fraction-static)?", 'Roll back the configuration.', 'Give the model more KV cache (larger GPU, tensor parallelism, quantised KV cache).'),
         ],
-        ['Scale out the deployment.', 'Lower max-num-seqs or raise gpu-memory-utilization, within memory limits.'],
+        ['Scale out the deployment.', 'Lower the batch size or raise the memory share of the KV cache, within memory limits.'],
       ),
     },
 
-    GPUInferenceQueueGrowing: mlp {
-      section: 'vllm',
+    // Every served engine's waiting queue (inference.gauges('waiting')), each server's read
+    // under the first of its engine's reads it exports.
+    [if inf.having('waiting') != [] then 'GPUInferenceQueueGrowing']: mlp {
+      section: 'inference',
       family: 'inference',
       severity: 'warning',
-      local capacity = e.fill(|||
-        $(waiting){reason="capacity"}
-      |||, { waiting: inf.waitingByReason }),
+      engines:: inf.having('waiting'),
+      local waiting(f) = std.join(' or ', [
+        e.fill('max by ($(server)) ($(series))', { server: infId, series: g })
+        for g in inf.gauges('waiting', f)
+      ]),
       expr: e.fill(|||
-        (max by ($(server)) ($(capacity)) or max by ($(server)) ($(waiting))) > $(depth)
+        ($(now)) > $(depth)
         and on ($(server))
-        (max by ($(server)) (deriv($(capacity)[10m])) or max by ($(server)) (deriv($(waiting)[10m]))) > 0
-      |||, { server: infId, capacity: capacity, waiting: inf.waiting, depth: std.toString(th.inferenceQueueDepth) }),
+        ($(growing)) > 0
+      |||, { server: infId, now: waiting('%s'), growing: waiting('deriv(%s[10m])'), depth: std.toString(th.inferenceQueueDepth) }),
       'for': '10m',
       identity: inf.identity,
       summary: 'Requests keep piling up in an inference server queue.',
-      description: infText + ' has {{ $value }} requests waiting and the queue keeps growing: add replicas or shed load.',
+      description: 'Inference server {{ $labels.namespace }}/{{ $labels.pod }} serving {{ $labels.' + inf.modelLabel + ' }} has {{ $value }} requests waiting and the queue keeps growing: add replicas or shed load.',
       tests:
         local depth = th.inferenceQueueDepth;
         // vLLM 0.20 and later: the whole count includes requests the scheduler parked.
@@ -531,20 +558,35 @@ local t = import 'lib/test.libsonnet';
           t.series(inf.waitingByReason, '0+' + capacity + 'x60', vllm('llm-0') { engine: '0', reason: 'capacity' }),
           t.series(inf.waitingByReason, '0+' + deferred + 'x60', vllm('llm-0') { engine: '0', reason: 'deferred' }),
         ];
-        [
-          t.case('queue growing', true, [], extra=[t.series(inf.waiting, '0+' + depth / 10 + 'x60', vllm('llm-0'))], target=target, value=6 * depth),
-          t.case('deep but steady queue', false, [], extra=[t.series(inf.waiting, (3 * depth) + 'x60', vllm('llm-0'))]),
-          t.case('short queue growing', false, [], extra=[t.series(inf.waiting, '0+' + depth / 100 + 'x60', vllm('llm-0'))]),
-          t.case('queue growing for the last 5 minutes', false, [], extra=[t.series(inf.waiting, '0x55 0+' + (3 * depth) + 'x5', vllm('llm-0'))]),
-          t.case('deferred requests pile up, the capacity queue stays short', false, [], extra=byReason(depth / 100, depth / 10)),
-          t.case('the capacity queue grows, deferred requests beside it', true, [], extra=byReason(depth / 10, depth / 10), target=target, value=6 * depth),
+        (if std.member(self.engines, 'vllm') then [
+           t.case('queue growing', true, [], extra=[t.series(inf.waiting, '0+' + depth / 10 + 'x60', vllm('llm-0'))], target=target, value=6 * depth),
+           t.case('deep but steady queue', false, [], extra=[t.series(inf.waiting, (3 * depth) + 'x60', vllm('llm-0'))]),
+           t.case('short queue growing', false, [], extra=[t.series(inf.waiting, '0+' + depth / 100 + 'x60', vllm('llm-0'))]),
+           t.case('queue growing for the last 5 minutes', false, [], extra=[t.series(inf.waiting, '0x55 0+' + (3 * depth) + 'x5', vllm('llm-0'))]),
+           t.case('deferred requests pile up, the capacity queue stays short', false, [], extra=byReason(depth / 100, depth / 10)),
+           t.case('the capacity queue grows, deferred requests beside it', true, [], extra=byReason(depth / 10, depth / 10), target=target, value=6 * depth),
+         ] else []) + [
+          // Every other engine, on its own gauge, labelled as it writes it.
+          c
+          for engine in self.engines
+          if engine != 'vllm'
+          for p in [inf.profiles[engine]]
+          for queue in [function(values) t.series(p.waiting[0].name, values, engineServer(p) + p.waiting[0].labels)]
+          for c in [
+            t.case('queue growing on ' + p.title, true, [], extra=[queue('0+' + depth / 10 + 'x60')], target=target, value=6 * depth),
+            t.case('deep but steady queue on ' + p.title, false, [], extra=[queue((3 * depth) + 'x60')]),
+          ]
         ],
       runbook: inferenceRunbook(
-        "Requests keep piling up in a vLLM server's waiting queue: those waiting for room in the running batch (" + $.inference.waitingByReason + '{reason="capacity"}, vLLM 0.20 and later), or every waiting request on older versions, which also counts requests the scheduler parked on purpose (a grammar, remote KV, a LoRA slot).',
+        "Requests keep piling up in an inference server's waiting queue: " + std.join('; ', [inf.profiles[x].title + ': ' + std.join(', then ', [r.name + (if r.selector == '' then '' else '{' + r.selector + '}') for r in inf.profiles[x].waiting]) for x in self.engines]) + '.'
+        + (if std.member(self.engines, 'vllm') then " vLLM's capacity queue (vLLM 0.20 and later) holds the requests waiting for room in the running batch; on older versions the whole count is read, which also holds requests the scheduler parked on purpose (a grammar, remote KV, a LoRA slot)." else ''),
         'Queued requests wait before their first token: the TTFT SLO burns.',
         [
-          q('Waiting requests, by reason where vLLM splits them', 'sum by (reason) (' + $.inference.waitingByReason + serverSel + ') or sum(' + $.inference.waiting + serverSel + ')'),
-          q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
+          q('Waiting requests', std.join(' or ', ['sum(' + x + ')' for x in inf.gauges('waiting', matchers=serverMatchers)])),
+        ] + (if std.member(self.engines, 'vllm') then [
+               q('Waiting requests, by reason where vLLM splits them', 'sum by (reason) (' + $.inference.waitingByReason + serverSel + ') or sum(' + $.inference.waiting + serverSel + ')'),
+               q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
+             ] else []) + [
           q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
         ],
         [

@@ -54,7 +54,7 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 	line("")
 	line("## Serving engines")
 	line("")
-	line("The engines' profiles (`inference.profiles`); *served*: listed in `inference.engines`. The latency SLOs read each served engine that has the quantity, the request-error SLO each that counts its requests (refusals at admission left out, where the engine tells them apart: `GPUInferenceRequestsShed` tickets those); an engine without a metric is left out of the rules on it. The KV-cache, queue, preemption, throughput, latency-breakdown and canary rules read vLLM's own metrics: they are in the section `vllm`, on where vLLM is served. *Feeds*: the SLOs and alerts that read a served engine.")
+	line("The engines' profiles (`inference.profiles`); *served*: listed in `inference.engines`. The latency SLOs read each served engine that has the quantity, the request-error SLO each that counts its requests (refusals at admission left out, where the engine tells them apart: `GPUInferenceRequestsShed` tickets those); the queue and KV-cache alerts each that shows its queue, or its KV cache and preemptions; an engine without a metric is left out of the rules on it. The throughput, latency-breakdown, goodput, metric-missing and canary rules read vLLM's own metrics: they are in the section `vllm`, on where vLLM is served. *Feeds*: the SLOs and alerts that read a served engine.")
 	line("")
 	line("| engine | served | model label | metrics endpoint | metrics on | time to first token | inter-token latency | end-to-end latency | requests | refusals at admission | feeds |")
 	line("|---|---|---|---|---|---|---|---|---|---|---|")

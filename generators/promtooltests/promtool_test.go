@@ -158,16 +158,17 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 // trtllm-serve and Triton side by side, each latency SLO's alerts and the request-error
 // SLO's fire on a burn and stay quiet within budget on series shaped as each engine writes
 // them (its name, model label and ladder; its request counters, refusing as many requests as
-// it admits where it tells refusals apart), the shedding alert fires per engine that refuses,
-// and the SLO records pass their cases; and on a team's catalog (labels, teams and its model
-// label renamed, sections off) serving with vLLM, SGLang and Dynamo.
+// it admits where it tells refusals apart), the shedding, queue and KV-cache alerts fire per
+// engine that shows what they read, and the SLO records pass their cases; on a fleet without
+// vLLM (SGLang's scenarios then the SLOs' own); and on a team's catalog (labels, teams and
+// its model label renamed, sections off) serving with vLLM, SGLang and Dynamo.
 func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 	t.Parallel()
 	var names []string
 	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency", "InferenceErrors"} {
 		names = append(names, "SLO"+slo+"FastBurn", "SLO"+slo+"SlowBurn")
 	}
-	names = append(names, "GPUInferenceRequestsShed")
+	names = append(names, "GPUInferenceRequestsShed", "GPUInferenceQueueGrowing", "GPUInferenceKVCachePressure")
 	for _, c := range []struct {
 		config string
 		series []string // what the scenarios must feed: each engine's series under its names
@@ -184,6 +185,18 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 			`dynamo_frontend_requests_total{`,
 			`trtllm_request_error_total{`,
 			`nv_inference_request_failure{`,
+			`sglang:num_queue_reqs{`,
+			`sglang:num_retracted_requests_total{`,
+			`trtllm_num_paused_requests{`,
+			`dynamo_frontend_queued_requests{`,
+			`nv_inference_pending_request_count{`,
+		}},
+		{"testdata/engines-without-vllm.jsonnet", []string{
+			`sglang:time_to_first_token_seconds_bucket{`,
+			`sglang:http_responses_total{`,
+			`sglang:num_queue_reqs{`,
+			`trtllm_kv_cache_utilization{`,
+			`nv_inference_request_success{`,
 		}},
 		{"../../internal/testutil/plantest/testdata/adopter-engines.jsonnet", []string{
 			`served_model=\"llama-3-8b\"`,
@@ -240,6 +253,20 @@ func TestARuleNoTestReadsIsStillLoaded(t *testing.T) {
 	if out, err := checkRules(t, dir); err == nil || !strings.Contains(out, "NobodyTestsMe") {
 		t.Errorf("promtool check rules passed the broken rule:\n%s", out)
 	}
+}
+
+// kvCacheReads is the generated KV-cache alert's text from its first read of the KV-cache
+// gauge (first) to its second (second), each awake engines' only.
+func kvCacheReads(first, second string) string {
+	return "avg_over_time(" + first + "[10m])\n" +
+		"                      unless on (cluster, namespace, pod, engine)\n" +
+		"                        (max by (cluster, namespace, pod, engine) (vllm:engine_sleep_state{sleep_state=\"awake\"}) == 0)\n" +
+		"                    )\n" +
+		"                  )\n" +
+		"                or\n" +
+		"                  max by (cluster, namespace, pod, model_name) (\n" +
+		"                    (\n" +
+		"                        avg_over_time(" + second + "[10m])"
 }
 
 // TestGeneratedTestsCatchBrokenRules proves the generated tests can fail: each mutation is a
@@ -661,6 +688,28 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInferenceRequestsShed",
 		},
 		{
+			// A level read as a counter: TensorRT-LLM's paused requests never increase while
+			// they stay paused, so its preemption goes unseen.
+			name: "TensorRT-LLM's paused requests read as a counter", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "max_over_time(trtllm_num_paused_requests[10m])",
+			new:         "increase(trtllm_num_paused_requests[10m])",
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			// Dynamo's queue keeps its own model label: it joins no server of the alert.
+			name: "Dynamo's queue not relabelled", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         `label_replace(dynamo_frontend_queued_requests, "model_name", "$1", "model", "(.*)")`,
+			new:         `label_replace(dynamo_frontend_queued_requests, "model_name", "$1", "served_model", "(.*)")`,
+			wantFailure: "alertname: GPUInferenceQueueGrowing",
+		},
+		{
+			// SGLang's retractions are its preemptions: a rule that reads only vLLM's misses them.
+			name: "SGLang's retractions not read", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "increase(sglang:num_retracted_requests_total[10m])",
+			new:         "increase(sglang:num_retracted_requests_total{tp_rank=\"1\"}[10m])",
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",
 			old:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n",
 			new:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n",
@@ -806,14 +855,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "the deprecated KV-cache gauge not read", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "or avg_over_time(vllm:gpu_cache_usage_perc[10m])",
-			new:         "or avg_over_time(vllm:kv_cache_usage_perc[10m])",
+			old:         "avg_over_time(vllm:gpu_cache_usage_perc[10m])",
+			new:         "avg_over_time(vllm:kv_cache_usage_perc[10m])",
 			wantFailure: "alertname: GPUInferenceKVCachePressure",
 		},
 		{
 			name: "the deprecated KV-cache gauge read over the current one", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "(avg_over_time(vllm:kv_cache_usage_perc[10m]) or avg_over_time(vllm:gpu_cache_usage_perc[10m]))",
-			new:         "(avg_over_time(vllm:gpu_cache_usage_perc[10m]) or avg_over_time(vllm:kv_cache_usage_perc[10m]))",
+			old:         kvCacheReads("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+			new:         kvCacheReads("vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc"),
 			wantFailure: "alertname: GPUInferenceKVCachePressure",
 		},
 		{
