@@ -15,7 +15,8 @@ import (
 // TestEveryProfileLintsClean: the rules and dashboards generated from each fixture catalog pass
 // gpuobs lint with that catalog, info included, as make test proves for the embedded one: a
 // team's labels, teams and sections, each exporter profile, virtual GPUs, native histograms,
-// four serving engines side by side,
+// five serving engines side by side and three without vLLM, InfiniBand ports (training and
+// the team's Grace Blackwell catalog),
 // the sharded layers, every output format and both dashboard schemas.
 func TestEveryProfileLintsClean(t *testing.T) {
 	t.Parallel()

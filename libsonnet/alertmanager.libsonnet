@@ -57,7 +57,7 @@
       // silences (the cordon's): with kube-state-metrics gone that source is gone too.
       kubeStateMetricsDown: 'GPUKubeStateMetricsDown',
       labelMismatch: 'DCGMExporterLabelMismatch',
-      labelMismatchTargets: ['GPUSeriesMissing', 'DCGMExporterMissingOnNode'],
+      labelMismatchTargets: ['GPUSeriesMissing', 'DCGMExporterMissingOnNode'] + (if $.enabled.infiniband then ['GPUInfiniBandLinkUnstable'] else []),
       // ...in its cluster, exporterDown and labelMismatchTargets: most exporters of a cluster
       // down at once is one ticket, not one per node and GPU. Never pages.
       exportersDownInCluster: 'DCGMExportersDownInCluster',

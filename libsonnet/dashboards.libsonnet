@@ -265,7 +265,20 @@ local names = import 'lib/names.libsonnet';
                panel('NVLink 5 bit error rate', 'timeseries', [q(dev('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), byGPU + ' effective'), q(dev('DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT'), byGPU + ' symbol')], unit=unitOf('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), description='Symbol: before forward error correction; effective: after it (each effective error costs a replay).', width=8),
                panel('NVLink 5 links declared down, per hour', 'timeseries', [q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS', '[1h])'), byGPU + ' failed'), q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS', '[1h])'), byGPU + ' recovered')], description='Link recoveries: failed ones leave the link down (GPUNvlinkLinkDown).', width=8),
              ]),
-           ]),
+           ]) + (if !$.enabled.infiniband then [] else [
+                   // The node's InfiniBand and RoCE ports (node_exporter, section infiniband).
+                   local ib = $.infiniband;
+                   local ports = e.fill(|||
+                     job="$(job)", $(cluster), $(node)=~"$node(:[0-9]+)?"
+                   |||, { job: ib.job, cluster: cluster, node: ib.nodeLabel });
+                   local byPort = '{{device}}/{{port}}';
+                   row('InfiniBand and RoCE ports', [
+                     panel('Port state', 'timeseries', [q('node_infiniband_state_id{' + ports + '}', byPort)], unit='none', description='4 active, 5 active deferred; 1 down, 2 init, 3 armed. A port never cabled stays down.', width=6),
+                     panel('Link downs and error recoveries per hour', 'timeseries', [q('increase(node_infiniband_link_downed_total{' + ports + '}[1h])', byPort + ' down'), q('increase(node_infiniband_link_error_recovery_total{' + ports + '}[1h])', byPort + ' recovered')], width=6),
+                     panel('Errors per minute', 'timeseries', [q('60 * rate(' + ib.errors[k] + '{' + ports + '}[$__rate_interval])', byPort + ' ' + k) for k in std.objectFields(ib.errors)], thresholds=alertAt(th.infinibandErrorsPerMinute), width=6),
+                     panel('Data received and transmitted', 'timeseries', [q('rate(node_infiniband_port_data_received_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' rx'), q('rate(node_infiniband_port_data_transmitted_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' tx')], unit='Bps', width=6),
+                   ]),
+                 ]),
     },
 
     L4: {

@@ -10,6 +10,7 @@
 + (import 'hardware.libsonnet')
 + (import 'recovery.libsonnet')
 + (import 'fabric.libsonnet')
++ (import 'infiniband.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'engines.libsonnet')
 + (import 'scheduling.libsonnet')
@@ -57,7 +58,8 @@
   // release: canary
   // against baseline (on vLLM's records); cost: prices, chargeback and idle cost; cohorts:
   // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
-  // scheduling: unschedulable GPU pods, quotas, device plugin.
+  // scheduling: unschedulable GPU pods, quotas, device plugin; infiniband (off unless switched
+  // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs.
   enabled: {
     inference: true,
     vllm: self.inference && std.member($.inference.engines, 'vllm'),
@@ -66,6 +68,7 @@
     cohorts: true,
     retention: true,
     scheduling: true,
+    infiniband: false,
   },
 
   // runbook_url of an alert is this base + the alert name + '.md'.

@@ -255,6 +255,9 @@ func TestARuleNoTestReadsIsStillLoaded(t *testing.T) {
 	}
 }
 
+// trainingCatalog is a training fleet's, with its InfiniBand ports.
+const trainingCatalog = "../../internal/testutil/plantest/testdata/training.jsonnet"
+
 // kvCacheReads is the generated KV-cache alert's text from its first read of the KV-cache
 // gauge (first) to its second (second), each awake engines' only.
 func kvCacheReads(first, second string) string {
@@ -708,6 +711,29 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "increase(sglang:num_retracted_requests_total[10m])",
 			new:         "increase(sglang:num_retracted_requests_total{tp_rank=\"1\"}[10m])",
 			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			// A single-node job counted as multi-node: a flap under it pages, though its
+			// collectives never cross the port.
+			name: "a single-node job read as multi-node", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "              >\n                1\n            )\n  - name: gpuobs-nvlink-recording",
+			new:         "              >\n                0\n            )\n  - name: gpuobs-nvlink-recording",
+			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
+		},
+		{
+			// A port never cabled, down since the node booted, read as a link gone down.
+			name: "a port never cabled read as down", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         `max_over_time(node_infiniband_state_id{job="node-exporter"}[1d]) >= 4`,
+			new:         `max_over_time(node_infiniband_state_id{job="node-exporter"}[1d]) >= 0`,
+			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
+		},
+		{
+			// A link that went down also counts in link_downed: flapping is the ports not down
+			// now; read as the ports down, a down link fires twice and a flap not at all.
+			name: "flapping read on the ports down", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      unless on (cluster, instance, device, port)",
+			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      and on (cluster, instance, device, port)",
+			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
 		},
 		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",

@@ -1,0 +1,239 @@
+// The network under the collectives: InfiniBand and RoCE ports as node_exporter's infiniband
+// collector reports them (on by default; collector/infiniband_linux.go, from
+// /sys/class/infiniband/<device>/ports/<port>/counters), joined to the multi-node training
+// jobs whose GPUs run on the node. The section infiniband is off unless a catalog switches it
+// on (enabled+: { infiniband: true }).
+//
+// Every series is labelled device and port; RoCE ports (mlx5 on Ethernet) are reported the
+// same way, with no label telling them apart. The error counters are narrow and saturate
+// (link_downed and link_error_recovery 8 bits, symbol and receive errors 16, link integrity
+// 4): a counter stuck at its maximum counts nothing more (docs/catalog-guide.md says how to
+// reset them). A port that was never cabled stays down; only a port that was active in the
+// last windows.infinibandActive and is not now is down.
+//
+// A port that goes down or flaps (link_downed rises) under a running multi-node job pages
+// the infrastructure team (the job's collectives stall or fall back); on a node without one it
+// tickets. Symbol, receive and link-integrity errors ticket.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  // node_exporter's scrape job, and the label of its series that names the Kubernetes node
+  // (kube-prometheus and kube-prometheus-stack relabel instance to the node's name; a
+  // trailing :port is dropped).
+  infiniband:: {
+    job: 'node-exporter',
+    nodeLabel: 'instance',
+    // The active port states (state_id: 4 active, 5 active deferred; below 4 down, init,
+    // armed).
+    activeState: 4,
+    // The error counters that ticket, by the name the alert gives each.
+    errors: {
+      symbol_error: 'node_infiniband_symbol_error_total',
+      port_errors_received: 'node_infiniband_port_errors_received_total',
+      local_link_integrity_errors: 'node_infiniband_local_link_integrity_errors_total',
+    },
+  },
+
+  thresholds+: {
+    // Errors per minute on one port, of one kind, that ticket.
+    infinibandErrorsPerMinute: 1,
+  },
+
+  windows+: {
+    // A port active at some point in this window and not now is down (a port never cabled
+    // stays down and is no fault).
+    infinibandActive: '1d',
+    // A link_downed increase in this window is a flap.
+    infinibandFlap: '15m',
+    // The window error rates are measured over.
+    infinibandErrors: '10m',
+  },
+
+  local l = $.labels,
+  local ib = $.infiniband,
+  local th = $.thresholds,
+  local w = $.windows,
+  local port = [l.cluster, l.host, 'device', 'port'],
+  local portId = std.join(', ', port),
+  local job = [l.cluster, l.namespace, 'owner_kind', 'owner_name'],
+  local multiNodeJobs = 'node_job:training_gpus:count',
+  local sel = e.fill(|||
+    {job="$(job)"}
+  |||, { job: ib.job }),
+  // A node_exporter series (or expression on one) labelled with the catalog's host label.
+  local onHost(x) = e.fill(|||
+    label_replace($(x), "$(host)", "$1", "$(node)", "([^:]+)(?::[0-9]+)?")
+  |||, { x: x, host: l.host, node: ib.nodeLabel }),
+
+  metrics+: {
+    local labels = [l.cluster, 'job', 'instance', 'device', 'port'],
+    [name]: { section: 'infiniband', type: 'counter', labels: labels }
+    for name in std.set(['node_infiniband_link_downed_total', 'node_infiniband_link_error_recovery_total'] + std.objectValues(ib.errors))
+  } + {
+    node_infiniband_state_id: { section: 'infiniband', type: 'gauge', labels: [l.cluster, 'job', 'instance', 'device', 'port'] },
+    node_infiniband_port_data_received_bytes_total: { section: 'infiniband', type: 'counter', labels: [l.cluster, 'job', 'instance', 'device', 'port'] },
+    node_infiniband_port_data_transmitted_bytes_total: { section: 'infiniband', type: 'counter', labels: [l.cluster, 'job', 'instance', 'device', 'port'] },
+  },
+
+  records+: {
+    // The GPUs each multi-node training job (a training controller's pods on more than one
+    // node, from the straggler record's owner labels) holds on each node.
+    [multiNodeJobs]: {
+      section: 'infiniband',
+      family: 'network',
+      local perNode = e.fill(|||
+        count by ($(node)) (gpu_pod:dcgm_sm_active:avg$(window))
+      |||, { node: std.join(', ', [l.cluster, l.host, l.namespace, 'owner_kind', 'owner_name']), window: w.straggler }),
+      expr: e.fill(|||
+        $(perNode) and on ($(job)) (count by ($(job)) ($(perNode)) > 1)
+      |||, { perNode: perNode, job: std.join(', ', job) }),
+    },
+  },
+
+  // A port that went down (active in windows.infinibandActive, not now) or flapped (its
+  // link_downed counter rose in windows.infinibandFlap), labelled condition down or flapping,
+  // valued 1.
+  local unstable = e.fill(|||
+    max by ($(port), condition) (
+      $(down)
+      or
+      $(flapping)
+    ) > bool 0
+  |||, {
+    port: portId,
+    local downNow = e.fill(|||
+      (node_infiniband_state_id$(sel) < $(active) and max_over_time(node_infiniband_state_id$(sel)[$(window)]) >= $(active))
+    |||, { sel: sel, active: std.toString(ib.activeState), window: w.infinibandActive }),
+    down: onHost(e.fill('label_replace($(x), "condition", "down", "", "")', { x: downNow })),
+    flapping: onHost(e.fill(|||
+      label_replace(increase(node_infiniband_link_downed_total$(sel)[$(window)]) > 0 unless on ($(node), device, port) $(down), "condition", "flapping", "", "")
+    |||, { sel: sel, window: w.infinibandFlap, down: downNow, node: std.join(', ', [l.cluster, ib.nodeLabel]) })),
+  }),
+  local underJob = e.fill(|||
+    group by ($(node)) ($(jobs))
+  |||, { node: std.join(', ', [l.cluster, l.host]), jobs: multiNodeJobs }),
+
+  // The alert's port, for runbook queries ($label: the alert's value of the label).
+  local portMatchers = e.fill(|||
+    job="$(job)", $(cluster)="$$(cluster)", $(node)=~"$$(host)(:[0-9]+)?", device="$device", port="$port"
+  |||, { job: ib.job, cluster: l.cluster, node: ib.nodeLabel, host: l.host }),
+  local thePort = e.fill(|||
+    {$(matchers)}
+  |||, { matchers: portMatchers }),
+  local linkRunbook(tier) = {
+    meaning: 'An InfiniBand or RoCE port of the node went down (it was active in the last ' + w.infinibandActive + ' and is not now) or flapped (its link_downed counter rose in the last ' + w.infinibandFlap + ')' + (if tier == 'page' then ', while a multi-node training job runs GPUs on the node.' else '; no multi-node training job runs GPUs on the node.'),
+    impact: if tier == 'page' then "The job's collectives (all-reduce, all-gather) stall or fall back to a slower path: the whole job, on every node, runs at the pace of this link or hangs until NCCL times out." else 'The next multi-node job scheduled on the node inherits the bad link.',
+    queries: [
+      { title: 'Port state (4 active)', expr: e.fill(|||
+        node_infiniband_state_id$(port)
+      |||, { port: thePort }) },
+      { title: 'Link downs and error recoveries in the last hour', expr: e.fill(|||
+        increase(node_infiniband_link_downed_total$(port)[1h]) or increase(node_infiniband_link_error_recovery_total$(port)[1h])
+      |||, { port: thePort }) },
+      { title: 'Multi-node jobs on the node', expr: e.fill(|||
+        $(jobs){$(cluster)="$$(cluster)", $(host)="$$(host)"}
+      |||, { jobs: multiNodeJobs, cluster: l.cluster, host: l.host }) },
+    ],
+    diagnosis: [
+      { check: 'Do symbol or link-integrity errors rise on the port too (GPUInfiniBandPortErrors)?', yes: 'A bad cable or transceiver: reseat or replace it; the switch port may need the same.', no: '' },
+      { check: 'Did the switch side log the port going down (UFM, switch logs)?', yes: 'Fabric event: open a case with the network team with the port and time.', no: 'The HCA or its driver: check dmesg on the node (mlx5 errors, firmware resets).' },
+    ],
+    mitigation: if tier == 'page' then ['Cordon the node so the scheduler places no new multi-node job on it.', 'Restart the job from its last checkpoint without the node, if it hangs.', 'Replace the cable or transceiver, then uncordon.'] else ['Cordon the node until the link is fixed, so no multi-node job lands on it.', 'Replace the cable or transceiver, then uncordon.'],
+    escalation: 'Infrastructure on-call; the network team for the switch side.',
+    dashboards: ['L3'],
+  },
+
+  alerts+: {
+    local base = { section: 'infiniband', family: 'network', team: $.teams.infra, identity: port + ['condition'] },
+    local ports(state, downed) = [
+      t.series('node_infiniband_state_id', state, { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_0', port: '1' }),
+      t.series('node_infiniband_link_downed_total', downed, { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_0', port: '1' }),
+    ],
+    // A training job's GPU on the scenario's node (its pod owned by the scenario's owner), and
+    // the same job's GPU on a second node (for the scenario's extra series).
+    local busy(values='0.8x60') = [t.series('DCGM_FI_PROF_SM_ACTIVE', values)],
+    local secondNode(values='0.8x60') = [
+      t.series('DCGM_FI_PROF_SM_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
+      t.series('kube_pod_owner', '1x60', { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080', namespace: 'ml-team', pod: t.scenarioHost + '-b-0', owner_kind: 'PyTorchJob', owner_name: 'llama-70b', owner_is_controller: 'true', uid: 'b' }),
+    ],
+    local job = { owner: 'llama-70b', ownerKind: 'PyTorchJob' },
+    local target(condition) = { [l.host]: t.scenarioHost, device: 'mlx5_0', port: '1', condition: condition },
+    local flap = '0x50 1x10',
+
+    GPUInfiniBandLinkUnstableUnderJob: base {
+      severity: 'critical',
+      expr: e.fill(|||
+        $(unstable) and on ($(node)) $(underJob)
+      |||, { unstable: unstable, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
+      'for': '1m',
+      summary: 'An InfiniBand/RoCE port under a running multi-node training job went down or flaps.',
+      description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }} while a multi-node training job runs GPUs on the node: its collectives stall or slow down on every node.',
+      tests: [
+        t.case('a link flaps under a two-node job', true, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', flap), target=target('flapping'), value=1),
+        t.case('a link goes down under a two-node job', true, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x40 1x20', '0x40 1x20'), target=target('down'), value=1),
+        t.case('a link flaps under a single-node job', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=ports('4x60', flap), alsoFires=[t.also('GPUInfiniBandLinkUnstable', 1, target=target('flapping'))]),
+        t.case('a link that flapped an hour ago', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', '0x10 1x50')),
+        t.case('a port never cabled stays down', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('1x60', '0x60')),
+        t.case('a node without InfiniBand', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode()),
+      ],
+      runbook: linkRunbook('page'),
+    },
+
+    GPUInfiniBandLinkUnstable: base {
+      severity: 'warning',
+      expr: e.fill(|||
+        $(unstable) unless on ($(node)) $(underJob)
+      |||, { unstable: unstable, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
+      'for': '1m',
+      summary: 'An InfiniBand/RoCE port went down or flaps on a node without a multi-node job.',
+      description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }}; no multi-node training job runs GPUs on the node now.',
+      tests: [
+        t.case('a link flaps on an idle node', true, [], extra=ports('4x60', flap), target=target('flapping'), value=1),
+        t.case('a link flaps after the two-node job ended', true, busy('0.8x30 _x30'), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode('0.8x30 _x30') + ports('4x60', flap), target=target('flapping'), value=1),
+        t.case('a link flaps under a two-node job (it pages instead)', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', flap), alsoFires=[t.also('GPUInfiniBandLinkUnstableUnderJob', 1, target=target('flapping'))]),
+        t.case('a link goes down on an idle node', true, [], extra=ports('4x40 1x20', '0x40 1x20'), target=target('down'), value=1),
+        t.case('a port never cabled stays down', false, [], extra=ports('1x60', '0x60')),
+        t.case('every port active', false, [], extra=ports('4x60', '3x60')),
+      ],
+      runbook: linkRunbook('ticket'),
+    },
+
+    GPUInfiniBandPortErrors: base {
+      severity: 'warning',
+      identity: port + ['counter'],
+      expr: std.join(' or ', [
+        e.fill(|||
+          max by ($(port), counter) (label_replace($(perMinute) > $(threshold), "counter", "$(kind)", "", ""))
+        |||, {
+          port: portId,
+          perMinute: onHost(e.fill('60 * rate($(counter)$(sel)[$(window)])', { counter: ib.errors[kind], sel: sel, window: w.infinibandErrors })),
+          threshold: e.num(th.infinibandErrorsPerMinute),
+          kind: kind,
+        })
+        for kind in std.objectFields(ib.errors)
+      ]),
+      'for': '15m',
+      summary: 'An InfiniBand/RoCE port counts physical or receive errors.',
+      description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) counts {{ $value | humanize }} {{ $labels.counter }} per minute (threshold ' + e.num(th.infinibandErrorsPerMinute) + '): a marginal cable, transceiver or port, which retransmits and slows the collectives before the link goes down.',
+      local errors(counter, values) = t.series(ib.errors[counter], values, { job: ib.job, [ib.nodeLabel]: t.scenarioHost + ':9100', device: 'mlx5_1', port: '1' }),
+      tests: [
+        t.case('symbol errors on one port', true, [], extra=[errors('symbol_error', t.risingPerMinute(5 * th.infinibandErrorsPerMinute))], target={ [l.host]: t.scenarioHost, device: 'mlx5_1', port: '1', counter: 'symbol_error' }, value=5 * th.infinibandErrorsPerMinute),
+        t.case('a few errors, below the threshold', false, [], extra=[errors('port_errors_received', t.risingPerHour(30 * th.infinibandErrorsPerMinute))]),
+        t.case('errors that stopped', false, [], extra=[errors('symbol_error', '0+50x30 1500x30')]),
+      ],
+      runbook: {
+        meaning: "A port's " + std.join(', ', std.objectFields(ib.errors)) + ' counter rose by more than ' + e.num(th.infinibandErrorsPerMinute) + ' a minute over ' + w.infinibandErrors + ' for 15m.',
+        impact: 'Corrupted packets are dropped and retransmitted: collectives through the port slow down; the link may go down next.',
+        queries: [
+          { title: 'Errors per minute, by counter', expr: std.join(' or ', [e.fill('60 * rate($(counter)$(port)[10m])', { counter: ib.errors[k], port: thePort }) for k in std.objectFields(ib.errors)]) },
+        ],
+        diagnosis: [
+          { check: 'Symbol or link-integrity errors (the physical layer)?', yes: 'Reseat or replace the cable and transceiver; check the switch port.', no: 'Receive errors alone: malformed packets from the far end; check the switch and the sender.' },
+        ],
+        mitigation: ['Cordon the node before the next multi-node job lands on it.', 'Replace the cable or transceiver.'],
+        escalation: 'Infrastructure on-call; the network team.',
+        dashboards: ['L3'],
+      },
+    },
+  },
+}
