@@ -332,7 +332,19 @@ local names = import 'lib/names.libsonnet';
           panel('Tokens per running request', 'timeseries', [q('model:vllm_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{' + inf.modelLabel + '}}')], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),
           panel('Canary decision', 'stat', [q('model:vllm_canary:decision{' + model + '}', '{{' + inf.modelLabel + '}}')], description='0 promote, 1 hold, 2 roll back: the worse of the p99 TTFT ratio and the error-ratio increase against the thresholds.', thresholds=[[null, 'green'], [1, 'orange'], [2, 'red']], min=0, max=2, width=8),
         ])),
-      ],
+      ] + (if !$.enabled.nccl then [] else [
+             // NCCL Inspector's windows of the workload's ranks (section nccl): each rank is a
+             // pod (the inspector's host name) and its GPU.
+             local nc = $.nccl;
+             local ranks = e.fill(|||
+               job="$(job)", $(cluster), $(rank)=~"$pod"
+             |||, { job: nc.job, cluster: cluster, rank: nc.podLabel });
+             local byRank = '{{' + nc.podLabel + '}} {{gpu}} {{collective}} {{message_size}}';
+             row('Collectives (NCCL Inspector)', [
+               panel('Execution time per rank', 'timeseries', [q('nccl_collective_exec_time_microseconds{' + ranks + '}', byRank)], unit='µs', description='The mean of each dump window, per rank, collective and message size: a rank far above its peers is a straggler.', width=12),
+               panel('Bus bandwidth per rank', 'timeseries', [q('nccl_bus_bandwidth_gbs{' + ranks + '}', byRank)], unit='none', description='GB/s, the geometric mean of each dump window: far below what the same collective and size reach elsewhere, the collective is starved.', width=12),
+             ]),
+           ]),
     },
 
     L5: {

@@ -11,6 +11,7 @@
 + (import 'recovery.libsonnet')
 + (import 'fabric.libsonnet')
 + (import 'infiniband.libsonnet')
++ (import 'nccl.libsonnet')
 + (import 'workloads.libsonnet')
 + (import 'engines.libsonnet')
 + (import 'scheduling.libsonnet')
@@ -59,7 +60,8 @@
   // against baseline (on vLLM's records); cost: prices, chargeback and idle cost; cohorts:
   // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
   // scheduling: unschedulable GPU pods, quotas, device plugin; infiniband (off unless switched
-  // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs.
+  // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs; nccl
+  // (off unless switched on): NCCL Inspector's measured stragglers and starved collectives.
   enabled: {
     inference: true,
     vllm: self.inference && std.member($.inference.engines, 'vllm'),
@@ -69,6 +71,7 @@
     retention: true,
     scheduling: true,
     infiniband: false,
+    nccl: false,
   },
 
   // runbook_url of an alert is this base + the alert name + '.md'.

@@ -80,7 +80,9 @@ local t = import 'lib/test.libsonnet';
     // node, from the straggler record's owner labels) holds on each node.
     [multiNodeJobs]: {
       section: 'infiniband',
-      family: 'network',
+      // In the straggler record's group: it reads that record (a rule group evaluates its
+      // rules in order; another group's could read it a cycle late).
+      family: 'workload',
       local perNode = e.fill(|||
         count by ($(node)) (gpu_pod:dcgm_sm_active:avg$(window))
       |||, { node: std.join(', ', [l.cluster, l.host, l.namespace, 'owner_kind', 'owner_name']), window: w.straggler }),

@@ -255,7 +255,7 @@ func TestARuleNoTestReadsIsStillLoaded(t *testing.T) {
 	}
 }
 
-// trainingCatalog is a training fleet's, with its InfiniBand ports.
+// trainingCatalog is a training fleet's, with its InfiniBand ports and NCCL Inspector.
 const trainingCatalog = "../../internal/testutil/plantest/testdata/training.jsonnet"
 
 // kvCacheReads is the generated KV-cache alert's text from its first read of the KV-cache
@@ -716,8 +716,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// A single-node job counted as multi-node: a flap under it pages, though its
 			// collectives never cross the port.
 			name: "a single-node job read as multi-node", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "              >\n                1\n            )\n  - name: gpuobs-nvlink-recording",
-			new:         "              >\n                0\n            )\n  - name: gpuobs-nvlink-recording",
+			old:         "(gpu_pod:dcgm_sm_active:avg10m)\n                )\n              >\n                1",
+			new:         "(gpu_pod:dcgm_sm_active:avg10m)\n                )\n              >\n                0",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
 		},
 		{
@@ -734,6 +734,22 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      unless on (cluster, instance, device, port)",
 			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      and on (cluster, instance, device, port)",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
+		},
+		{
+			// The writer leaves a crashed job's file untouched: read as a live rank, its last
+			// window's straggler tickets for ever.
+			name: "a crashed job's NCCL file read as live", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         `changes(nccl_collective_exec_time_microseconds{job="node-exporter"}[5m]) > 0`,
+			new:         `changes(nccl_collective_exec_time_microseconds{job="node-exporter"}[5m]) >= 0`,
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
+			// The inspector names a rank by its pod's host name: joined on another label, the
+			// GPUs' activity matches no rank and a starved collective goes unseen.
+			name: "NCCL ranks joined to the GPUs by another label", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         `"node", "$1", "pod", "(.*)")`,
+			new:         `"node", "$1", "container", "(.*)")`,
+			wantFailure: "alertname: GPUNcclCollectiveStarved",
 		},
 		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",

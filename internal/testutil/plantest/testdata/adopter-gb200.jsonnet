@@ -1,8 +1,10 @@
 // A team's own catalog (every label and team renamed, sections off) on a fleet with Grace
-// Blackwell NVL72 racks beside its HGX nodes, their InfiniBand ports scraped by
-// kube-prometheus-stack's node exporter (its job name).
+// Blackwell NVL72 racks beside its HGX nodes, their InfiniBand ports and NCCL Inspector's
+// files scraped by kube-prometheus-stack's node exporter (its job name), whose target label
+// node makes the inspector's exported_node.
 (import 'adopter.jsonnet') {
   exporter+: { platform: 'gb200' },
-  enabled+: { infiniband: true },
+  enabled+: { infiniband: true, nccl: true },
   infiniband+:: { job: 'prometheus-node-exporter' },
+  nccl+:: { job: 'prometheus-node-exporter', podLabel: 'exported_node' },
 }

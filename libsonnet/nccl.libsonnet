@@ -1,0 +1,201 @@
+// NCCL's own telemetry: NCCL Inspector, NCCL's profiler plugin (plugins/profiler/inspector),
+// with NCCL_INSPECTOR_PROM_DUMP=1 writes one textfile per GPU (nccl_inspector_metrics_<uuid>.prom
+// in NCCL_INSPECTOR_DUMP_DIR) that node_exporter's textfile collector serves. The section nccl
+// is off unless a catalog switches it on (enabled+: { nccl: true }).
+//
+// What the writer does (inspector_prom.cc), and what the rules make of it:
+// - each sample is one dump window's aggregate (the mean execution time, the geometric mean bus
+//   bandwidth of the collectives completed since the last dump, at least 30 s apart), per
+//   communicator (comm_name), collective, message size bucket and algorithm, not a counter;
+// - node is gethostname(): on Kubernetes the pod's name, which joins dcgm-exporter's pod
+//   attribution; gpu is "GPU<n>", the CUDA device index inside the pod (CUDA_VISIBLE_DEVICES
+//   renumbers it), which joins no physical GPU, so the rules join by pod;
+// - there is no rank label: a rank is its pod and its GPU;
+// - a GPU with nothing new keeps its file untouched, old values included (a checkpoint pause,
+//   a job that crashed): the rules read only series that changed within windows.ncclFresh;
+//   the plugin deletes its files when the job ends cleanly.
+// comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
+// training nodes, and metrics.<name>.labels says what each series carries.
+local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
+{
+  nccl:: {
+    // The scrape job of the node_exporter that serves the inspector's files.
+    job: 'node-exporter',
+    // The label the inspector names the writing host by (the pod's name on Kubernetes); a
+    // scrape config that also sets a target label node makes it exported_node.
+    podLabel: 'node',
+  },
+
+  thresholds+: {
+    // A rank whose mean execution time of a collective exceeds its communicator's median by
+    // this factor is a straggler.
+    ncclStragglerRatio: 1.5,
+    // A collective whose bus bandwidth is below this share of what the same collective and
+    // message size reach across the cluster (their 90th percentile over
+    // windows.ncclBaseline), on GPUs busier than ncclBusySMActivity, is starved.
+    ncclStarvedRatio: 0.5,
+    ncclBusySMActivity: 0.5,
+  },
+
+  windows+: {
+    // A series that did not change in this window is a file the writer left (a pause, a
+    // crashed job): it is not read.
+    ncclFresh: '5m',
+    // The window the bandwidth a collective can reach is learned over.
+    ncclBaseline: '1d',
+  },
+
+  local l = $.labels,
+  local nc = $.nccl,
+  local th = $.thresholds,
+  local w = $.windows,
+  local exec = 'nccl_collective_exec_time_microseconds',
+  local bandwidth = 'nccl_bus_bandwidth_gbs',
+  local collective = [l.cluster, 'comm_name', 'collective', 'message_size'],
+  local rank = [nc.podLabel, 'gpu'],
+  local sel = e.fill(|||
+    {job="$(job)"}
+  |||, { job: nc.job }),
+  // A metric's series that changed within windows.ncclFresh.
+  local fresh(metric) = e.fill(|||
+    ($(metric)$(sel) and changes($(metric)$(sel)[$(window)]) > 0)
+  |||, { metric: metric, sel: sel, window: w.ncclFresh }),
+
+  metrics+: {
+    local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
+    [exec]: { section: 'nccl', type: 'gauge', labels: labels },
+    [bandwidth]: { section: 'nccl', type: 'gauge', labels: labels },
+  },
+
+  alerts+: {
+    local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },
+    // The inspector's series of one rank, as node_exporter serves them.
+    local series(metric, values, pod, extra={}) = t.series(metric, values, {
+      job: nc.job,
+      instance: t.scenarioHost,
+      version: 'v4.1',
+      slurm_job_id: 'unknown',
+      [nc.podLabel]: pod,
+      gpu: 'GPU0',
+      comm_name: '0x7f3a9c1e5d20b4a1',
+      n_nodes: '4',
+      nranks: '4',
+      collective: 'AllReduce',
+      message_size: '128-129MB',
+      algo_proto: 'RING_LL128',
+    } + extra),
+    local collectiveTarget = { comm_name: '0x7f3a9c1e5d20b4a1', collective: 'AllReduce', message_size: '128-129MB' },
+
+    GPUNcclStragglerRank: base {
+      identity: collective + rank,
+      expr: e.fill(|||
+        max by ($(id)) (
+          $(exec)
+            > on ($(collective)) group_left ()
+          ($(ratio) * quantile by ($(collective)) (0.5, $(exec)))
+          and on ($(collective)) (count by ($(collective)) ($(exec)) > 2)
+        )
+      |||, { id: std.join(', ', collective + rank), exec: fresh(exec), collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
+      'for': '15m',
+      summary: 'One rank of a communicator runs a collective far slower than its peers: a straggler, measured by NCCL.',
+      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) takes {{ $value | humanize }} µs per {{ $labels.collective }} of {{ $labels.message_size }}, over ' + e.num(th.ncclStragglerRatio) + ' × its communicator median: every rank waits for it.',
+      // Four ranks; the last one slow where straggler (each window's mean moves a little:
+      // the writer rewrites its file every dump).
+      local ranks(slow, values='+1x60') = [series(exec, (if i == 3 then slow else 1000) + values, 'trainer-' + i) for i in std.range(0, 3)],
+      tests: [
+        t.case('one rank takes three times its peers', true, [], extra=ranks(3000), target=collectiveTarget { [nc.podLabel]: 'trainer-3', gpu: 'GPU0' }, value=3060),
+        t.case('every rank alike', false, [], extra=ranks(1000)),
+        t.case('a rank a little slower', false, [], extra=ranks(1200)),
+        // The job crashed half an hour ago: its files stay, unchanged.
+        t.case('the files of a crashed job', false, [], extra=ranks(3000, '+1x30 3030x30')),
+        // The slow rank's process died (its last window stays in its file) and the others go on.
+        t.case('a rank that stopped writing', false, [], extra=ranks(1000)[0:3] + [series(exec, '3000+1x30 3030x30', 'trainer-3')]),
+        t.case('two ranks only', false, [], extra=[series(exec, '1000+1x60', 'trainer-0'), series(exec, '3000+1x60', 'trainer-1')]),
+      ],
+      runbook: {
+        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + " times the median of its communicator for the same collective and message size, for 15m. A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        impact: 'Collectives are synchronous: every rank of the communicator waits for the slowest, so the whole job runs at its pace.',
+        queries: [
+          { title: "The communicator's ranks", expr: e.fill(|||
+            $(exec){comm_name="$comm_name", collective="$collective", message_size="$message_size"}
+          |||, { exec: exec }) },
+          { title: "The slow rank's GPU (SM activity of its pod)", expr: e.fill(|||
+            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
+          |||, { cluster: l.cluster, pod: l.pod, rank: nc.podLabel }) },
+        ],
+        diagnosis: [
+          { check: "Do GPU alerts fire for the slow rank's GPU (throttling, XID, NVLink errors, GPUTrainingStraggler)?", yes: 'Hardware: follow that runbook; restart the job without the node.', no: '' },
+          { check: "Do InfiniBand alerts fire on the rank's node (GPUInfiniBandPortErrors, link flaps)?", yes: 'The network under that rank: fix the link, move the job.', no: 'Data or placement: a rank with more work, or on a node across a slower switch; give the owners the per-rank view.' },
+        ],
+        mitigation: ['Restart the job from its last checkpoint without the slow node.'],
+        escalation: 'ML platform team; infrastructure on-call for a hardware cause.',
+        dashboards: ['L4'],
+      },
+    },
+
+    GPUNcclCollectiveStarved: base {
+      identity: collective + rank,
+      local reached = e.fill(|||
+        quantile by ($(size)) (0.9, max_over_time($(bandwidth)$(sel)[$(window)]))
+      |||, { size: std.join(', ', [l.cluster, 'collective', 'message_size', 'n_nodes']), bandwidth: bandwidth, sel: sel, window: w.ncclBaseline }),
+      local busy = e.fill(|||
+        max by ($(cluster), $(pod)) (DCGM_FI_PROF_SM_ACTIVE) > $(busy)
+      |||, { cluster: l.cluster, pod: l.pod, busy: e.num(th.ncclBusySMActivity) }),
+      expr: e.fill(|||
+        max by ($(id)) (
+          (
+            $(measured) / on ($(size)) group_left () $(reached)
+          ) < $(ratio)
+          and on ($(cluster), $(rank)) label_replace($(busy), "$(rank)", "$1", "$(pod)", "(.*)")
+        )
+      |||, {
+        id: std.join(', ', collective + rank),
+        measured: fresh(bandwidth),
+        size: std.join(', ', [l.cluster, 'collective', 'message_size', 'n_nodes']),
+        reached: reached,
+        ratio: e.num(th.ncclStarvedRatio),
+        cluster: l.cluster,
+        rank: nc.podLabel,
+        busy: busy,
+        pod: l.pod,
+      }),
+      'for': '15m',
+      summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its GPUs are busy: starved by the network.',
+      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} of {{ $labels.message_size }} reaches across the cluster (its 90th percentile over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while its GPUs are busy.',
+      // A window's value alternating between a (the last) and b, minute by minute, for
+      // `minutes` (the writer's windows differ a little from dump to dump).
+      local alternating(a, b, minutes=60) = std.join(' ', [if i % 2 == minutes % 2 then a else b for i in std.range(0, minutes)]),
+      // Nine other jobs' communicators reach 100 GB/s with the same collective and size.
+      local elsewhere = [series(bandwidth, alternating('100', '99'), 'other-' + i, { comm_name: '0x1b2c3d4e5f6071' + i }) for i in std.range(0, 8)],
+      local mine(values) = series(bandwidth, values, t.scenarioPod.pod),
+      local gpus(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
+      tests: [
+        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21'))], target=collectiveTarget { [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
+        t.case('the same collective, GPUs idle (a checkpoint)', false, gpus(0.05), extra=elsewhere + [mine(alternating('20', '21'))]),
+        t.case('a collective as fast as elsewhere', false, gpus(0.9), extra=elsewhere + [mine(alternating('95', '96'))]),
+        // Its file stays, unchanged since the crash half an hour ago.
+        t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29')]),
+      ],
+      runbook: {
+        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ', while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for 15m.',
+        impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
+        queries: [
+          { title: 'Bus bandwidth of the communicator', expr: e.fill(|||
+            $(bandwidth){comm_name="$comm_name", collective="$collective", message_size="$message_size"}
+          |||, { bandwidth: bandwidth }) },
+          { title: 'What the same collective and size reach across the cluster', expr: e.fill(|||
+            quantile(0.9, max_over_time($(bandwidth){collective="$collective", message_size="$message_size"}[$(window)]))
+          |||, { bandwidth: bandwidth, window: w.ncclBaseline }) },
+        ],
+        diagnosis: [
+          { check: "Do InfiniBand alerts fire on the ranks' nodes (errors, flaps)?", yes: 'Fix the link; move the job off the node.', no: '' },
+          { check: 'Does the algorithm differ from elsewhere (algo_proto: RING against TREE or NVLS)?', yes: 'A topology or NCCL setting change (NCCL_ALGO, NCCL_PROTO, NCCL_IB_HCA): compare the environment.', no: 'Congestion from other jobs on the same switches: ask the network team for the port counters.' },
+        ],
+        mitigation: ['Move the job to nodes under one leaf switch, or away from the congested links.'],
+        escalation: 'ML platform team; the network team.',
+        dashboards: ['L4'],
+      },
+    },
+  },
+}
