@@ -66,7 +66,11 @@ local t = import 'lib/test.libsonnet';
     local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
     [exec]: { section: 'nccl', type: 'gauge', labels: labels },
     [bandwidth]: { section: 'nccl', type: 'gauge', labels: labels },
+    // node_exporter's modification time of each textfile: the inspector's are named by the
+    // GPU's UUID.
+    node_textfile_mtime_seconds: { section: 'nccl', type: 'gauge', labels: [l.cluster, 'job', 'instance', 'file'] },
   },
+
 
   alerts+: {
     local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },

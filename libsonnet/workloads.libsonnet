@@ -325,8 +325,16 @@ local t = import 'lib/test.libsonnet';
           { title: 'Engine against SM activity of the pod', expr: e.fill(|||
             DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(namespace)="$$(namespace)", $(pod)="$$(pod)"} - DCGM_FI_PROF_SM_ACTIVE{$(namespace)="$$(namespace)", $(pod)="$$(pod)"}
           |||, { namespace: l.namespace, pod: l.pod }) },
+          // NCCL Inspector's file of the GPU (section nccl, which takes the query where it is
+          // off): unwritten for several dump intervals, the collectives stopped. The hang
+          // joins this alert rather than a second one doubling it.
+          { title: "Seconds since NCCL Inspector last wrote the GPU's file (the job's dump interval is its pace)", expr: e.fill(|||
+            time() - node_textfile_mtime_seconds{job="$(job)", $(cluster)="$$(cluster)", file=~".*nccl_inspector_metrics_$$(uuid)[.]prom"}
+          |||, { job: $.nccl.job, cluster: l.cluster, uuid: l.uuid }) },
         ],
-        diagnosis: [
+        diagnosis: (if !$.enabled.nccl then [] else [
+                      { check: "Has the GPU's NCCL Inspector file gone unwritten for several dump intervals (the query above)?", yes: "Its collectives stopped: a hang, not a slow kernel. The communicator's other ranks' files stopped at the same time; the rank whose file stopped first, or whose node has an InfiniBand alert, is the one they wait for: restart the job from its last checkpoint without it.", no: '' },
+                    ]) + [
           { check: 'Do other GPUs of the same job fire this alert?', yes: 'The whole job is waiting on one rank: find it (its GPU may show an XID, its node a network fault), then restart the job from its last checkpoint.', no: '' },
           { check: 'Do the job logs stop at a collective (NCCL watchdog timeout, no step logged)?', yes: 'A hung collective: one rank died or is stuck; restart the job from its last checkpoint.', no: 'A kernel spins on its own: ask the job owner to profile it.' },
         ],

@@ -95,6 +95,9 @@ gpuobs {
     // grafana+: { schemas: ['classic', 'v2'] },
   },
 
+  // Catalog sections: switch off what your fleet does not run, on what it does (infiniband:
+  // node_exporter's InfiniBand and RoCE ports; nccl: NCCL Inspector's files):
+  // enabled+: { cost: false, infiniband: true, nccl: true },
   // The engines you serve with (vllm, sglang, dynamo, trtllm, triton; docs/catalog.md lists
   // what each feeds). Every latency threshold must be a bound of each served engine's ladder
   // (thresholds above: SGLang's end-to-end ladder has 20 and 40, not 30):
