@@ -242,6 +242,13 @@ local e = import 'lib/expr.libsonnet';
       },
     },
 
+    // An engine's server in scenarios: its scrape target's labels, and where `serving` those
+    // its model series carry (the model, under the engine's label, and its example labels).
+    scenarioServer(engine, serving=false)::
+      local p = inference.profiles[engine];
+      { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port }
+      + (if serving then { [p.modelLabel]: 'llama-3-8b' } + p.example else {}),
+
     // The quantities a profile may have, in the order the engine table lists them.
     quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
 

@@ -224,10 +224,10 @@ local t = import 'lib/test.libsonnet';
         t.case('errors that stopped', false, [], extra=[errors('symbol_error', '0+50x30 1500x30')]),
       ],
       runbook: {
-        meaning: "A port's " + std.join(', ', std.objectFields(ib.errors)) + ' counter rose by more than ' + e.num(th.infinibandErrorsPerMinute) + ' a minute over ' + w.infinibandErrors + ' for 15m.',
+        meaning: "A port's " + std.join(', ', std.objectFields(ib.errors)) + ' counter rose by more than ' + e.num(th.infinibandErrorsPerMinute) + ' a minute over ' + w.infinibandErrors + ' for ' + $.alerts.GPUInfiniBandPortErrors['for'] + '.',
         impact: 'Corrupted packets are dropped and retransmitted: collectives through the port slow down; the link may go down next.',
         queries: [
-          { title: 'Errors per minute, by counter', expr: std.join(' or ', [e.fill('60 * rate($(counter)$(port)[10m])', { counter: ib.errors[k], port: thePort }) for k in std.objectFields(ib.errors)]) },
+          { title: 'Errors per minute, by counter', expr: std.join(' or ', [e.fill('60 * rate($(counter)$(port)[$(window)])', { counter: ib.errors[k], port: thePort, window: w.infinibandErrors }) for k in std.objectFields(ib.errors)]) },
         ],
         diagnosis: [
           { check: 'Symbol or link-integrity errors (the physical layer)?', yes: 'Reseat or replace the cable and transceiver; check the switch port.', no: 'Receive errors alone: malformed packets from the far end; check the switch and the sender.' },

@@ -118,7 +118,7 @@ local t = import 'lib/test.libsonnet';
         t.case('two ranks only', false, [], extra=[series(exec, '1000+1x60', 'trainer-0'), series(exec, '3000+1x60', 'trainer-1')]),
       ],
       runbook: {
-        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + " times the median of its communicator for the same collective and message size, for 15m. A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + ". A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
         impact: 'Collectives are synchronous: every rank of the communicator waits for the slowest, so the whole job runs at its pace.',
         queries: [
           { title: "The communicator's ranks", expr: e.fill(|||
@@ -182,7 +182,7 @@ local t = import 'lib/test.libsonnet';
         t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29')]),
       ],
       runbook: {
-        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ', while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for 15m.',
+        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ', while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '.',
         impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
         queries: [
           { title: 'Bus bandwidth of the communicator', expr: e.fill(|||

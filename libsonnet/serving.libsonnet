@@ -280,7 +280,7 @@ local t = import 'lib/test.libsonnet';
         c
         for engine in inf.shedding
         for p in [inf.profiles[engine]]
-        for server in [{ namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port }]
+        for server in [inf.scenarioServer(engine)]
         for traffic in [function(served, refused) [
           t.series(p.requests.example.ok.name, served, server + p.requests.example.ok.labels),
           t.series(p.requests.example.rejected.name, refused, server + p.requests.example.rejected.labels),

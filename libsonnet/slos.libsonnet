@@ -77,7 +77,7 @@ local t = import 'lib/test.libsonnet';
     scenario(bad, idleAfter=60, engine=self.engines[0]):: {
       local p = $.inference.profiles[engine],
       local metric = p[quantity].name,
-      local server = { namespace: 'inference', pod: 'llm-0', [p.modelLabel]: 'llama-3-8b', job: p.job, instance: 'llm-0:' + p.port } + p.example,
+      local server = $.inference.scenarioServer(engine, serving=true),
       target: { namespace: 'inference', [$.inference.modelLabel]: 'llama-3-8b' },
       gpus: 1,
       value: if bad == 'burst' then null else bad,
@@ -121,7 +121,7 @@ local t = import 'lib/test.libsonnet';
       // (but in a burst).
       scenario(bad, idleAfter=60, engine=self.engines[0]):: {
         local p = $.inference.profiles[engine],
-        local server = { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port },
+        local server = $.inference.scenarioServer(engine),
         local series(o, values) = t.series(o.name, values, server + o.labels),
         target: { namespace: 'inference' },
         gpus: 1,

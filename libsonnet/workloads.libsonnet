@@ -464,8 +464,6 @@ local t = import 'lib/test.libsonnet';
       escalation: rb.escalation.mlPlatform,
       dashboards: ['L4'],
     },
-    // An engine's server in scenarios, labelled as the engine labels its series.
-    local engineServer(p) = { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port, [p.modelLabel]: 'llama-3-8b' } + p.example,
     local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
     local serverSel = '{' + serverMatchers + '}',
 
@@ -515,7 +513,7 @@ local t = import 'lib/test.libsonnet';
           for engine in self.engines
           if engine != 'vllm'
           for p in [inf.profiles[engine]]
-          for series in [function(r, values) t.series(r.name, values, engineServer(p) + r.labels)]
+          for series in [function(r, values) t.series(r.name, values, inf.scenarioServer(engine, serving=true) + r.labels)]
           for preempting in [function(yes) series(p.preemptions[0], if p.preemptions[0].type == 'counter' then (if yes then '0+2x60' else '3x60') else (if yes then '2x60' else '0x60'))]
           for c in [
             t.case('full cache, preempting on ' + p.title, true, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(true)], target=target, value=full),
@@ -579,7 +577,7 @@ local t = import 'lib/test.libsonnet';
           for engine in self.engines
           if engine != 'vllm'
           for p in [inf.profiles[engine]]
-          for queue in [function(values) t.series(p.waiting[0].name, values, engineServer(p) + p.waiting[0].labels)]
+          for queue in [function(values) t.series(p.waiting[0].name, values, inf.scenarioServer(engine, serving=true) + p.waiting[0].labels)]
           for c in [
             t.case('queue growing on ' + p.title, true, [], extra=[queue('0+' + depth / 10 + 'x60')], target=target, value=6 * depth),
             t.case('deep but steady queue on ' + p.title, false, [], extra=[queue((3 * depth) + 'x60')]),
