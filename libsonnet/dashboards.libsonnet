@@ -273,10 +273,11 @@ local names = import 'lib/names.libsonnet';
                    |||, { job: ib.job, cluster: cluster, node: ib.nodeLabel });
                    local byPort = '{{device}}/{{port}}';
                    row('InfiniBand and RoCE ports', [
-                     panel('Port state', 'timeseries', [q('node_infiniband_state_id{' + ports + '}', byPort)], unit='none', description='4 active, 5 active deferred; 1 down, 2 init, 3 armed. A port never cabled stays down.', width=6),
-                     panel('Link downs and error recoveries per hour', 'timeseries', [q('increase(node_infiniband_link_downed_total{' + ports + '}[1h])', byPort + ' down'), q('increase(node_infiniband_link_error_recovery_total{' + ports + '}[1h])', byPort + ' recovered')], width=6),
-                     panel('Errors per minute', 'timeseries', [q('60 * rate(' + ib.errors[k] + '{' + ports + '}[$__rate_interval])', byPort + ' ' + k) for k in std.objectFields(ib.errors)], thresholds=alertAt(th.infinibandErrorsPerMinute), width=6),
-                     panel('Data received and transmitted', 'timeseries', [q('rate(node_infiniband_port_data_received_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' rx'), q('rate(node_infiniband_port_data_transmitted_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' tx')], unit='Bps', width=6),
+                     panel('Port state', 'timeseries', [q('node_infiniband_state_id{' + ports + '}', byPort)], unit='none', description='4 active, 5 active deferred; 1 down, 2 init, 3 armed. A port never cabled stays down.', width=4),
+                     panel('Link downs and error recoveries per hour', 'timeseries', [q('increase(node_infiniband_link_downed_total{' + ports + '}[1h])', byPort + ' down'), q('increase(node_infiniband_link_error_recovery_total{' + ports + '}[1h])', byPort + ' recovered')], width=5),
+                     panel('Errors per minute', 'timeseries', [q('60 * rate(' + ib.errors[k] + '{' + ports + '}[$__rate_interval])', byPort + ' ' + k) for k in std.objectFields(ib.errors)], thresholds=alertAt(th.infinibandErrorsPerMinute), width=5),
+                     panel('Data received and transmitted', 'timeseries', [q('rate(node_infiniband_port_data_received_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' rx'), q('rate(node_infiniband_port_data_transmitted_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' tx')], unit='Bps', width=5),
+                     panel('Transmit time lost waiting for credits', 'timeseries', [q(ib.transmitWaitShare(ports, '$__rate_interval'), byPort)], unit='percentunit', min=0, max=1, thresholds=alertAt(th.infinibandTransmitWaitShare), description='PortXmitWait ticks × infiniband.transmitWaitBytes, over what the port lost and sent: congestion.', width=5),
                    ]),
                  ]),
     },

@@ -13,7 +13,8 @@
 //
 // A port that goes down or flaps (link_downed rises) under a running multi-node job pages
 // the infrastructure team (the job's collectives stall or fall back); on a node without one it
-// tickets. Symbol, receive and link-integrity errors ticket.
+// tickets. Symbol, receive and link-integrity errors ticket, and so does a port that loses a
+// large share of its transmit time waiting for credits (congestion).
 local e = import 'lib/expr.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
@@ -32,11 +33,27 @@ local t = import 'lib/test.libsonnet';
       port_errors_received: 'node_infiniband_port_errors_received_total',
       local_link_integrity_errors: 'node_infiniband_local_link_integrity_errors_total',
     },
+    // What a port could have sent in one tick of node_infiniband_port_transmit_wait_total
+    // (PortXmitWait: ticks with data to send and nothing sent, for want of credits). The tick
+    // is the hardware's: NVIDIA's Quantum generation counts one every 8 bytes whatever the
+    // width; older switches every 32 bytes a lane (perfquery -c shows a port's tick).
+    transmitWaitBytes: 8,
+    // The share of a port's transmit opportunity lost to waiting over a window: lost bytes
+    // (ticks × transmitWaitBytes) over lost and sent bytes. NaN (no sample) on an idle port.
+    transmitWaitShare(matchers, window):: e.fill(|||
+      $(lost) / ($(lost) + rate(node_infiniband_port_data_transmitted_bytes_total{$(matchers)}[$(window)]))
+    |||, {
+      lost: e.fill('$(bytes) * rate(node_infiniband_port_transmit_wait_total{$(matchers)}[$(window)])', { bytes: e.num($.infiniband.transmitWaitBytes), matchers: matchers, window: window }),
+      matchers: matchers,
+      window: window,
+    }),
   },
 
   thresholds+: {
     // Errors per minute on one port, of one kind, that ticket.
     infinibandErrorsPerMinute: 1,
+    // The share of a port's transmit opportunity lost waiting for credits that tickets.
+    infinibandTransmitWaitShare: 0.2,
   },
 
   windows+: {
@@ -47,6 +64,8 @@ local t = import 'lib/test.libsonnet';
     infinibandFlap: '15m',
     // The window error rates are measured over.
     infinibandErrors: '10m',
+    // The window transmit waiting is measured over.
+    infinibandCongestion: '10m',
   },
 
   local l = $.labels,
@@ -68,7 +87,7 @@ local t = import 'lib/test.libsonnet';
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'device', 'port'],
     [name]: { section: 'infiniband', type: 'counter', labels: labels }
-    for name in std.set(['node_infiniband_link_downed_total', 'node_infiniband_link_error_recovery_total'] + std.objectValues(ib.errors))
+    for name in std.set(['node_infiniband_link_downed_total', 'node_infiniband_link_error_recovery_total', 'node_infiniband_port_transmit_wait_total'] + std.objectValues(ib.errors))
   } + {
     node_infiniband_state_id: { section: 'infiniband', type: 'gauge', labels: [l.cluster, 'job', 'instance', 'device', 'port'] },
     node_infiniband_port_data_received_bytes_total: { section: 'infiniband', type: 'counter', labels: [l.cluster, 'job', 'instance', 'device', 'port'] },
@@ -233,6 +252,51 @@ local t = import 'lib/test.libsonnet';
           { check: 'Symbol or link-integrity errors (the physical layer)?', yes: 'Reseat or replace the cable and transceiver; check the switch port.', no: 'Receive errors alone: malformed packets from the far end; check the switch and the sender.' },
         ],
         mitigation: ['Cordon the node before the next multi-node job lands on it.', 'Replace the cable or transceiver.'],
+        escalation: 'Infrastructure on-call; the network team.',
+        dashboards: ['L3'],
+      },
+    },
+    GPUInfiniBandCongested: base {
+      severity: 'warning',
+      identity: port,
+      expr: e.fill(|||
+        max by ($(port)) ($(share) > $(threshold))
+      |||, {
+        port: portId,
+        share: onHost(ib.transmitWaitShare(e.fill('job="$(job)"', { job: ib.job }), w.infinibandCongestion)),
+        threshold: e.num(th.infinibandTransmitWaitShare),
+      }),
+      'for': '15m',
+      summary: 'An InfiniBand/RoCE port loses much of its transmit time waiting for credits: the fabric is congested.',
+      description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) lost {{ $value | humanizePercentage }} of what it could have sent over ' + w.infinibandCongestion + ' waiting for credits (threshold ' + e.percent(th.infinibandTransmitWaitShare) + ' %): collectives through it slow down.',
+      // A port sending 1 GB/s, losing a share of its transmit opportunity.
+      local congested(share) = [
+        t.series('node_infiniband_port_data_transmitted_bytes_total', t.risingPerMinute(60e9), { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
+        t.series('node_infiniband_port_transmit_wait_total', t.risingPerMinute(60e9 * share / (1 - share) / ib.transmitWaitBytes), { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
+      ],
+      local between = (1 + th.infinibandTransmitWaitShare) / 2,
+      tests: [
+        t.case('a port loses most of its transmit time waiting', true, [], extra=congested(between), target={ [l.host]: t.scenarioHost, device: 'mlx5_2', port: '1' }, value=between),
+        t.case('a port waits a little', false, [], extra=congested(th.infinibandTransmitWaitShare / 2)),
+        t.case('an idle port', false, [], extra=[
+          t.series('node_infiniband_port_data_transmitted_bytes_total', '0x60', { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
+          t.series('node_infiniband_port_transmit_wait_total', '0x60', { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
+        ]),
+      ],
+      runbook: {
+        meaning: 'The port had data to send and no credits from the far end to send it during more than ' + e.percent(th.infinibandTransmitWaitShare) + ' % of its transmit opportunity over ' + w.infinibandCongestion + ', for ' + $.alerts.GPUInfiniBandCongested['for'] + ' (lost bytes: PortXmitWait ticks × infiniband.transmitWaitBytes, ' + e.num(ib.transmitWaitBytes) + ').',
+        impact: 'Collectives through the port slow down; every rank of a job waits for the slowest link.',
+        queries: [
+          { title: 'Share of transmit time lost waiting', expr: ib.transmitWaitShare(portMatchers, w.infinibandCongestion) },
+          { title: 'Data transmitted per second', expr: e.fill(|||
+            rate(node_infiniband_port_data_transmitted_bytes_total$(port)[$(window)])
+          |||, { port: thePort, window: w.infinibandCongestion }) },
+        ],
+        diagnosis: [
+          { check: 'Is infiniband.transmitWaitBytes right for this hardware (perfquery -c shows the tick)?', yes: '', no: 'Set it: the share is off by the ratio of the two.' },
+          { check: 'Do other ports of the same leaf switch wait too?', yes: 'Congestion in the fabric (an oversubscribed uplink, a hot spot): the network team checks routing and adaptive routing.', no: 'The far end of this link: a slow receiver or a marginal switch port; check its errors (GPUInfiniBandPortErrors).' },
+        ],
+        mitigation: ['Move latency-bound jobs off the congested leaf, or spread them across leaves.', 'Ask the network team to rebalance the routes.'],
         escalation: 'Infrastructure on-call; the network team.',
         dashboards: ['L3'],
       },

@@ -736,6 +736,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
 		},
 		{
+			// PortXmitWait counts ticks, each a transmit opportunity of transmitWaitBytes: read
+			// as bytes, a congested port's loss reads eight times smaller and nothing tickets.
+			name: "transmit wait ticks read as bytes", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "8 * rate(node_infiniband_port_transmit_wait_total",
+			new:         "rate(node_infiniband_port_transmit_wait_total",
+			wantFailure: "alertname: GPUInfiniBandCongested",
+		},
+		{
 			// The writer leaves a crashed job's file untouched: read as a live rank, its last
 			// window's straggler tickets for ever.
 			name: "a crashed job's NCCL file read as live", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
