@@ -335,15 +335,16 @@ local names = import 'lib/names.libsonnet';
         ])),
       ] + (if !$.enabled.nccl then [] else [
              // NCCL Inspector's windows of the workload's ranks (section nccl): each rank is a
-             // pod (the inspector's host name) and its GPU.
+             // pod (the inspector's host name, copied into the pod label) and its GPU. The
+             // inspector's series carry no namespace: the pods of the workload's GPUs pick them.
              local nc = $.nccl;
-             local ranks = e.fill(|||
-               job="$(job)", $(cluster), $(rank)=~"$pod"
-             |||, { job: nc.job, cluster: cluster, rank: nc.podLabel });
+             local ranks(metric) = e.fill(|||
+               label_replace($(metric){job="$(job)", $(cluster), $(rank)=~"$pod"}, "$(pod)", "$1", "$(rank)", "(.*)") and on ($(clusterLabel), $(pod)) group by ($(clusterLabel), $(pod)) (gpu_pod:dcgm_gpu_info:group{$(workload)})
+             |||, { metric: metric, job: nc.job, cluster: cluster, rank: nc.podLabel, clusterLabel: l.cluster, pod: l.pod, workload: workload });
              local byRank = '{{' + nc.podLabel + '}} {{gpu}} {{collective}} {{message_size}}';
              row('Collectives (NCCL Inspector)', [
-               panel('Execution time per rank', 'timeseries', [q('nccl_collective_exec_time_microseconds{' + ranks + '}', byRank)], unit='µs', description='The mean of each dump window, per rank, collective and message size: a rank far above its peers is a straggler.', width=12),
-               panel('Bus bandwidth per rank', 'timeseries', [q('nccl_bus_bandwidth_gbs{' + ranks + '}', byRank)], unit='none', description='GB/s, the geometric mean of each dump window: far below what the same collective and size reach elsewhere, the collective is starved.', width=12),
+               panel('Execution time per rank', 'timeseries', [q(ranks('nccl_collective_exec_time_microseconds'), byRank)], unit='µs', description='The mean of each dump window, per rank, collective and message size: a rank far above its peers is a straggler.', width=12),
+               panel('Bus bandwidth per rank', 'timeseries', [q(ranks('nccl_bus_bandwidth_gbs'), byRank)], unit='none', description='GB/s, the geometric mean of each dump window: far below what the same collective and size reach elsewhere, the collective is starved.', width=12),
              ]),
            ]),
     },

@@ -12,8 +12,11 @@
 //   renumbers it), which joins no physical GPU, so the rules join by pod;
 // - there is no rank label: a rank is its pod and its GPU;
 // - a GPU with nothing new keeps its file untouched, old values included (a checkpoint pause,
-//   a job that crashed): the rules read only series that changed within windows.ncclFresh;
-//   the plugin deletes its files when the job ends cleanly.
+//   a job that crashed): a rank's own value is read only from series that changed within
+//   windows.ncclFresh; medians and percentiles across ranks read every series (a stale
+//   rank's last window was measured; a crashed job's ranks are all stale, and none is read),
+//   which spares the rules a second scan of every rank's recent samples. The plugin deletes
+//   its files when the job ends cleanly.
 // comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
 // training nodes, and metrics.<name>.labels says what each series carries.
 local e = import 'lib/expr.libsonnet';
@@ -32,8 +35,8 @@ local t = import 'lib/test.libsonnet';
     // this factor is a straggler.
     ncclStragglerRatio: 1.5,
     // A collective whose bus bandwidth is below this share of what the same collective and
-    // message size reach across the cluster (their 90th percentile over
-    // windows.ncclBaseline), on GPUs busier than ncclBusySMActivity, is starved.
+    // message size reach across the cluster (the most their ranks' 90th percentile reached
+    // over windows.ncclBaseline), on GPUs busier than ncclBusySMActivity, is starved.
     ncclStarvedRatio: 0.5,
     ncclBusySMActivity: 0.5,
   },
@@ -52,6 +55,11 @@ local t = import 'lib/test.libsonnet';
   local w = $.windows,
   local exec = 'nccl_collective_exec_time_microseconds',
   local bandwidth = 'nccl_bus_bandwidth_gbs',
+  // What each collective, message size and node count reaches across a cluster now: the 90th
+  // percentile of its ranks' bus bandwidth. The starved-collective alert reads its maximum over
+  // windows.ncclBaseline: a day of these few series, not of every rank's.
+  local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
+  local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
   local collective = [l.cluster, 'comm_name', 'collective', 'message_size'],
   local rank = [nc.podLabel, 'gpu'],
   local sel = e.fill(|||
@@ -64,13 +72,29 @@ local t = import 'lib/test.libsonnet';
 
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
-    [exec]: { section: 'nccl', type: 'gauge', labels: labels },
-    [bandwidth]: { section: 'nccl', type: 'gauge', labels: labels },
+    // What one rank (a pod's GPU) writes, for lint's cardinality budget: its communicators
+    // (a 3D-parallel job's tensor, pipeline and data-parallel groups and the world), the
+    // collectives each runs and the message sizes each moves; NCCL picks one algorithm and
+    // protocol per collective and size. A rule or panel that keeps these labels multiplies
+    // the ranks it reads by them: aggregate them away, or pin a job.
+    local fanout = { comm_name: 4, collective: 2, message_size: 3 },
+    [exec]: { section: 'nccl', type: 'gauge', labels: labels, fanout: fanout },
+    [bandwidth]: { section: 'nccl', type: 'gauge', labels: labels, fanout: fanout },
     // node_exporter's modification time of each textfile: the inspector's are named by the
     // GPU's UUID.
     node_textfile_mtime_seconds: { section: 'nccl', type: 'gauge', labels: [l.cluster, 'job', 'instance', 'file'] },
   },
 
+
+  records+: {
+    [reached]: {
+      section: 'nccl',
+      family: 'network',
+      expr: e.fill(|||
+        quantile by ($(size)) (0.9, $(bandwidth))
+      |||, { size: std.join(', ', size), bandwidth: bandwidth + sel }),
+    },
+  },
 
   alerts+: {
     local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },
@@ -89,26 +113,31 @@ local t = import 'lib/test.libsonnet';
       message_size: '128-129MB',
       algo_proto: 'RING_LL128',
     } + extra),
-    local collectiveTarget = { comm_name: '0x7f3a9c1e5d20b4a1', collective: 'AllReduce', message_size: '128-129MB' },
+    local communicator = { comm_name: '0x7f3a9c1e5d20b4a1' },
 
+    // One ticket per rank and communicator (its slowest collective and size give the value):
+    // a straggler is slow in all of them, and a ticket per collective and size would multiply
+    // the series by the communicator's fan-out (metrics.<name>.fanout).
     GPUNcclStragglerRank: base {
-      identity: collective + rank,
+      identity: [l.cluster, 'comm_name'] + rank,
       expr: e.fill(|||
         max by ($(id)) (
-          $(exec)
-            > on ($(collective)) group_left ()
-          ($(ratio) * quantile by ($(collective)) (0.5, $(exec)))
-          and on ($(collective)) (count by ($(collective)) ($(exec)) > 2)
+          (
+            $(exec)
+              / on ($(collective)) group_left ()
+            quantile by ($(collective)) (0.5, $(ranks))
+          ) > $(ratio)
+          and on ($(collective)) (count by ($(collective)) ($(ranks)) > 2)
         )
-      |||, { id: std.join(', ', collective + rank), exec: fresh(exec), collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
+      |||, { id: std.join(', ', [l.cluster, 'comm_name'] + rank), exec: fresh(exec), ranks: exec + sel, collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
       'for': '15m',
       summary: 'One rank of a communicator runs a collective far slower than its peers: a straggler, measured by NCCL.',
-      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) takes {{ $value | humanize }} µs per {{ $labels.collective }} of {{ $labels.message_size }}, over ' + e.num(th.ncclStragglerRatio) + ' × its communicator median: every rank waits for it.',
+      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + " }}) runs its slowest collective {{ $value | humanize }} × as long as the communicator's median rank (threshold " + e.num(th.ncclStragglerRatio) + ' ×): every rank waits for it.',
       // Four ranks; the last one slow where straggler (each window's mean moves a little:
       // the writer rewrites its file every dump).
       local ranks(slow, values='+1x60') = [series(exec, (if i == 3 then slow else 1000) + values, 'trainer-' + i) for i in std.range(0, 3)],
       tests: [
-        t.case('one rank takes three times its peers', true, [], extra=ranks(3000), target=collectiveTarget { [nc.podLabel]: 'trainer-3', gpu: 'GPU0' }, value=3060),
+        t.case('one rank takes three times its peers', true, [], extra=ranks(3000), target=communicator { [nc.podLabel]: 'trainer-3', gpu: 'GPU0' }, value=3060 / 1060),
         t.case('every rank alike', false, [], extra=ranks(1000)),
         t.case('a rank a little slower', false, [], extra=ranks(1200)),
         // The job crashed half an hour ago: its files stay, unchanged.
@@ -118,12 +147,12 @@ local t = import 'lib/test.libsonnet';
         t.case('two ranks only', false, [], extra=[series(exec, '1000+1x60', 'trainer-0'), series(exec, '3000+1x60', 'trainer-1')]),
       ],
       runbook: {
-        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + ". A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + '; the alert is per rank and communicator, valued by its slowest collective and size (the first query shows them all).' + " A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
         impact: 'Collectives are synchronous: every rank of the communicator waits for the slowest, so the whole job runs at its pace.',
         queries: [
-          { title: "The communicator's ranks", expr: e.fill(|||
-            $(exec){comm_name="$comm_name", collective="$collective", message_size="$message_size"}
-          |||, { exec: exec }) },
+          { title: "The communicator's ranks, by collective and message size", expr: e.fill(|||
+            $(exec){$(cluster)="$$(cluster)", comm_name="$comm_name"}
+          |||, { exec: exec, cluster: l.cluster }) },
           { title: "The slow rank's GPU (SM activity of its pod)", expr: e.fill(|||
             DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
           |||, { cluster: l.cluster, pod: l.pod, rank: nc.podLabel }) },
@@ -138,26 +167,28 @@ local t = import 'lib/test.libsonnet';
       },
     },
 
+    // One ticket per rank, communicator and collective (its worst message size gives the
+    // value), for the same reason.
     GPUNcclCollectiveStarved: base {
-      identity: collective + rank,
-      local reached = e.fill(|||
-        quantile by ($(size)) (0.9, max_over_time($(bandwidth)$(sel)[$(window)]))
-      |||, { size: std.join(', ', [l.cluster, 'collective', 'message_size', 'n_nodes']), bandwidth: bandwidth, sel: sel, window: w.ncclBaseline }),
+      identity: [l.cluster, 'comm_name', 'collective'] + rank,
+      local baseline = e.fill(|||
+        max_over_time($(reached)[$(window)])
+      |||, { reached: reached, window: w.ncclBaseline }),
       local busy = e.fill(|||
         max by ($(cluster), $(pod)) (DCGM_FI_PROF_SM_ACTIVE) > $(busy)
       |||, { cluster: l.cluster, pod: l.pod, busy: e.num(th.ncclBusySMActivity) }),
       expr: e.fill(|||
-        max by ($(id)) (
+        min by ($(id)) (
           (
             $(measured) / on ($(size)) group_left () $(reached)
           ) < $(ratio)
           and on ($(cluster), $(rank)) label_replace($(busy), "$(rank)", "$1", "$(pod)", "(.*)")
         )
       |||, {
-        id: std.join(', ', collective + rank),
+        id: std.join(', ', [l.cluster, 'comm_name', 'collective'] + rank),
         measured: fresh(bandwidth),
-        size: std.join(', ', [l.cluster, 'collective', 'message_size', 'n_nodes']),
-        reached: reached,
+        size: std.join(', ', size),
+        reached: baseline,
         ratio: e.num(th.ncclStarvedRatio),
         cluster: l.cluster,
         rank: nc.podLabel,
@@ -166,7 +197,7 @@ local t = import 'lib/test.libsonnet';
       }),
       'for': '15m',
       summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its GPUs are busy: starved by the network.',
-      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} of {{ $labels.message_size }} reaches across the cluster (its 90th percentile over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while its GPUs are busy.',
+      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size; the most the 90th percentile of their ranks reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while its GPUs are busy.',
       // A window's value alternating between a (the last) and b, minute by minute, for
       // `minutes` (the writer's windows differ a little from dump to dump).
       local alternating(a, b, minutes=60) = std.join(' ', [if i % 2 == minutes % 2 then a else b for i in std.range(0, minutes)]),
@@ -175,22 +206,22 @@ local t = import 'lib/test.libsonnet';
       local mine(values) = series(bandwidth, values, t.scenarioPod.pod),
       local gpus(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
       tests: [
-        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21'))], target=collectiveTarget { [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
+        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21'))], target=communicator { collective: 'AllReduce', [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
         t.case('the same collective, GPUs idle (a checkpoint)', false, gpus(0.05), extra=elsewhere + [mine(alternating('20', '21'))]),
         t.case('a collective as fast as elsewhere', false, gpus(0.9), extra=elsewhere + [mine(alternating('95', '96'))]),
         // Its file stays, unchanged since the crash half an hour ago.
         t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29')]),
       ],
       runbook: {
-        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ', while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '.',
+        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ' (the alert is per rank, communicator and collective, valued by its worst size), while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '.',
         impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
         queries: [
-          { title: 'Bus bandwidth of the communicator', expr: e.fill(|||
-            $(bandwidth){comm_name="$comm_name", collective="$collective", message_size="$message_size"}
-          |||, { bandwidth: bandwidth }) },
-          { title: 'What the same collective and size reach across the cluster', expr: e.fill(|||
-            quantile(0.9, max_over_time($(bandwidth){collective="$collective", message_size="$message_size"}[$(window)]))
-          |||, { bandwidth: bandwidth, window: w.ncclBaseline }) },
+          { title: "The communicator's bus bandwidth, by rank and message size (measured)", expr: e.fill(|||
+            $(bandwidth){$(cluster)="$$(cluster)", comm_name="$comm_name", collective="$collective"}
+          |||, { bandwidth: bandwidth, cluster: l.cluster }) },
+          { title: 'What the same collective reaches across the cluster, by message size (expected)', expr: e.fill(|||
+            quantile by (message_size, n_nodes) (0.9, max_over_time($(bandwidth){$(cluster)="$$(cluster)", collective="$collective"}[$(window)]))
+          |||, { bandwidth: bandwidth, cluster: l.cluster, window: w.ncclBaseline }) },
         ],
         diagnosis: [
           { check: "Do InfiniBand alerts fire on the ranks' nodes (errors, flaps)?", yes: 'Fix the link; move the job off the node.', no: '' },

@@ -42,7 +42,7 @@ func (cardinalityBudget) Run(in *Inputs, report func(Problem)) {
 		}
 	}
 	in.Exprs(func(f *source.File, r *source.Rule, q *source.Query, e *source.Expr) {
-		if !in.Analysis.GPURelated(e.Node) {
+		if !in.Analysis.GPURelated(e.Node) && !in.Analysis.FansOut(e.Node) {
 			return
 		}
 		switch {

@@ -533,6 +533,38 @@ func TestCountersByTheirName(t *testing.T) {
 	}
 }
 
+// TestNCCLSeriesFanOut: NCCL Inspector's series fan out per rank by communicator, collective
+// and message size (metrics.<name>.fanout); the budget projects a hand-written alert or panel
+// that keeps them, though it reads no GPU field, and passes one that aggregates them away. On
+// the training catalog and on a team's Grace Blackwell catalog (labels renamed, the rank's
+// host label exported_node).
+func TestNCCLSeriesFanOut(t *testing.T) {
+	for _, c := range []struct{ config, cluster, rank string }{
+		{"../testutil/plantest/testdata/training.jsonnet", "cluster", "node"},
+		{"../testutil/plantest/testdata/adopter-gb200.jsonnet", "k8s_cluster", "exported_node"},
+	} {
+		p := plantest.Plan(t, c.config)
+		by := func(labels ...string) string {
+			return strings.Join(append([]string{c.cluster, c.rank, "gpu"}, labels...), ", ")
+		}
+		wide := map[string]string{
+			"r.yaml": rules("      - alert: SlowCollective\n        expr: max by (" + by("comm_name", "collective", "message_size") + ") (nccl_bus_bandwidth_gbs) < 10\n"),
+			"d.json": dashboard("L4", `nccl_bus_bandwidth_gbs{`+c.cluster+`="$cluster"}`),
+		}
+		got := runCheck(t, p, cardinalityBudget{}, wide)
+		if len(got) != 2 || !strings.Contains(got[0].Message+got[1].Message, "SlowCollective: projected") {
+			t.Errorf("%s: a rule and a panel keeping the communicators, collectives and sizes: %+v, want both over budget", c.config, got)
+		}
+		narrow := map[string]string{
+			"r.yaml": rules("      - alert: SlowCollective\n        expr: max by (" + by("comm_name") + ") (nccl_bus_bandwidth_gbs) < 10\n"),
+			"d.json": dashboard("L4", `max by (`+c.cluster+`, collective) (nccl_bus_bandwidth_gbs{`+c.cluster+`="$cluster"})`),
+		}
+		if got := runCheck(t, p, cardinalityBudget{}, narrow); len(got) != 0 {
+			t.Errorf("%s: the fan-out aggregated away: %+v", c.config, got)
+		}
+	}
+}
+
 // TestTheExportersOwnNamespaceIsNoScope: with honorLabels: false (the Helm chart's
 // ServiceMonitor) a GPU series' namespace is the exporter's own, the same on every GPU, and
 // pinning it scopes nothing; its exported_namespace is the workload's and does.

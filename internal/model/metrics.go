@@ -13,6 +13,10 @@ type Metric struct {
 	// Buckets are a histogram's bucket bounds (its le values but +Inf), ascending, as the
 	// exporter defines them; empty where the catalog does not know them.
 	Buckets []float64 `json:"buckets"`
+	// Fanout is how many values each label beyond the label hierarchy (cluster, host, GPU,
+	// pod) takes for one entity the series belong to (one GPU, one port): lint multiplies a
+	// projection by the fan-out of every such label a query keeps. Empty: no such label.
+	Fanout map[string]int `json:"fanout"`
 }
 
 // HistogramSeries resolves name_bucket, name_count and name_sum to the histogram or summary

@@ -85,6 +85,17 @@ func (a *Analysis) GPURelated(n *promql.Node) bool {
 	return found
 }
 
+// FansOut reports whether an expression reads a metric whose catalog entry declares a
+// fan-out (metrics.<name>.fanout): series per entity of the hierarchy, which the cardinality
+// budget projects like a GPU's.
+func (a *Analysis) FansOut(n *promql.Node) bool {
+	found := false
+	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+		found = found || (c.Kind == promql.Selector && len(a.model.Metrics[c.Name].Fanout) > 0)
+	})
+	return found
+}
+
 // gpuMetric reports whether a metric is a catalog field, DCGM-looking, or recorded from one.
 func (a *Analysis) gpuMetric(name string) bool {
 	if _, field := a.model.Fields[name]; field || DCGMLooking(name) {

@@ -102,6 +102,51 @@ func TestProject(t *testing.T) {
 	}
 }
 
+// TestProjectFanout: a label beyond the hierarchy multiplies a projection by its fan-out
+// (metrics.<name>.fanout): NCCL Inspector's series per rank, kept, aggregated away or pinned,
+// on the training catalog (its rank label renamed by the adopter's catalog is not read).
+func TestProjectFanout(t *testing.T) {
+	p := plantest.Plan(t, "../../testutil/plantest/testdata/training.jsonnet")
+	f := p.Model.Fleet
+	gpus := f.Clusters * f.NodesPerCluster * f.GPUsPerNode
+	fan := p.Model.Metrics["nccl_bus_bandwidth_gbs"].Fanout
+	if fan["comm_name"] < 2 || fan["collective"] < 2 || fan["message_size"] < 2 {
+		t.Fatalf("nccl_bus_bandwidth_gbs fan-out %v: the test needs labels that fan out", fan)
+	}
+	a := analysis.New(p, nil)
+	for _, c := range []struct {
+		expr   string
+		series int
+		factor string
+	}{
+		{"max by (cluster, node, gpu) (nccl_bus_bandwidth_gbs)", gpus, "gpu"},
+		{"max by (cluster, node, gpu, comm_name) (nccl_bus_bandwidth_gbs)", gpus * fan["comm_name"], "comm_name"},
+		{"nccl_bus_bandwidth_gbs", gpus * fan["comm_name"] * fan["collective"] * fan["message_size"], widest(fan)},
+		{`max by (cluster, node, gpu, comm_name) (nccl_bus_bandwidth_gbs{comm_name="0x7f3a"})`, gpus, "gpu"},
+		{"max by (collective) (nccl_bus_bandwidth_gbs)", fan["collective"], "collective"},
+		// The rank's host label renamed by a scrape that sets its own node label.
+		{"max by (cluster, exported_node, gpu, comm_name) (nccl_bus_bandwidth_gbs)", gpus * fan["comm_name"], "comm_name"},
+		// A field without fan-out keeps its projection.
+		{"max by (cluster, Hostname, UUID, comm_name) (DCGM_FI_DEV_GPU_TEMP)", gpus, "UUID"},
+	} {
+		got := a.Project(parse(t, c.expr), nil)
+		if got.Series != c.series || got.Factor != c.factor {
+			t.Errorf("Project(%s) = %+v, want %d series by %q", c.expr, got, c.series, c.factor)
+		}
+	}
+}
+
+// widest is the label of a fan-out with the most values (the last by name among equals).
+func widest(fan map[string]int) string {
+	best := ""
+	for label, n := range fan {
+		if best == "" || n > fan[best] || n == fan[best] && label > best {
+			best = label
+		}
+	}
+	return best
+}
+
 // TestProjectDashboardVariables: a dashboard query's variables, as the dashboard reader
 // substitutes them: $cluster pins the cluster, and the query projects to one cluster's nodes.
 func TestProjectDashboardVariables(t *testing.T) {

@@ -1,10 +1,13 @@
 package analysis
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/promql/labelflow"
 )
 
 // Projection is how many series an expression yields at the catalog's fleet size, and the
@@ -48,6 +51,9 @@ func (a *Analysis) ProjectedSeries(expr string) (int, error) {
 type scope struct {
 	cluster, host, gpu, mig, pod, ns                                 string
 	namespacePinned, podPinned, gpuPinned, hostPinned, clusterPinned bool
+	// fanout is the values per entity of each label beyond the hierarchy the output keeps
+	// (metrics.<name>.fanout of a metric the expression reads), by label.
+	fanout map[string]int
 }
 
 // scopeOf reads an expression's scope: its output labels, less those pinned by an equality
@@ -82,18 +88,11 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 			workload = workload || byVariable && !notWorkload[m.Name]
 		}
 	})
-	present := func(names ...string) string {
-		for _, name := range names {
-			if out.Has(name) && !pinned[name] {
-				return name
-			}
-		}
-		return ""
-	}
+	present := func(names ...string) string { return keptLabel(out, pinned, names) }
 	s := scope{
 		cluster: present(l.Cluster),
 		host:    present(l.Host, l.Node, "instance"),
-		gpu:     present(l.UUID, l.PCIBusID, l.GPU, l.Device),
+		gpu:     present(l.UUID, l.PCIBusID, l.GPU, l.Device, "gpu"),
 		mig:     present(l.MIGInstance),
 		pod:     present(l.Pod, "pod", l.Container, "container"),
 		ns:      present(l.Namespace, "namespace"),
@@ -105,7 +104,37 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 	}
 	s.hostPinned = s.gpuPinned || pinned[l.Host] || pinned[l.Node] || pinned["instance"]
 	s.clusterPinned = s.hostPinned || pinned[l.Cluster]
+	s.fanout = a.fanoutKept(n, func(label string) bool { return out.Has(label) && !pinned[label] && !notWorkload[label] })
 	return s
+}
+
+// keptLabel is the first of names the output labels out keep and no matcher pins, or "". A
+// label kept under the name Prometheus gives a target label it renames on conflict
+// (exported_node, honorLabels: false) sits at the same level; so do the conventional names
+// (pod, gpu: NCCL Inspector's) where the catalog names its labels otherwise.
+func keptLabel(out labelflow.Set, pinned map[string]bool, names []string) string {
+	for _, name := range names {
+		for _, kept := range []string{name, "exported_" + name} {
+			if out.Has(kept) && !pinned[kept] {
+				return kept
+			}
+		}
+	}
+	return ""
+}
+
+// fanoutKept is the fan-out (metrics.<name>.fanout) of each label of a metric n reads that
+// kept says n keeps beyond the hierarchy (a label of the hierarchy is counted there).
+func (a *Analysis) fanoutKept(n *promql.Node, kept func(label string) bool) map[string]int {
+	out := map[string]int{}
+	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+		for label, values := range a.model.Metrics[c.Name].Fanout {
+			if kept(label) {
+				out[label] = max(out[label], values)
+			}
+		}
+	})
+	return out
 }
 
 // project counts the series of a scope at the fleet's size.
@@ -121,6 +150,14 @@ func (s scope) project(f model.Fleet) Projection {
 		p.mul(s.ns, f.NamespacesPerCluster)
 	case s.cluster != "":
 		p.mul(s.cluster, f.Clusters)
+	}
+	// Labels beyond the hierarchy multiply last, the widest last, so that it names the factor.
+	labels := slices.Sorted(maps.Keys(s.fanout))
+	slices.SortStableFunc(labels, func(a, b string) int { return s.fanout[a] - s.fanout[b] })
+	for _, label := range labels {
+		if s.fanout[label] > 1 {
+			p.mul(label, s.fanout[label])
+		}
 	}
 	return p
 }
