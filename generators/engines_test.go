@@ -2,9 +2,12 @@ package generators
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
@@ -40,9 +43,9 @@ func TestAnEngineWithoutLatencyHistograms(t *testing.T) {
 }
 
 // TestAnEngineSelectorNarrowsItsReads: a profile's selector (vLLM's workers behind a frontend
-// left out, which would count each request twice) is on every read of that engine's
-// histograms and on no other engine's (trtllm-serve beside it); on the embedded catalog and on
-// a team's catalog.
+// left out, which would count each request twice) is on every read of that engine's series,
+// the section vllm's and the release gate's rules included, and on no other engine's
+// (trtllm-serve beside it); on the embedded catalog and on a team's catalog.
 func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
 	for _, base := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
 		p := plantest.Plan(t, plantest.Catalog(t, base+` + { inference+:: { engines: ['vllm', 'trtllm'], profiles+: { vllm+: { selector: 'namespace!="dynamo"' } } } }`))
@@ -55,6 +58,31 @@ func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
 			if f.Path == output.RecordingRules {
 				rules = string(f.Content)
 			}
+		}
+		// Every read of vLLM's own series, the section vllm's records and alerts and the
+		// release gate's included, is narrowed (the sleep-state filter only removes sleeping engines' series: whose server
+		// it is does not matter).
+		var exprs []string
+		for _, r := range p.Recorded {
+			exprs = append(exprs, r.Expr)
+		}
+		for _, a := range p.Model.Alerts {
+			exprs = append(exprs, a.Expr)
+		}
+		for _, expr := range exprs {
+			n, err := promql.Parse(expr)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
+				vllm := strings.HasPrefix(c.Name, "vllm:") || c.Name == "http_requests_total" // its API server's requests
+				if c.Kind != promql.Selector || !vllm || c.Name == "vllm:engine_sleep_state" {
+					return
+				}
+				if !slices.Contains(c.Matchers, promql.Matcher{Name: "namespace", Type: "!=", Value: "dynamo"}) {
+					t.Errorf("%s: %s reads %s without the vLLM profile's selector", base, expr, c.Name)
+				}
+			})
 		}
 		// The histogram's classic _count, or the native histogram by its bare name.
 		for read, wanted := range map[string]bool{

@@ -33,7 +33,7 @@
 //
 // The vLLM-only alerts, records and panels (throughput, the latency breakdown, goodput, the
 // metric-missing check, the canary) are in the section vllm, on where inference.engines lists
-// vllm (enabled.vllm).
+// vllm (enabled.vllm); they read vLLM's series through readAs and seriesOf, with its selector.
 local e = import 'lib/expr.libsonnet';
 {
   inference+:: {
@@ -256,12 +256,21 @@ local e = import 'lib/expr.libsonnet';
     // engine needs no selector nor relabeling, else { name, selector, relabel }; its current
     // name before its deprecated one.
     readOf(engine, quantity)::
+      local q = inference.profiles[engine][quantity];
+      [inference.readAs(engine, q.name)] + (if std.get(q, 'deprecated') == null then [] else [inference.readAs(engine, q.deprecated)]),
+
+    // A read of one of an engine's series by name, for the histogram builders: a plain name
+    // where the engine needs no selector nor relabeling, else { name, selector, relabel }.
+    readAs(engine, name)::
       local p = inference.profiles[engine];
-      local q = p[quantity];
-      local one(name) =
-        if p.selector == '' && p.modelLabel == inference.modelLabel then name
-        else { name: name, selector: p.selector, relabel: if p.modelLabel == inference.modelLabel then null else { from: p.modelLabel, to: inference.modelLabel } };
-      [one(q.name)] + (if std.get(q, 'deprecated') == null then [] else [one(q.deprecated)]),
+      if p.selector == '' && p.modelLabel == inference.modelLabel then name
+      else { name: name, selector: p.selector, relabel: if p.modelLabel == inference.modelLabel then null else { from: p.modelLabel, to: inference.modelLabel } },
+
+    // One of an engine's series by name, selected with its profile's selector and `matchers`
+    // (a selector's inside): for the rules that read one engine's own metrics by name.
+    seriesOf(engine, name, matchers='')::
+      local inside = std.join(', ', [x for x in [inference.profiles[engine].selector, matchers] if x != '']);
+      name + (if inside == '' then '' else '{' + inside + '}'),
 
     // The reads of a quantity across the engines served that have it.
     read(quantity):: std.flattenArrays([inference.readOf(engine, quantity) for engine in inference.having(quantity)]),

@@ -76,6 +76,9 @@ local t = import 'lib/test.libsonnet';
   local portId = std.join(', ', port),
   local job = [l.cluster, l.namespace, 'owner_kind', 'owner_name'],
   local multiNodeJobs = 'node_job:training_gpus:count',
+  // The ports down or flapping, recorded once for the page and the ticket (each would scan a
+  // day of every port's state otherwise).
+  local unstablePorts = 'port:node_infiniband_link:unstable',
   local sel = e.fill(|||
     {job="$(job)"}
   |||, { job: ib.job }),
@@ -109,11 +112,12 @@ local t = import 'lib/test.libsonnet';
         $(perNode) and on ($(job)) (count by ($(job)) ($(perNode)) > 1)
       |||, { perNode: perNode, job: std.join(', ', job) }),
     },
+    [unstablePorts]: { section: 'infiniband', family: 'network', expr: unstable },
   },
 
   // A port that went down (active in windows.infinibandActive, not now) or flapped (its
-  // link_downed counter rose in windows.infinibandFlap), labelled condition down or flapping,
-  // valued 1.
+  // link_downed counter rose in windows.infinibandFlap, and it is not down now: a link that
+  // went down counts a link_downed too), labelled condition down or flapping, valued 1.
   local unstable = e.fill(|||
     max by ($(port), condition) (
       $(down)
@@ -128,7 +132,7 @@ local t = import 'lib/test.libsonnet';
     down: onHost(e.fill('label_replace($(x), "condition", "down", "", "")', { x: downNow })),
     flapping: onHost(e.fill(|||
       label_replace(increase(node_infiniband_link_downed_total$(sel)[$(window)]) > 0 unless on ($(node), device, port) $(down), "condition", "flapping", "", "")
-    |||, { sel: sel, window: w.infinibandFlap, down: downNow, node: std.join(', ', [l.cluster, ib.nodeLabel]) })),
+    |||, { sel: sel, window: w.infinibandFlap, down: e.fill('node_infiniband_state_id$(sel) < $(active)', { sel: sel, active: std.toString(ib.activeState) }), node: std.join(', ', [l.cluster, ib.nodeLabel]) })),
   }),
   local underJob = e.fill(|||
     group by ($(node)) ($(jobs))
@@ -185,7 +189,7 @@ local t = import 'lib/test.libsonnet';
       severity: 'critical',
       expr: e.fill(|||
         $(unstable) and on ($(node)) $(underJob)
-      |||, { unstable: unstable, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
+      |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
       summary: 'An InfiniBand/RoCE port under a running multi-node training job went down or flaps.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }} while a multi-node training job runs GPUs on the node: its collectives stall or slow down on every node.',
@@ -204,7 +208,7 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       expr: e.fill(|||
         $(unstable) unless on ($(node)) $(underJob)
-      |||, { unstable: unstable, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
+      |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
       summary: 'An InfiniBand/RoCE port went down or flaps on a node without a multi-node job.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }}; no multi-node training job runs GPUs on the node now.',

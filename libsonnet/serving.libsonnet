@@ -92,10 +92,10 @@ local t = import 'lib/test.libsonnet';
   records+: {
     [tokens]: { section: 'vllm', family: 'inference', expr: perModel(e.fill(|||
       rate($(counter)[5m])
-    |||, { counter: inf.generationTokens })) },
+    |||, { counter: inf.seriesOf('vllm', inf.generationTokens) })) },
     // Engines asleep (vLLM's sleep mode) are left out: they accept requests without serving
     // them, which would read as requests in flight that decode nothing.
-    [running]: { section: 'vllm', family: 'inference', expr: perModel(inf.awake(inf.running)) },
+    [running]: { section: 'vllm', family: 'inference', expr: perModel(inf.awake(inf.seriesOf('vllm', inf.running))) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
     // the requests in flight averaged over the same 5m, not by the count at the instant: as
@@ -109,26 +109,26 @@ local t = import 'lib/test.libsonnet';
     'model:vllm_request_queue_time_seconds:mean_rate5m': {
       section: 'vllm',
       family: 'inference',
-      expr: mean(inf.queueTime),
+      expr: mean(inf.readAs('vllm', inf.queueTime)),
       tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, [0.5], 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_prefill_time_seconds:mean_rate5m': {
       section: 'vllm',
       family: 'inference',
-      expr: mean(inf.prefillTime),
+      expr: mean(inf.readAs('vllm', inf.prefillTime)),
       tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, [0.3], 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
     },
     'model:vllm_request_decode_time_seconds:mean_rate5m': {
       section: 'vllm',
       family: 'inference',
-      expr: mean(inf.decodeTime),
+      expr: mean(inf.readAs('vllm', inf.decodeTime)),
       tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, [5], 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
     },
     // The queue-time SLI: p99 seconds a request waits before it runs.
     'model:vllm_request_queue_time_seconds:p99_rate5m': {
       section: 'vllm',
       family: 'inference',
-      expr: h.quantile(0.99, inf.queueTime, model, '5m'),
+      expr: h.quantile(0.99, inf.readAs('vllm', inf.queueTime), model, '5m'),
       // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
       tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, [0.3, 0.5], 0.4), [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
     },

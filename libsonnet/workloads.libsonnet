@@ -56,8 +56,11 @@ local t = import 'lib/test.libsonnet';
     kvCacheUsageDeprecated: 'vllm:gpu_cache_usage_perc',
     local inference = self,
     // The KV-cache usage, over a range function (`avg_over_time(%s[10m])`, or '%s' for the
-    // instant value), under the current name or else the deprecated one.
-    kvCache(f='%s'):: e.fill('($(current) or $(deprecated))', { current: f % inference.kvCacheUsage, deprecated: f % inference.kvCacheUsageDeprecated }),
+    // instant value; or a function of the series' name), under the current name or else the
+    // deprecated one.
+    kvCache(f='%s')::
+      local apply(name) = if std.isFunction(f) then f(name) else f % name;
+      e.fill('($(current) or $(deprecated))', { current: apply(inference.kvCacheUsage), deprecated: apply(inference.kvCacheUsageDeprecated) }),
     waiting: 'vllm:num_requests_waiting',
     // vLLM 0.20 and later split the waiting count by reason: capacity (queued for room in the
     // running batch, preempted requests included) and deferred (parked by the scheduler: a
@@ -196,8 +199,12 @@ local t = import 'lib/test.libsonnet';
       section: 'release',
       family: 'release',
       expr: e.fill(|||
-        sum by ($(perTrack)) (rate($(requests){$(tracks), handler=~"$(handlers)", status="5xx"}[5m])) / sum by ($(perTrack)) (rate($(requests){$(tracks), handler=~"$(handlers)"}[5m]))
-      |||, { perTrack: std.join(', ', perTrack), requests: inf.requests, tracks: tracks, handlers: inf.handlers }),
+        sum by ($(perTrack)) (rate($(failed)[5m])) / sum by ($(perTrack)) (rate($(all)[5m]))
+      |||, {
+        perTrack: std.join(', ', perTrack),
+        failed: inf.seriesOf('vllm', inf.requests, e.fill('$(tracks), handler=~"$(handlers)", status="5xx"', { tracks: tracks, handlers: inf.handlers })),
+        all: inf.seriesOf('vllm', inf.requests, e.fill('$(tracks), handler=~"$(handlers)"', { tracks: tracks, handlers: inf.handlers })),
+      }),
     },
     'model:vllm_time_to_first_token_seconds:canary_p99_ratio': {
       section: 'release',
@@ -606,7 +613,8 @@ local t = import 'lib/test.libsonnet';
     // under its configured name (nor, for the KV cache, its deprecated one): a vLLM release
     // renamed it, and every rule on it went silent. Histograms are left out: they appear only
     // with the first request. Each is named by its configured name.
-    local guarded = { [inf.kvCacheUsage]: inf.kvCache(), [inf.waiting]: inf.waiting, [inf.preemptions]: inf.preemptions },
+    local vllmSeries(name) = inf.seriesOf('vllm', name),
+    local guarded = { [inf.kvCacheUsage]: inf.kvCache(vllmSeries), [inf.waiting]: vllmSeries(inf.waiting), [inf.preemptions]: vllmSeries(inf.preemptions) },
     GPUInferenceMetricMissing: mlp {
       section: 'vllm',
       family: 'inference',
@@ -614,7 +622,7 @@ local t = import 'lib/test.libsonnet';
       expr: std.join(' or ', [
         e.fill(|||
           label_replace(group by ($(server)) ($(running)) unless on ($(server)) group by ($(server)) ($(read)), "metric", "$(metric)", "", "")
-        |||, { server: infId, running: inf.running, metric: m, read: guarded[m] })
+        |||, { server: infId, running: vllmSeries(inf.running), metric: m, read: guarded[m] })
         for m in std.objectFields(guarded)
       ]),
       'for': '30m',

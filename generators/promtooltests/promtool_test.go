@@ -722,7 +722,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			// A port never cabled, down since the node booted, read as a link gone down.
-			name: "a port never cabled read as down", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			name: "a port never cabled read as down", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         `max_over_time(node_infiniband_state_id{job="node-exporter"}[1d]) >= 4`,
 			new:         `max_over_time(node_infiniband_state_id{job="node-exporter"}[1d]) >= 0`,
 			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
@@ -730,9 +730,9 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			// A link that went down also counts in link_downed: flapping is the ports not down
 			// now; read as the ports down, a down link fires twice and a flap not at all.
-			name: "flapping read on the ports down", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      unless on (cluster, instance, device, port)",
-			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                      and on (cluster, instance, device, port)",
+			name: "flapping read on the ports down", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                    unless on (cluster, instance, device, port)",
+			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                    and on (cluster, instance, device, port)",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
 		},
 		{
