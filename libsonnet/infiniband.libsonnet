@@ -119,11 +119,11 @@ local t = import 'lib/test.libsonnet';
   // link_downed counter rose in windows.infinibandFlap, and it is not down now: a link that
   // went down counts a link_downed too), labelled condition down or flapping, valued 1.
   local unstable = e.fill(|||
-    max by ($(port), condition) (
+    count by ($(port), condition) (
       $(down)
       or
       $(flapping)
-    ) > bool 0
+    )
   |||, {
     port: portId,
     local downNow = e.fill(|||
@@ -188,7 +188,7 @@ local t = import 'lib/test.libsonnet';
     GPUInfiniBandLinkUnstableUnderJob: base {
       severity: 'critical',
       expr: e.fill(|||
-        $(unstable) and on ($(node)) $(underJob)
+        $(unstable) > 0 and on ($(node)) $(underJob)
       |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
       summary: 'An InfiniBand/RoCE port under a running multi-node training job went down or flaps.',
@@ -207,7 +207,7 @@ local t = import 'lib/test.libsonnet';
     GPUInfiniBandLinkUnstable: base {
       severity: 'warning',
       expr: e.fill(|||
-        $(unstable) unless on ($(node)) $(underJob)
+        $(unstable) > 0 unless on ($(node)) $(underJob)
       |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
       summary: 'An InfiniBand/RoCE port went down or flaps on a node without a multi-node job.',

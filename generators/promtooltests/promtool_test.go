@@ -731,8 +731,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// A link that went down also counts in link_downed: flapping is the ports not down
 			// now; read as the ports down, a down link fires twice and a flap not at all.
 			name: "flapping read on the ports down", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                    unless on (cluster, instance, device, port)",
-			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                    and on (cluster, instance, device, port)",
+			old:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                  unless on (cluster, instance, device, port)",
+			new:         "increase(node_infiniband_link_downed_total{job=\"node-exporter\"}[15m]) > 0\n                  and on (cluster, instance, device, port)",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstable",
 		},
 		{
