@@ -313,6 +313,11 @@ func (v *validator) lint(m *model.Model) {
 	}
 	for name, mt := range m.Metrics {
 		v.oneOf("metrics."+name+".type", mt.Type, "counter", "gauge", "histogram", "summary")
+		for label, n := range mt.Fanout {
+			if n <= 0 {
+				v.add("metrics."+name+".fanout."+label, "is %d; give the values the label takes per entity, 1 or more", n)
+			}
+		}
 	}
 	for key, pattern := range map[string]string{"recordNames": m.Lint.Policy.RecordNames, "alertNames": m.Lint.Policy.AlertNames} {
 		if _, err := regexp.Compile(pattern); err != nil {
