@@ -43,3 +43,44 @@ func TestAnInspectorHangJoinsBusyNotWorking(t *testing.T) {
 		}
 	}
 }
+
+// TestL4ShowsTheInspectorsRanks: where the section nccl is on, L4's collectives row shows each
+// of NCCL Inspector's four series (collectives and point-to-point, time and bandwidth) of the
+// workload's ranks only: each query keeps the pods of the dashboard's namespace, whose GPUs
+// DCGM attributes (the inspector's series carry no namespace). Where it is off, nothing reads
+// them. On the training catalog, a team's (labels renamed, the rank's label exported_node)
+// and the embedded one.
+func TestL4ShowsTheInspectorsRanks(t *testing.T) {
+	inspector := []string{"nccl_collective_exec_time_microseconds", "nccl_bus_bandwidth_gbs", "nccl_p2p_exec_time_microseconds", "nccl_p2p_bus_bandwidth_gbs"}
+	for _, c := range []struct {
+		config, namespace string
+		on                bool
+	}{
+		{"../internal/testutil/plantest/testdata/training.jsonnet", `namespace="$namespace"`, true},
+		{"../internal/testutil/plantest/testdata/adopter-gb200.jsonnet", `k8s_namespace="$namespace"`, true},
+		{"", "", false},
+	} {
+		p := plantest.Plan(t, c.config)
+		shown := map[string]bool{}
+		for _, r := range p.Model.Dashboards["L4"].Rows {
+			for _, panel := range r.Panels {
+				for _, q := range panel.Queries {
+					for _, metric := range inspector {
+						if !strings.Contains(q.Expr, metric+"{") {
+							continue
+						}
+						shown[metric] = true
+						if !strings.Contains(q.Expr, c.namespace) {
+							t.Errorf("%q: panel %q reads every rank of the cluster, not the namespace's (%s): %s", c.config, panel.Title, c.namespace, q.Expr)
+						}
+					}
+				}
+			}
+		}
+		for _, metric := range inspector {
+			if shown[metric] != c.on {
+				t.Errorf("%q: L4 shows %s: %t, want %t", c.config, metric, shown[metric], c.on)
+			}
+		}
+	}
+}

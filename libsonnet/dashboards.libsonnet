@@ -342,9 +342,12 @@ local names = import 'lib/names.libsonnet';
                label_replace($(metric){job="$(job)", $(cluster), $(rank)=~"$pod"}, "$(pod)", "$1", "$(rank)", "(.*)") and on ($(clusterLabel), $(pod)) group by ($(clusterLabel), $(pod)) (gpu_pod:dcgm_gpu_info:group{$(workload)})
              |||, { metric: metric, job: nc.job, cluster: cluster, rank: nc.podLabel, clusterLabel: l.cluster, pod: l.pod, workload: workload });
              local byRank = '{{' + nc.podLabel + '}} {{gpu}} {{collective}} {{message_size}}';
+             local byPeer = '{{' + nc.podLabel + '}} {{gpu}} {{p2p_operation}} {{message_size}}';
              row('Collectives (NCCL Inspector)', [
                panel('Execution time per rank', 'timeseries', [q(ranks('nccl_collective_exec_time_microseconds'), byRank)], unit='µs', description='The mean of each dump window, per rank, collective and message size: a rank far above its peers is a straggler.', width=12),
                panel('Bus bandwidth per rank', 'timeseries', [q(ranks('nccl_bus_bandwidth_gbs'), byRank)], unit='none', description='GB/s, the geometric mean of each dump window: far below what the same collective and size reach elsewhere, the collective is starved.', width=12),
+               panel('Point-to-point time per rank', 'timeseries', [q(ranks('nccl_p2p_exec_time_microseconds'), byPeer)], unit='µs', description="Sends and receives between pipeline stages (NCCL_INSPECTOR_ENABLE_P2P=1), per rank and message size: a stage whose sends take far longer than its peers' holds the pipeline.", width=12),
+               panel('Point-to-point bus bandwidth per rank', 'timeseries', [q(ranks('nccl_p2p_bus_bandwidth_gbs'), byPeer)], unit='none', description='GB/s of sends and receives between pipeline stages, the geometric mean of each dump window.', width=12),
              ]),
            ]),
     },

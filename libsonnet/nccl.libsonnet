@@ -80,6 +80,14 @@ local t = import 'lib/test.libsonnet';
     local fanout = { comm_name: 4, collective: 2, message_size: 3 },
     [exec]: { section: 'nccl', type: 'gauge', labels: labels, fanout: fanout },
     [bandwidth]: { section: 'nccl', type: 'gauge', labels: labels, fanout: fanout },
+    // The point-to-point twins (NCCL_INSPECTOR_ENABLE_P2P=1: a pipeline stage's sends and
+    // receives), p2p_operation Send or Recv in place of the collective and its algorithm;
+    // shown on L4, not alerted on. A rank talks to its pipeline neighbours over one or two
+    // communicators.
+    local p2pLabels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'p2p_operation', 'message_size'],
+    local p2pFanout = { comm_name: 2, p2p_operation: 2, message_size: 3 },
+    nccl_p2p_exec_time_microseconds: { section: 'nccl', type: 'gauge', labels: p2pLabels, fanout: p2pFanout },
+    nccl_p2p_bus_bandwidth_gbs: { section: 'nccl', type: 'gauge', labels: p2pLabels, fanout: p2pFanout },
     // node_exporter's modification time of each textfile: the inspector's are named by the
     // GPU's UUID.
     node_textfile_mtime_seconds: { section: 'nccl', type: 'gauge', labels: [l.cluster, 'job', 'instance', 'file'] },
