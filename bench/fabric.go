@@ -21,9 +21,10 @@ const (
 
 // loadFabric adds the series the infiniband and nccl sections read to a store holding the
 // fleet: every InfiniBand metric of the catalog on every node's ports; kube-state-metrics'
-// owner of every pod (a training job); and NCCL Inspector's series of every pod's GPU, one
-// rank, with the fan-out the catalog declares (metrics.<name>.fanout). Samples as load's.
-func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, start, step int64, samples int) error {
+// owner of every pod (a training job); and the NCCL Inspector series the rules read (read, by
+// name) of every pod's GPU, one rank, with the fan-out the catalog declares
+// (metrics.<name>.fanout). Samples as load's.
+func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, read map[string]bool, start, step int64, samples int) error {
 	seenHost := map[string]bool{}
 	for _, g := range gpus {
 		if !seenHost[g.Host] {
@@ -33,7 +34,7 @@ func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, start, step
 			}
 		}
 		for _, p := range g.Pods() {
-			if err := loadRank(s, m, g, p, start, step, samples); err != nil {
+			if err := loadRank(s, m, g, p, read, start, step, samples); err != nil {
 				return err
 			}
 		}
@@ -77,7 +78,7 @@ func loadPorts(s *ruleeval.Store, m *model.Model, g synth.GPU, start, step int64
 // loadRank adds a pod's owner (its namespace's training job in the GPU's block) and NCCL
 // Inspector's series of its GPU: one per combination of the fanned-out labels, the
 // communicators the job's own, each window's mean moving a little from dump to dump.
-func loadRank(s *ruleeval.Store, m *model.Model, g synth.GPU, p *synth.Pod, start, step int64, samples int) error {
+func loadRank(s *ruleeval.Store, m *model.Model, g synth.GPU, p *synth.Pod, read map[string]bool, start, step int64, samples int) error {
 	owner := fmt.Sprintf("train-%d", g.Seq/jobBlock)
 	ksm := synth.Labels{m.Labels.Cluster: g.Cluster, "job": m.KubeStateMetrics.Job, "namespace": p.Namespace, "pod": p.Name,
 		"owner_kind": "PyTorchJob", "owner_name": owner, "owner_is_controller": "true", "uid": p.Name}
@@ -88,7 +89,7 @@ func loadRank(s *ruleeval.Store, m *model.Model, g synth.GPU, p *synth.Pod, star
 		"version": "v4.1", "slurm_job_id": "unknown", "n_nodes": "4", "nranks": "16", "algo_proto": "RING_LL128"}
 	for _, name := range model.SortedKeys(m.Metrics) {
 		fanout := m.Metrics[name].Fanout
-		if len(fanout) == 0 {
+		if len(fanout) == 0 || !read[name] {
 			continue
 		}
 		level := 100.0 // GB/s

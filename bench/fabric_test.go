@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkTrainingFabricEvaluation(b *testing.B) {
 	gpus := fleet(benchGPUs(b))
 	store, _, loadTime := fleetStore(b, sections, gpus)
 	begin := time.Now()
-	if err := loadFabric(store, sections.Model, gpus, 0, sampleStep, sampleCount); err != nil {
+	if err := loadFabric(store, sections.Model, gpus, readNames(b, sections), 0, sampleStep, sampleCount); err != nil {
 		b.Fatal(err)
 	}
 	fabricLoad := time.Since(begin)
@@ -85,6 +86,29 @@ func BenchmarkTrainingFabricEvaluation(b *testing.B) {
 	b.ReportMetric(float64(evaluators["sections"].Rules()), "sections-rules")
 	b.ReportMetric(float64(series), "series")
 	b.Logf("%d GPUs, fleet loaded in %s, fabric in %s; the sections' slowest rules: %v", len(gpus), loadTime.Round(time.Second), fabricLoad.Round(time.Second), last.Slowest)
+}
+
+// readNames are the metrics a plan's rules read, by name.
+func readNames(b *testing.B, p *plan.Plan) map[string]bool {
+	b.Helper()
+	read := map[string]bool{}
+	exprs := make([]string, 0, len(p.Recorded)+len(p.Model.Alerts))
+	for _, r := range p.Recorded {
+		exprs = append(exprs, r.Expr)
+	}
+	for _, a := range p.Model.Alerts {
+		exprs = append(exprs, a.Expr)
+	}
+	for _, e := range exprs {
+		names, err := promql.MetricNames(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range names {
+			read[n] = true
+		}
+	}
+	return read
 }
 
 // planOf loads a catalog (the embedded one when config is "") and builds its plan.
