@@ -170,14 +170,7 @@ func fleetStore(b *testing.B, p *plan.Plan, gpus []synth.GPU) (*ruleeval.Store, 
 // every field the plan's rules read.
 func usedFields(b *testing.B, p *plan.Plan) []string {
 	b.Helper()
-	var exprs []string
-	for _, r := range p.Recorded {
-		exprs = append(exprs, r.Expr)
-	}
-	for _, a := range p.Model.Alerts {
-		exprs = append(exprs, a.Expr)
-	}
-	fields, err := collectedFields(p.Model, exprs)
+	fields, err := collectedFields(p.Model, p.RuleExprs())
 	if err != nil {
 		b.Fatal(err)
 	}

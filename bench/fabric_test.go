@@ -92,14 +92,7 @@ func BenchmarkTrainingFabricEvaluation(b *testing.B) {
 func readNames(b *testing.B, p *plan.Plan) map[string]bool {
 	b.Helper()
 	read := map[string]bool{}
-	exprs := make([]string, 0, len(p.Recorded)+len(p.Model.Alerts))
-	for _, r := range p.Recorded {
-		exprs = append(exprs, r.Expr)
-	}
-	for _, a := range p.Model.Alerts {
-		exprs = append(exprs, a.Expr)
-	}
-	for _, e := range exprs {
+	for _, e := range p.RuleExprs() {
 		names, err := promql.MetricNames(e)
 		if err != nil {
 			b.Fatal(err)

@@ -60,16 +60,9 @@ func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
 			}
 		}
 		// Every read of vLLM's own series, the section vllm's records and alerts and the
-		// release gate's included, is narrowed (the sleep-state filter only removes sleeping engines' series: whose server
-		// it is does not matter).
-		var exprs []string
-		for _, r := range p.Recorded {
-			exprs = append(exprs, r.Expr)
-		}
-		for _, a := range p.Model.Alerts {
-			exprs = append(exprs, a.Expr)
-		}
-		for _, expr := range exprs {
+		// release gate's included, is narrowed (the sleep-state filter only removes sleeping
+		// engines' series: whose server it is does not matter).
+		for _, expr := range p.RuleExprs() {
 			n, err := promql.Parse(expr)
 			if err != nil {
 				t.Fatalf("%s: %v", expr, err)

@@ -299,3 +299,23 @@ func TestDeclaredRecordsThatGoDerivesFail(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleExprs: every recording rule's expression, in evaluation order, then every alert's by
+// name, on the embedded catalog.
+func TestRuleExprs(t *testing.T) {
+	p, err := Build(testcatalog.Model(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.RuleExprs()
+	if len(got) != len(p.Recorded)+len(p.Model.Alerts) {
+		t.Fatalf("%d expressions for %d records and %d alerts", len(got), len(p.Recorded), len(p.Model.Alerts))
+	}
+	if got[0] != p.Recorded[0].Expr {
+		t.Errorf("first: %q, want the first record's %q", got[0], p.Recorded[0].Expr)
+	}
+	first := model.SortedKeys(p.Model.Alerts)[0]
+	if got[len(p.Recorded)] != p.Model.Alerts[first].Expr {
+		t.Errorf("after the records: %q, want %s's %q", got[len(p.Recorded)], first, p.Model.Alerts[first].Expr)
+	}
+}

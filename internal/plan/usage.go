@@ -342,6 +342,19 @@ func rank(user string) int {
 	return 1
 }
 
+// RuleExprs lists the expression of every recording rule, in evaluation order, then of every
+// alert, by name.
+func (p *Plan) RuleExprs() []string {
+	out := make([]string, 0, len(p.Recorded)+len(p.Model.Alerts))
+	for _, r := range p.Recorded {
+		out = append(out, r.Expr)
+	}
+	for _, name := range model.SortedKeys(p.Model.Alerts) {
+		out = append(out, p.Model.Alerts[name].Expr)
+	}
+	return out
+}
+
 // DashboardExprs lists a dashboard's PromQL: panel queries, annotations, and the selectors
 // of its label_values variables.
 func DashboardExprs(d model.Dashboard) []string {
