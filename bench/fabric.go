@@ -49,30 +49,35 @@ func loadPorts(s *ruleeval.Store, m *model.Model, g synth.GPU, start, step int64
 		if m.Metrics[name].Section != "infiniband" {
 			continue
 		}
-		perSample := 0.0
-		switch name {
-		case "node_infiniband_state_id":
-		case "node_infiniband_port_data_received_bytes_total", "node_infiniband_port_data_transmitted_bytes_total":
-			perSample = 1e9 * float64(step) / 1000
-		case "node_infiniband_port_transmit_wait_total":
-			perSample = 1e6 * float64(step) / 1000
-		case "node_infiniband_symbol_error_total":
-			if g.Seq%(errorEvery*gpusPerNode) == 0 {
-				perSample = 10
-			}
-		}
+		value := portValues(name, g, step)
 		for port := range portsPerNode {
 			l := synth.Labels{m.Labels.Cluster: g.Cluster, "job": nodeExporterJob, "instance": g.Host, "device": fmt.Sprintf("mlx5_%d", port), "port": "1"}
-			value := func(i int) float64 { return perSample * float64(i) }
-			if name == "node_infiniband_state_id" {
-				value = func(int) float64 { return 4 }
-			}
 			if err := s.AddSeries(name, l, start, step, samples, value); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// portValues gives an InfiniBand series' samples: the port active (state 4), its byte counters
+// rising a gigabyte a second, its wait counter a million ticks a second, its symbol errors ten
+// a sample on one node in errorEvery, every other counter flat at 0.
+func portValues(name string, g synth.GPU, step int64) func(int) float64 {
+	perSample := 0.0
+	switch name {
+	case "node_infiniband_state_id":
+		return func(int) float64 { return 4 }
+	case "node_infiniband_port_data_received_bytes_total", "node_infiniband_port_data_transmitted_bytes_total":
+		perSample = 1e9 * float64(step) / 1000
+	case "node_infiniband_port_transmit_wait_total":
+		perSample = 1e6 * float64(step) / 1000
+	case "node_infiniband_symbol_error_total":
+		if g.Seq%(errorEvery*gpusPerNode) == 0 {
+			perSample = 10
+		}
+	}
+	return func(i int) float64 { return perSample * float64(i) }
 }
 
 // loadRank adds a pod's owner (its namespace's training job in the GPU's block) and NCCL

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -81,6 +82,26 @@ func TestL4ShowsTheInspectorsRanks(t *testing.T) {
 			if shown[metric] != c.on {
 				t.Errorf("%q: L4 shows %s: %t, want %t", c.config, metric, shown[metric], c.on)
 			}
+		}
+	}
+}
+
+// TestStarvedRunbookShowsWhatTheAlertCompares: the starved-collective runbook's expected
+// bandwidth is the baseline the alert compares with (its recorded percentile, over the same
+// window), not a figure computed another way. On the training catalog and a team's.
+func TestStarvedRunbookShowsWhatTheAlertCompares(t *testing.T) {
+	for _, config := range []string{"../internal/testutil/plantest/testdata/training.jsonnet", "../internal/testutil/plantest/testdata/adopter-gb200.jsonnet"} {
+		a := plantest.Plan(t, config).Model.Alerts["GPUNcclCollectiveStarved"]
+		baseline := regexp.MustCompile(`max_over_time\(([a-z_:0-9]+)\[([0-9a-z]+)\]\)`).FindStringSubmatch(a.Expr)
+		if baseline == nil {
+			t.Fatalf("%s: no baseline in %s", config, a.Expr)
+		}
+		shown := false
+		for _, q := range a.Runbook.Queries {
+			shown = shown || strings.Contains(q.Expr, "max_over_time("+baseline[1]+"{") && strings.HasSuffix(strings.TrimSpace(q.Expr), "["+baseline[2]+"])")
+		}
+		if !shown {
+			t.Errorf("%s: no runbook query shows the baseline %s over %s", config, baseline[1], baseline[2])
 		}
 	}
 }

@@ -269,7 +269,7 @@ local e = import 'lib/expr.libsonnet';
     // One of an engine's series by name, selected with its profile's selector and `matchers`
     // (a selector's inside): for the rules that read one engine's own metrics by name.
     seriesOf(engine, name, matchers='')::
-      local inside = std.join(', ', [x for x in [inference.profiles[engine].selector, matchers] if x != '']);
+      local inside = e.inside([inference.profiles[engine].selector, matchers]);
       name + (if inside == '' then '' else '{' + inside + '}'),
 
     // The reads of a quantity across the engines served that have it.
@@ -293,7 +293,7 @@ local e = import 'lib/expr.libsonnet';
     // says how, relabelled to inference.modelLabel where the engine names the model otherwise.
     gauges(field, f='%s', matchers='', awake=false)::
       [
-        local inside = std.join(', ', [x for x in [r.selector, p.selector, matchers] if x != '']);
+        local inside = e.inside([r.selector, p.selector, matchers]);
         local format = if std.isFunction(f) then f(r) else f;
         local read = format % (r.name + (if inside == '' then '' else '{' + inside + '}'));
         local series = if awake && std.objectHasAll(p, 'awake') then p.awake(read) else read;
@@ -309,7 +309,7 @@ local e = import 'lib/expr.libsonnet';
     // profile's and `matchers` (a selector's inside, '' for none).
     requestRate(outcomes, engines, by, w, matchers='')::
       local reads = [
-        r { selector: std.join(', ', [x for x in [r.selector, p.selector, matchers] if x != '']) }
+        r { selector: e.inside([r.selector, p.selector, matchers]) }
         for engine in engines
         for p in [inference.profiles[engine]]
         for o in outcomes

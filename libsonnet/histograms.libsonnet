@@ -23,7 +23,7 @@ local t = import 'lib/test.libsonnet';
     local summed(metric, suffix, matchers, by, w, seconds=null) =
       local one(m) =
         local read = if std.isString(m) then { name: m } else m;
-        local inside = std.join(', ', [x for x in matchers + [std.get(read, 'selector', '')] + (if seconds == null then [] else [bucket(seconds)]) if x != '']);
+        local inside = e.inside(matchers + [std.get(read, 'selector', '')] + (if seconds == null then [] else [bucket(seconds)]));
         local rate = 'rate(' + read.name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])';
         local relabel = std.get(read, 'relabel');
         if relabel == null then rate else 'label_replace(' + rate + ', "' + relabel.to + '", "$1", "' + relabel.from + '", "(.*)")';

@@ -149,7 +149,7 @@ local t = import 'lib/test.libsonnet';
     meaning: 'An InfiniBand or RoCE port of the node went down (it was active in the last ' + w.infinibandActive + ' and is not now) or flapped (its link_downed counter rose in the last ' + w.infinibandFlap + ')' + (if tier == 'page' then ', while a multi-node training job runs GPUs on the node.' else '; no multi-node training job runs GPUs on the node.'),
     impact: if tier == 'page' then "The job's collectives (all-reduce, all-gather) stall or fall back to a slower path: the whole job, on every node, runs at the pace of this link or hangs until NCCL times out." else 'The next multi-node job scheduled on the node inherits the bad link.',
     queries: [
-      { title: 'Port state (4 active)', expr: e.fill(|||
+      { title: 'Port state (' + ib.activeState + ' active)', expr: e.fill(|||
         node_infiniband_state_id$(port)
       |||, { port: thePort }) },
       { title: 'Link downs and error recoveries in the last hour', expr: e.fill(|||
@@ -274,18 +274,16 @@ local t = import 'lib/test.libsonnet';
       summary: 'An InfiniBand/RoCE port loses much of its transmit time waiting for credits: the fabric is congested.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) lost {{ $value | humanizePercentage }} of what it could have sent over ' + w.infinibandCongestion + ' waiting for credits (threshold ' + e.percent(th.infinibandTransmitWaitShare) + ' %): collectives through it slow down.',
       // A port sending 1 GB/s, losing a share of its transmit opportunity.
-      local congested(share) = [
-        t.series('node_infiniband_port_data_transmitted_bytes_total', t.risingPerMinute(60e9), { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
-        t.series('node_infiniband_port_transmit_wait_total', t.risingPerMinute(60e9 * share / (1 - share) / ib.transmitWaitBytes), { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
+      local transmitting(sent, waited) = [
+        t.series(name[0], name[1], { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' })
+        for name in [['node_infiniband_port_data_transmitted_bytes_total', sent], ['node_infiniband_port_transmit_wait_total', waited]]
       ],
+      local congested(share) = transmitting(t.risingPerMinute(60e9), t.risingPerMinute(60e9 * share / (1 - share) / ib.transmitWaitBytes)),
       local between = (1 + th.infinibandTransmitWaitShare) / 2,
       tests: [
         t.case('a port loses most of its transmit time waiting', true, [], extra=congested(between), target={ [l.host]: t.scenarioHost, device: 'mlx5_2', port: '1' }, value=between),
         t.case('a port waits a little', false, [], extra=congested(th.infinibandTransmitWaitShare / 2)),
-        t.case('an idle port', false, [], extra=[
-          t.series('node_infiniband_port_data_transmitted_bytes_total', '0x60', { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
-          t.series('node_infiniband_port_transmit_wait_total', '0x60', { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' }),
-        ]),
+        t.case('an idle port', false, [], extra=transmitting('0x60', '0x60')),
       ],
       runbook: {
         meaning: 'The port had data to send and no credits from the far end to send it during more than ' + e.percent(th.infinibandTransmitWaitShare) + ' % of its transmit opportunity over ' + w.infinibandCongestion + ', for ' + $.alerts.GPUInfiniBandCongested['for'] + ' (lost bytes: PortXmitWait ticks × infiniband.transmitWaitBytes, ' + e.num(ib.transmitWaitBytes) + ').',

@@ -51,6 +51,8 @@
 
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
+  // The inside of a selector from matchers, each a selector's inside ('' for none).
+  inside(matchers):: std.join(', ', [m for m in matchers if m != '']),
 
   // 'on (a, b)'
   on(labels):: 'on (' + std.join(', ', labels) + ')',
