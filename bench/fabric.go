@@ -23,7 +23,8 @@ const (
 // fleet: every InfiniBand metric of the catalog on every node's ports; kube-state-metrics'
 // owner of every pod (a training job); and the NCCL Inspector series the rules read (read, by
 // name) of every pod's GPU, one rank, with the fan-out the catalog declares
-// (metrics.<name>.fanout). Samples as load's.
+// (metrics.<name>.fanout), and node_exporter's mtime of every GPU's inspector file, written
+// every sample. Samples as load's.
 func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, read map[string]bool, start, step int64, samples int) error {
 	seenHost := map[string]bool{}
 	for _, g := range gpus {
@@ -32,6 +33,12 @@ func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, read map[st
 			if err := loadPorts(s, m, g, start, step, samples); err != nil {
 				return err
 			}
+		}
+		file := synth.Labels{m.Labels.Cluster: g.Cluster, "job": nodeExporterJob, "instance": g.Host,
+			"file": "/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_" + g.UUID() + ".prom"}
+		written := func(i int) float64 { return float64(start+int64(i)*step) / 1000 }
+		if err := s.AddSeries("node_textfile_mtime_seconds", file, start, step, samples, written); err != nil {
+			return err
 		}
 		for _, p := range g.Pods() {
 			if err := loadRank(s, m, g, p, read, start, step, samples); err != nil {

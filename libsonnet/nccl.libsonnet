@@ -12,14 +12,19 @@
 //   renumbers it), which joins no physical GPU, so the rules join by pod;
 // - there is no rank label: a rank is its pod and its GPU;
 // - a GPU with nothing new keeps its file untouched, old values included (a checkpoint pause,
-//   a job that crashed): a rank's own value is read only from series that changed within
-//   windows.ncclFresh; medians and percentiles across ranks read every series (a stale
-//   rank's last window was measured; a crashed job's ranks are all stale, and none is read),
-//   which spares the rules a second scan of every rank's recent samples. The plugin deletes
-//   its files when the job ends cleanly.
+//   a job that crashed), and node_exporter serves them on: a rank's own value is read only
+//   where its pod's file was written within windows.ncclFresh (node_exporter's mtime of
+//   nccl_inspector_metrics_<UUID>.prom, the GPU dcgm-exporter attributes to the pod), which
+//   reads one series a GPU rather than every series' recent samples; medians and percentiles
+//   across ranks read every series (a stale rank's last window was measured; a crashed job's
+//   ranks are all stale, and none is read). The plugin deletes its files when the job ends
+//   cleanly;
+// - nranks is the communicator's size: the straggler test reads communicators of three ranks
+//   or more (of two, the median is their mean, and the slow one cannot be told apart).
 // comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
 // training nodes, and metrics.<name>.labels says what each series carries.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   nccl:: {
@@ -42,8 +47,8 @@ local t = import 'lib/test.libsonnet';
   },
 
   windows+: {
-    // A series that did not change in this window is a file the writer left (a pause, a
-    // crashed job): it is not read.
+    // A rank whose file was not written in this window is one the writer left (a pause, a
+    // crashed job): its series are not read.
     ncclFresh: '5m',
     // The window the bandwidth a collective can reach is learned over.
     ncclBaseline: '1d',
@@ -59,16 +64,19 @@ local t = import 'lib/test.libsonnet';
   // percentile of its ranks' bus bandwidth. The starved-collective alert reads its maximum over
   // windows.ncclBaseline: a day of these few series, not of every rank's.
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
+  // The pods whose GPUs' inspector files were written within windows.ncclFresh.
+  local writing = 'pod:nccl_inspector_file:fresh',
+  local file = '.*nccl_inspector_metrics_(.+)[.]prom',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
   local collective = [l.cluster, 'comm_name', 'collective', 'message_size'],
   local rank = [nc.podLabel, 'gpu'],
   local sel = e.fill(|||
     {job="$(job)"}
   |||, { job: nc.job }),
-  // A metric's series that changed within windows.ncclFresh.
-  local fresh(metric) = e.fill(|||
-    ($(metric)$(sel) and changes($(metric)$(sel)[$(window)]) > 0)
-  |||, { metric: metric, sel: sel, window: w.ncclFresh }),
+  // The ranks of the pods in s (a vector by cluster and pod) under the inspector's label.
+  local asRanks(s) = e.fill(|||
+    label_replace($(s), "$(rank)", "$1", "$(pod)", "(.*)")
+  |||, { s: s, rank: nc.podLabel, pod: l.pod }),
 
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
@@ -95,6 +103,18 @@ local t = import 'lib/test.libsonnet';
 
 
   records+: {
+    // In the group of the record it reads (which pod holds which GPU), evaluated after it.
+    [writing]: {
+      section: 'nccl',
+      family: 'allocation',
+      expr: e.fill(|||
+        group by ($(cluster), $(namespace), $(pod)) (
+          $(gpuInfo){$(pod)!=""}
+          and on ($(cluster), $(uuid))
+          label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$1", "file", "$(file)")
+        )
+      |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, uuid: l.uuid, gpuInfo: names.gpuInfo, job: nc.job, file: file, fresh: e.num(e.seconds(w.ncclFresh)) }),
+    },
     [reached]: {
       section: 'nccl',
       family: 'network',
@@ -122,37 +142,49 @@ local t = import 'lib/test.libsonnet';
       algo_proto: 'RING_LL128',
     } + extra),
     local communicator = { comm_name: '0x7f3a9c1e5d20b4a1' },
+    // node_exporter's mtime of the inspector's file of the scenario's GPU i: written every
+    // minute, or until `minutes` and not since.
+    local written(i, minutes=60) = t.series('node_textfile_mtime_seconds', '0+60x' + minutes + (if minutes < 60 then ' ' + (60 * minutes) + 'x' + (60 - minutes) else ''), {
+      job: nc.job,
+      instance: t.scenarioHost,
+      file: '/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_' + t.scenarioUUID(i) + '.prom',
+    }),
 
     // One ticket per rank and communicator (its slowest collective and size give the value):
     // a straggler is slow in all of them, and a ticket per collective and size would multiply
     // the series by the communicator's fan-out (metrics.<name>.fanout).
     GPUNcclStragglerRank: base {
       identity: [l.cluster, 'comm_name'] + rank,
+      local communicators = e.fill(|||
+        $(exec){job="$(job)", nranks!~"1|2"}
+      |||, { exec: exec, job: nc.job }),
       expr: e.fill(|||
         max by ($(id)) (
-          (
-            $(exec)
-              / on ($(collective)) group_left ()
-            quantile by ($(collective)) (0.5, $(ranks))
-          ) > $(ratio)
-          and on ($(collective)) (count by ($(collective)) ($(ranks)) > 2)
-        )
-      |||, { id: std.join(', ', [l.cluster, 'comm_name'] + rank), exec: fresh(exec), ranks: exec + sel, collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
+          $(communicators) / on ($(collective)) group_left () quantile by ($(collective)) (0.5, $(communicators))
+        ) > $(ratio)
+        and on ($(cluster), $(rank)) $(written)
+      |||, { id: std.join(', ', [l.cluster, 'comm_name'] + rank), communicators: communicators, cluster: l.cluster, rank: nc.podLabel, written: asRanks(writing), collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
       'for': '15m',
       summary: 'One rank of a communicator runs a collective far slower than its peers: a straggler, measured by NCCL.',
       description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + " }}) runs its slowest collective {{ $value | humanize }} × as long as the communicator's median rank (threshold " + e.num(th.ncclStragglerRatio) + ' ×): every rank waits for it.',
-      // Four ranks; the last one slow where straggler (each window's mean moves a little:
-      // the writer rewrites its file every dump).
-      local ranks(slow, values='+1x60') = [series(exec, (if i == 3 then slow else 1000) + values, 'trainer-' + i) for i in std.range(0, 3)],
+      // Four ranks, the pods of the scenario's four GPUs, each writing its file every minute;
+      // the last one slow where straggler (each window's mean moves a little: the writer
+      // rewrites its file every dump); stopped: the minute their files were last written.
+      local member(i, values, stopped=60) = [series(exec, values, t.scenarioHost + '-' + i), written(i, stopped)],
+      local ranks(slow, values='+1x60', stopped=60) = std.flattenArrays([member(i, (if i == 3 then slow else 1000) + values, stopped) for i in std.range(0, 3)]),
+      local pair(slow, size) = std.flattenArrays([[series(exec, v[0] + '+1x60', t.scenarioHost + '-' + v[1], { nranks: size }), written(v[1])] for v in [['1000', 0], [slow, 1]]]),
       tests: [
-        t.case('one rank takes three times its peers', true, [], extra=ranks(3000), target=communicator { [nc.podLabel]: 'trainer-3', gpu: 'GPU0' }, value=3060 / 1060),
-        t.case('every rank alike', false, [], extra=ranks(1000)),
-        t.case('a rank a little slower', false, [], extra=ranks(1200)),
+        t.case('one rank takes three times its peers', true, [], gpus=4, extra=ranks(3000), target=communicator { [nc.podLabel]: '$host-3', gpu: 'GPU0' }, value=3060 / 1060),
+        t.case('every rank alike', false, [], gpus=4, extra=ranks(1000)),
+        t.case('a rank a little slower', false, [], gpus=4, extra=ranks(1200)),
         // The job crashed half an hour ago: its files stay, unchanged.
-        t.case('the files of a crashed job', false, [], extra=ranks(3000, '+1x30 3030x30')),
+        t.case('the files of a crashed job', false, [], gpus=4, extra=ranks(3000, '+1x30 3030x30', 30)),
         // The slow rank's process died (its last window stays in its file) and the others go on.
-        t.case('a rank that stopped writing', false, [], extra=ranks(1000)[0:3] + [series(exec, '3000+1x30 3030x30', 'trainer-3')]),
-        t.case('two ranks only', false, [], extra=[series(exec, '1000+1x60', 'trainer-0'), series(exec, '3000+1x60', 'trainer-1')]),
+        t.case('a rank that stopped writing', false, [], gpus=4, extra=std.flattenArrays([member(i, '1000+1x60') for i in std.range(0, 2)]) + member(3, '3000+1x30 3030x30', 30)),
+        // Of two ranks the median is their mean: the slow one's ratio to it is over the
+        // threshold, but either may be the one the other waits for.
+        t.case('a communicator of two ranks', false, [], gpus=2, extra=pair('4000', '2')),
+        t.case('two ranks of a larger communicator', true, [], gpus=2, extra=pair('4000', '16'), target=communicator { [nc.podLabel]: '$host-1', gpu: 'GPU0' }, value=4060 / 2560),
       ],
       runbook: {
         meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + '; the alert is per rank and communicator, valued by its slowest collective and size (the first query shows them all).' + " A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
@@ -182,26 +214,26 @@ local t = import 'lib/test.libsonnet';
       local baseline = e.fill(|||
         max_over_time($(reached)[$(window)])
       |||, { reached: reached, window: w.ncclBaseline }),
-      local busy = e.fill(|||
-        max by ($(cluster), $(pod)) (DCGM_FI_PROF_SM_ACTIVE) > $(busy)
-      |||, { cluster: l.cluster, pod: l.pod, busy: e.num(th.ncclBusySMActivity) }),
+      // The pods writing their files whose GPUs are busy.
+      local busy = asRanks(e.fill(|||
+        max by ($(cluster), $(pod)) (DCGM_FI_PROF_SM_ACTIVE) > $(busy) and on ($(cluster), $(pod)) $(writing)
+      |||, { cluster: l.cluster, pod: l.pod, busy: e.num(th.ncclBusySMActivity), writing: writing })),
       expr: e.fill(|||
         min by ($(id)) (
           (
             $(measured) / on ($(size)) group_left () $(reached)
           ) < $(ratio)
-          and on ($(cluster), $(rank)) label_replace($(busy), "$(rank)", "$1", "$(pod)", "(.*)")
+          and on ($(cluster), $(rank)) $(busy)
         )
       |||, {
         id: std.join(', ', [l.cluster, 'comm_name', 'collective'] + rank),
-        measured: fresh(bandwidth),
+        measured: bandwidth + sel,
         size: std.join(', ', size),
         reached: baseline,
         ratio: e.num(th.ncclStarvedRatio),
         cluster: l.cluster,
         rank: nc.podLabel,
         busy: busy,
-        pod: l.pod,
       }),
       'for': '15m',
       summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its GPUs are busy: starved by the network.',
@@ -214,11 +246,11 @@ local t = import 'lib/test.libsonnet';
       local mine(values) = series(bandwidth, values, t.scenarioPod.pod),
       local gpus(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
       tests: [
-        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21'))], target=communicator { collective: 'AllReduce', [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
-        t.case('the same collective, GPUs idle (a checkpoint)', false, gpus(0.05), extra=elsewhere + [mine(alternating('20', '21'))]),
-        t.case('a collective as fast as elsewhere', false, gpus(0.9), extra=elsewhere + [mine(alternating('95', '96'))]),
+        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21')), written(0)], target=communicator { collective: 'AllReduce', [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
+        t.case('the same collective, GPUs idle (a checkpoint)', false, gpus(0.05), extra=elsewhere + [mine(alternating('20', '21')), written(0)]),
+        t.case('a collective as fast as elsewhere', false, gpus(0.9), extra=elsewhere + [mine(alternating('95', '96')), written(0)]),
         // Its file stays, unchanged since the crash half an hour ago.
-        t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29')]),
+        t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29'), written(0, 30)]),
       ],
       runbook: {
         meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ' (the alert is per rank, communicator and collective, valued by its worst size), while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '.',

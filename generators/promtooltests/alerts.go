@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -167,7 +168,7 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 					for _, l := range c.Without {
 						delete(id, l)
 					}
-					expected[name] = append(expected[name], expectation{labels: id.With(atHost(c.Labels, gpus[0].Host)), value: *c.Value})
+					expected[name] = append(expected[name], expectation{labels: id.With(atScenario(c.Labels, gpus)), value: *c.Value})
 				}
 			}
 			for _, also := range c.AlsoFires {
@@ -239,7 +240,7 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		out = append(out, series{Series: synth.Series("kube_node_info", labels), Values: c.NodeInfo})
 	}
 	for _, s := range c.Extra {
-		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(atHost(s.Labels, gpus[0].Host))
+		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(atScenario(s.Labels, gpus))
 		out = append(out, series{Series: synth.Series(s.Metric, labels), Values: s.Values})
 	}
 	return append(withCounterFile(m, c, out, steps), upSeries(m, gpus[0], c.Up))
@@ -250,11 +251,19 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 // the scenario's exporter reports from.
 const ScenarioHost = "$host"
 
-// atHost replaces ScenarioHost in label values with the scenario's host.
-func atHost(labels map[string]string, host string) map[string]string {
+// ScenarioUUID, followed by a GPU's index, stands in a label value for the UUID of that GPU of
+// the scenario (lib/test.libsonnet's scenarioUUID): "$uuid1" is the second GPU's.
+const ScenarioUUID = "$uuid"
+
+// atScenario replaces ScenarioHost in label values with the scenario's host and ScenarioUUID
+// with its GPUs' UUIDs (the last GPU first, so that "$uuid1" does not take "$uuid10").
+func atScenario(labels map[string]string, gpus []synth.GPU) map[string]string {
 	out := make(map[string]string, len(labels))
 	for k, v := range labels {
-		out[k] = strings.ReplaceAll(v, ScenarioHost, host)
+		for i := len(gpus) - 1; i >= 0; i-- {
+			v = strings.ReplaceAll(v, ScenarioUUID+strconv.Itoa(i), gpus[i].UUID())
+		}
+		out[k] = strings.ReplaceAll(v, ScenarioHost, gpus[0].Host)
 	}
 	return out
 }
@@ -294,7 +303,7 @@ func selected(selection []int, i int) bool {
 // the thing at fault is not a GPU, else the selected GPU identities.
 func firingIdentities(m *model.Model, gpus []synth.GPU, c model.AlertCase, cluster string, identity []string, firing []int, target map[string]string) []synth.Labels {
 	if target != nil {
-		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(gpus[0].TargetPod(m)).With(atHost(target, gpus[0].Host)).Project(identity)}
+		return []synth.Labels{synth.Labels{m.Labels.Cluster: cluster}.With(gpus[0].TargetPod(m)).With(atScenario(target, gpus)).Project(identity)}
 	}
 	var owner synth.Labels
 	if c.Owner != "" {

@@ -746,17 +746,25 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			// The writer leaves a crashed job's file untouched: read as a live rank, its last
 			// window's straggler tickets for ever.
-			name: "a crashed job's NCCL file read as live", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         `changes(nccl_collective_exec_time_microseconds{job="node-exporter"}[5m]) > 0`,
-			new:         `changes(nccl_collective_exec_time_microseconds{job="node-exporter"}[5m]) >= 0`,
+			name: "a crashed job's NCCL file read as live", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "node_textfile_mtime_seconds{file=~\".*nccl_inspector_metrics_(.+)[.]prom\",job=\"node-exporter\"}\n                <\n                  300,",
+			new:         "node_textfile_mtime_seconds{file=~\".*nccl_inspector_metrics_(.+)[.]prom\",job=\"node-exporter\"}\n                <\n                  86400,",
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
+			// Of two ranks the median is their mean: read, the faster one's peer tickets as a
+			// straggler though either may wait for the other.
+			name: "an NCCL communicator of two ranks read", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}\n                / on (cluster, comm_name, collective, message_size) group_left ()\n                  quantile by (cluster, comm_name, collective, message_size) (\n                    0.5,\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}",
+			new:         "nccl_collective_exec_time_microseconds{job=\"node-exporter\"}\n                / on (cluster, comm_name, collective, message_size) group_left ()\n                  quantile by (cluster, comm_name, collective, message_size) (\n                    0.5,\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\"}",
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{
 			// The inspector names a rank by its pod's host name: joined on another label, the
 			// GPUs' activity matches no rank and a starved collective goes unseen.
 			name: "NCCL ranks joined to the GPUs by another label", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         `"node", "$1", "pod", "(.*)")`,
-			new:         `"node", "$1", "container", "(.*)")`,
+			old:         "pod:nccl_inspector_file:fresh,\n                \"node\",\n                \"$1\",\n                \"pod\",",
+			new:         "pod:nccl_inspector_file:fresh,\n                \"node\",\n                \"$1\",\n                \"container\",",
 			wantFailure: "alertname: GPUNcclCollectiveStarved",
 		},
 		{

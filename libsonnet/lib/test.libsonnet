@@ -95,6 +95,10 @@
   // a kube-state-metrics node that the scenario's exporter reports from.
   scenarioHost:: '$host',
 
+  // Stands for the UUID of a scenario's GPU i in the labels of its extra series (a file that
+  // node_exporter names after the GPU).
+  scenarioUUID(i):: '$uuid' + i,
+
   // The namespace and name of the pod that holds a scenario's first GPU (pod=true), as the
   // generated scenarios name them (generators/promtooltests: scenarioNamespace, the host
   // followed by the pod's index): for the series of the workload in that pod.
