@@ -26,14 +26,15 @@
 //
 // Its gauges and counters beyond the histograms, each a list of reads in the order a server's
 // series is preferred (its first it exports is read): waiting (its queue), kvCache (the KV
-// cache's used share, 0 to 1) and preemptions (each read's type: counter, or gauge for a
-// level such as TensorRT-LLM's paused requests); awake(series), where the engine can sleep,
-// leaves a sleeping engine's series out. The queue and KV-cache alerts read every served
+// cache's used share, 0 to 1), preemptions (each read's type: counter, or gauge for a level
+// such as TensorRT-LLM's paused requests), generated (the counter of output tokens) and
+// running (the requests being decoded); awake(series), where the engine can sleep, leaves a
+// sleeping engine's series out. The queue, KV-cache and throughput alerts read every served
 // engine that shows what they read.
 //
-// The vLLM-only alerts, records and panels (throughput, the latency breakdown, goodput, the
-// metric-missing check, the canary) are in the section vllm, on where inference.engines lists
-// vllm (enabled.vllm); they read vLLM's series through readAs and seriesOf, with its selector.
+// The vLLM-only alerts, records and panels (the latency breakdown, goodput, the metric-missing
+// check, the canary) are in the section vllm, on where inference.engines lists vllm
+// (enabled.vllm); they read vLLM's series through readAs and seriesOf, with its selector.
 local e = import 'lib/expr.libsonnet';
 {
   inference+:: {
@@ -69,6 +70,9 @@ local e = import 'lib/expr.libsonnet';
         // current one) and the preemptions counter; a sleeping engine keeps its last reading.
         kvCache: [read(inference.kvCacheUsage, ''), read(inference.kvCacheUsageDeprecated, '')],
         preemptions: [read(inference.preemptions, '') { type: 'counter' }],
+        // Output tokens, counted every engine step; the requests in the running batch.
+        generated: [read(inference.generationTokens, '') { type: 'counter' }],
+        running: [read(inference.running, '')],
         awake(series):: inference.awake(series),
         // The API server's HTTP counter (prometheus-fastapi-instrumentator), status codes
         // grouped as 2xx, 4xx, 5xx: the 503 of vLLM's admission limits (--max-num-queued-reqs,
@@ -115,6 +119,11 @@ local e = import 'lib/expr.libsonnet';
         waiting: [read('sglang:num_queue_reqs', '', ranks)],
         kvCache: [read('sglang:token_usage', '', ranks)],
         preemptions: [read('sglang:num_retracted_requests_total', '', ranks) { type: 'counter' }],
+        // The tokenizer's output tokens (counted as each request finishes: read over 5m, a
+        // request that streams for minutes lands at its end) and the scheduler's running
+        // batch, per rank (each rank of a tensor-parallel group reports the same batch).
+        generated: [read('sglang:generation_tokens_total', '') { type: 'counter' }],
+        running: [read('sglang:num_running_reqs', '', ranks)],
         // The HTTP middleware's response counter (exact status codes, no model label). On the
         // inference endpoints a 503 is a refusal on purpose: --max-queued-requests waiting, or
         // SGLANG_REQ_WAITING_TIMEOUT passed (a stream refused so ends in-stream, unseen here).
@@ -152,8 +161,11 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'dynamo_frontend_time_to_first_token_seconds', type: 'histogram', buckets: [0, 0.0022, 0.0047, 0.01, 0.022, 0.047, 0.1, 0.22, 0.47, 1, 2.2, 4.7, 10, 22, 48, 100, 220, 480] },
         interTokenLatency: { name: 'dynamo_frontend_inter_token_latency_seconds', type: 'histogram', buckets: [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2] },
         requestLatency: { name: 'dynamo_frontend_request_duration_seconds', type: 'histogram', buckets: [0, 2, 4, 8, 16, 32, 64, 130, 260, 510] },
-        // Requests waiting for their first token.
+        // Requests waiting for their first token; output tokens as they stream to clients; the
+        // requests in flight (waiting ones included: the frontend does not see the batch).
         waiting: [read('dynamo_frontend_queued_requests', '')],
+        generated: [read('dynamo_frontend_output_tokens_total', '') { type: 'counter' }],
+        running: [read('dynamo_frontend_inflight_requests', '')],
         // One counter, status success or error, error_type saying which error: overload is
         // load shedding (all workers busy, HTTP 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE);
         // cancelled the client's disconnect, validation and not_found the client's mistakes;
@@ -193,6 +205,9 @@ local e = import 'lib/expr.libsonnet';
         waiting: [read('trtllm_num_requests_waiting', '')],
         kvCache: [read('trtllm_kv_cache_utilization', '')],
         preemptions: [read('trtllm_num_paused_requests', '') { type: 'gauge' }],
+        // Output tokens (counted as each request finishes) and the requests being decoded.
+        generated: [read('trtllm_generation_tokens_total', '') { type: 'counter' }],
+        running: [read('trtllm_num_requests_running', '')],
         // Finished requests (by finished_reason) and HTTP errors (by http_code) are two
         // counters; it has no admission limit of its own, so every 5xx is a failure.
         requests: {
@@ -286,11 +301,12 @@ local e = import 'lib/expr.libsonnet';
     answering:: inference.having('requests'),
     shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
 
-    // The series of a field (waiting, kvCache, preemptions) of every served engine that has
-    // it, in the profile's order: each read with its selector, the profile's and `matchers`,
-    // `f` applied (a range function: 'deriv(%s[10m])', or a function of the read giving one;
-    // '%s' for the instant value), without a sleeping engine's where `awake` and the profile
-    // says how, relabelled to inference.modelLabel where the engine names the model otherwise.
+    // The series of a field (waiting, kvCache, preemptions, generated, running) of every served
+    // engine that has it, in the profile's order: each read with its selector, the profile's
+    // and `matchers`, `f` applied (a range function: 'deriv(%s[10m])', or a function of the
+    // read giving one; '%s' for the instant value), without a sleeping engine's where `awake`
+    // and the profile says how, relabelled to inference.modelLabel where the engine names the
+    // model otherwise.
     gauges(field, f='%s', matchers='', awake=false)::
       [
         local inside = e.inside([r.selector, p.selector, matchers]);
@@ -303,6 +319,10 @@ local e = import 'lib/expr.libsonnet';
         for p in [inference.profiles[engine]]
         for r in p[field]
       ],
+
+    // For gauges: a read's series counted once across the ranks its labels name (its labels
+    // beyond the server's: SGLang's tensor-parallel ranks each report the same batch).
+    onceAcrossRanks(r):: if r.labels == {} then '%s' else e.fill('max without ($(ranks)) (%s)', { ranks: std.join(', ', std.objectFields(r.labels)) }),
 
     // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
     // per second over w, summed by `by`: each engine's counters read with their selectors, the
@@ -368,7 +388,7 @@ local e = import 'lib/expr.libsonnet';
     for labels in [counters[name]]
   } + {
     [r.name]: { section: 'inference', type: std.get(r, 'type', 'gauge'), labels: server(p) + std.objectFields(r.labels) }
-    for field in ['waiting', 'kvCache', 'preemptions']
+    for field in ['waiting', 'kvCache', 'preemptions', 'generated', 'running']
     for engine in $.inference.having(field)
     if engine != 'vllm'
     for p in [$.inference.profiles[engine]]

@@ -76,9 +76,12 @@ local t = import 'lib/test.libsonnet';
   local perModel(expr) = e.fill(|||
     sum $(by) ($(query))
   |||, { by: e.by(model), query: expr }),
-  local tokens = 'model:vllm_generation_tokens:rate5m',
-  local running = 'model:vllm_num_requests_running:sum',
-  local perRequest = 'model:vllm_generation_tokens_per_running_request:ratio_rate5m',
+  local tokens = 'model:inference_generation_tokens:rate5m',
+  local running = 'model:inference_requests_running:sum',
+  local perRequest = 'model:inference_generation_tokens_per_running_request:ratio_rate5m',
+  // The engines served that count their output tokens and show their running requests: the
+  // throughput records and alert read them.
+  local decoding = inf.showing(['generated', 'running']),
   local decision = 'model:vllm_canary:decision',
   local h = $.histograms,
   // A share of a histogram's observations within `seconds` over 5m.
@@ -90,18 +93,17 @@ local t = import 'lib/test.libsonnet';
     h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
 
   records+: {
-    [tokens]: { section: 'vllm', family: 'inference', expr: perModel(e.fill(|||
-      rate($(counter)[5m])
-    |||, { counter: inf.seriesOf('vllm', inf.generationTokens) })) },
-    // Engines asleep (vLLM's sleep mode) are left out: they accept requests without serving
-    // them, which would read as requests in flight that decode nothing.
-    [running]: { section: 'vllm', family: 'inference', expr: perModel(inf.awake(inf.seriesOf('vllm', inf.running))) },
+    [if inf.having('generated') != [] then tokens]: { section: 'inference', family: 'inference', expr: perModel(std.join(' or ', inf.gauges('generated', 'rate(%s[5m])'))) },
+    // An engine's ranks (SGLang's tensor-parallel ranks: each reports the same batch) count
+    // once. Engines asleep (vLLM's sleep mode) are left out: they accept requests without
+    // serving them, which would read as requests in flight that decode nothing.
+    [if inf.having('running') != [] then running]: { section: 'inference', family: 'inference', expr: perModel(std.join(' or ', inf.gauges('running', inf.onceAcrossRanks, awake=true))) },
     // Decode speed per request in flight: it follows neither the daily traffic curve nor a
     // drop in demand (fewer requests generate fewer tokens together). Tokens over 5m divide by
     // the requests in flight averaged over the same 5m, not by the count at the instant: as
     // demand falls, requests arrive in bursts, and the instants with requests in flight (the
     // only ones a "> 0" keeps) hold more of them than the average, which read as a slowdown.
-    [perRequest]: { section: 'vllm', family: 'inference', expr: e.fill(|||
+    [if decoding != [] then perRequest]: { section: 'inference', family: 'inference', expr: e.fill(|||
       $(tokens) / (avg_over_time($(running)[5m]) > 0)
     |||, { tokens: tokens, running: running }) },
 
@@ -177,11 +179,13 @@ local t = import 'lib/test.libsonnet';
   alerts+: {
     local infId = std.join(', ', model),
 
-    GPUInferenceThroughputDrop: {
-      section: 'vllm',
+    // Every served engine that counts its output tokens and shows its running requests.
+    [if decoding != [] then 'GPUInferenceThroughputDrop']: {
+      section: 'inference',
       team: $.teams['ml-platform'],
       family: 'inference',
       severity: 'warning',
+      engines:: decoding,
       local now(rec) = e.fill(|||
         avg_over_time($(record)[$(window)])
       |||, { record: rec, window: w.throughputNow }),
@@ -204,7 +208,7 @@ local t = import 'lib/test.libsonnet';
       summary: 'A model generates tokens more slowly at the same demand.',
       description: 'Model {{ $labels.' + inf.modelLabel + ' }} in {{ $labels.namespace }} (cluster {{ $labels.' + l.cluster + ' }}) generates {{ $value | humanize }} tokens/s per running request over the last ' + w.throughputNow + ', more than ' + e.percent(th.throughputDropRatio) + ' % below the ' + w.throughputBaseline + ' before, while its running requests stayed within ' + e.percent(th.steadyDemandRatio) + ' %.',
       tests:
-        // The server also reports the metrics GPUInferenceMetricMissing looks for.
+        // The vLLM server also reports the metrics GPUInferenceMetricMissing looks for.
         local series(tokensPerMinute, runningValues) = [
           t.series(inf.generationTokens, tokensPerMinute, server),
           t.series(inf.running, runningValues, server),
@@ -214,24 +218,43 @@ local t = import 'lib/test.libsonnet';
         ];
         // Tokens per minute: 500/s for 30 minutes, then the given rate.
         local after(rate) = '0+30000x30 ' + (900000 + rate * 60) + '+' + (rate * 60) + 'x29';
-        [
-          t.case('decode slows at the same demand', true, [], extra=series(after(300), '10x60'), target={ namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' }, value=30),
-          t.case('demand halves: half the tokens', false, [], extra=series(after(250), '10x30 5x30')),
-          t.case('demand grows by half: each request 40 % slower (batching)', false, [], extra=series(after(450), '10x30 15x30')),
-          t.case('steady', false, [], extra=series('0+30000x60', '10x60')),
-          // The same demand (one request in flight on average) and speed (50 tokens/s each)
-          // throughout; in the second half requests come in pairs every other minute.
-          t.case('demand turns bursty at the same speed', false, [], extra=series('0+3000x60', '1x30 ' + std.join(' ', std.repeat(['2', '0'], 15)))),
-          // Put to sleep (vLLM's sleep mode) after 30 minutes: requests stay in flight, no token
-          // is generated, by design.
-          local engine(values, state) = t.series(inf.sleepState, values, server { engine: '0', sleep_state: state });
-          t.case('the engine is put to sleep', false, [], extra=[
-            t.series(x.metric, x.values, x.labels { engine: '0' })
-            for x in series('0+30000x30 900000x30', '10x60')
-          ] + [engine('1x30 0x30', 'awake'), engine('0x30 1x30', 'weights_offloaded')]),
+        local target = { namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' };
+        // Another engine's server, labelled as it writes its series: a read with rank labels
+        // (SGLang's running batch) on two ranks.
+        local engineSeries(engine, tokensPerMinute, runningValues) =
+          local p = inf.profiles[engine];
+          local labelled(r, values) = [
+            t.series(r.name, values, inf.scenarioServer(engine, serving=true) + rank)
+            for rank in [r.labels] + (if r.labels == {} then [] else [{ [k]: '1' for k in std.objectFields(r.labels) }])
+          ];
+          labelled(p.generated[0], tokensPerMinute) + labelled(p.running[0], runningValues);
+        (if std.member(self.engines, 'vllm') then [
+           t.case('decode slows at the same demand', true, [], extra=series(after(300), '10x60'), target=target, value=30),
+           t.case('demand halves: half the tokens', false, [], extra=series(after(250), '10x30 5x30')),
+           t.case('demand grows by half: each request 40 % slower (batching)', false, [], extra=series(after(450), '10x30 15x30')),
+           t.case('steady', false, [], extra=series('0+30000x60', '10x60')),
+           // The same demand (one request in flight on average) and speed (50 tokens/s each)
+           // throughout; in the second half requests come in pairs every other minute.
+           t.case('demand turns bursty at the same speed', false, [], extra=series('0+3000x60', '1x30 ' + std.join(' ', std.repeat(['2', '0'], 15)))),
+           // Put to sleep (vLLM's sleep mode) after 30 minutes: requests stay in flight, no token
+           // is generated, by design.
+           local engine(values, state) = t.series(inf.sleepState, values, server { engine: '0', sleep_state: state });
+           t.case('the engine is put to sleep', false, [], extra=[
+             t.series(x.metric, x.values, x.labels { engine: '0' })
+             for x in series('0+30000x30 900000x30', '10x60')
+           ] + [engine('1x30 0x30', 'awake'), engine('0x30 1x30', 'weights_offloaded')]),
+         ] else []) + [
+          c
+          for engine in self.engines
+          if engine != 'vllm'
+          for title in [inf.profiles[engine].title]
+          for c in [
+            t.case('decode slows at the same demand on ' + title, true, [], extra=engineSeries(engine, after(300), '10x60'), target=target, value=30),
+            t.case('demand halves on ' + title, false, [], extra=engineSeries(engine, after(250), '10x30 5x30')),
+          ]
         ],
       runbook: {
-        meaning: 'The model generates fewer tokens per second per request in flight than in the window before, while the number of requests in flight is about the same: each request decodes more slowly.',
+        meaning: 'The model generates fewer tokens per second per request in flight than in the window before, while the number of requests in flight is about the same: each request decodes more slowly (' + std.join('; ', [inf.profiles[x].title + ': ' + inf.profiles[x].generated[0].name + ' over ' + inf.profiles[x].running[0].name for x in decoding]) + ').',
         impact: 'Responses stream more slowly; the TPOT and latency SLOs burn next.',
         notes: [
           'The baseline is the ' + w.throughputBaseline + ' before the last ' + w.throughputNow + ': a lasting slowdown becomes the new baseline and the alert resolves within about an hour, so act on it while it fires.',

@@ -961,8 +961,16 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "bursty demand read as a slowdown", file: "rules/recording.yaml", testFile: output.AlertTests,
-			old:         "model:vllm_generation_tokens:rate5m / (avg_over_time(model:vllm_num_requests_running:sum[5m]) > 0)",
-			new:         "model:vllm_generation_tokens:rate5m / (model:vllm_num_requests_running:sum > 0)",
+			old:         "(avg_over_time(model:inference_requests_running:sum[5m]) > 0)",
+			new:         "(model:inference_requests_running:sum > 0)",
+			wantFailure: "alertname: GPUInferenceThroughputDrop,",
+		},
+		{
+			// SGLang's tensor-parallel ranks each report the same running batch: summed, a
+			// request counts once per rank and a slowdown reads as a steady speed halved.
+			name: "SGLang's running batch counted once per rank", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "max without (pp_rank, tp_rank) (sglang:num_running_reqs)",
+			new:         "sglang:num_running_reqs",
 			wantFailure: "alertname: GPUInferenceThroughputDrop,",
 		},
 		{
