@@ -82,6 +82,8 @@ local t = import 'lib/test.libsonnet';
   // The engines served that count their output tokens and show their running requests: the
   // throughput records and alert read them.
   local decoding = inf.showing(['generated', 'running']),
+  local goodput = 'model:inference_goodput_tokens:rate5m',
+  local goodputEngines = inf.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
   local decision = 'model:vllm_canary:decision',
   local h = $.histograms,
   // A share of a histogram's observations within `seconds` over 5m.
@@ -91,6 +93,16 @@ local t = import 'lib/test.libsonnet';
   // only one), 60 a minute, each `seconds`.
   local histogram(metric, bounds, seconds) =
     h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
+
+  // The records of this file that read vLLM only before they read every engine.
+  lint+: {
+    renamed+: {
+      'model:vllm_generation_tokens:rate5m': tokens,
+      'model:vllm_num_requests_running:sum': running,
+      'model:vllm_generation_tokens_per_running_request:ratio_rate5m': perRequest,
+      'model:vllm_goodput_tokens:rate5m': goodput,
+    },
+  },
 
   records+: {
     [if inf.having('generated') != [] then tokens]: { section: 'inference', family: 'inference', expr: perModel(std.join(' or ', inf.gauges('generated', 'rate(%s[5m])'))) },
@@ -135,28 +147,31 @@ local t = import 'lib/test.libsonnet';
       tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, [0.3, 0.5], 0.4), [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
     },
     // Goodput: generated tokens per second of requests that met their latency objectives, the
-    // TTFT SLO's and the TPOT SLO's thresholds, taken as independent (vLLM counts neither per
+    // TTFT SLO's and the TPOT SLO's thresholds, taken as independent (no engine counts both per
     // request): tokens/s × the share of requests with a good first token × the share of
-    // inter-token gaps within the TPOT objective.
-    'model:vllm_goodput_tokens:rate5m': {
-      section: 'vllm',
+    // inter-token gaps within the TPOT objective (trtllm-serve's: of requests whose mean gap
+    // is), for every served engine that counts its tokens and has both histograms.
+    [if goodputEngines != [] then goodput]: {
+      section: 'inference',
       family: 'inference',
       expr: e.fill(|||
         $(tokens) * on ($(model)) ($(goodFirstTokens)) * on ($(model)) ($(goodGaps))
-      |||, { tokens: tokens, model: std.join(', ', model), goodFirstTokens: within(inf.readOf('vllm', 'timeToFirstToken'), th.ttftSeconds), goodGaps: within(inf.readOf('vllm', 'interTokenLatency'), th.tpotSeconds) }),
+      |||, { tokens: tokens, model: std.join(', ', model), goodFirstTokens: within(inf.read('timeToFirstToken'), th.ttftSeconds), goodGaps: within(inf.read('interTokenLatency'), th.tpotSeconds) }),
       // 100 tokens/s; 90 % of first tokens and 80 % of inter-token gaps on time: 72 tokens/s.
-      local good(metric, seconds, share) = h.series(metric, recordServer, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]]),
-      tests: [
-        t.recordCase('90 % of first tokens and 80 % of gaps on time', [
-          t.series(inf.generationTokens, '0+6000x60', recordServer),
-        ] + good(inf.ttft, th.ttftSeconds, 0.9) + good(inf.interTokenLatency, th.tpotSeconds, 0.8), [t.sample(modelLabels, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)'),
-        // An older server (its own model: a case packed beside another's series of the
-        // current name must not read those).
-        local older = recordServer { pod: 'llm-old', [inf.modelLabel]: 'llama-2-7b' };
-        local olderGood(metric, seconds, share) = h.series(metric, older, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]]);
-        t.recordCase('an older server: inter-token gaps under the deprecated name', [
-          t.series(inf.generationTokens, '0+6000x60', older),
-        ] + olderGood(inf.ttft, th.ttftSeconds, 0.9) + olderGood(inf.interTokenLatencyDeprecated, th.tpotSeconds, 0.8), [t.sample(modelLabels { [inf.modelLabel]: 'llama-2-7b' }, 72)], 'round(model:vllm_goodput_tokens:rate5m, 0.001)'),
+      // Each engine's server as it labels its series (its own model: a case packed beside
+      // another's series must not read those).
+      local good(metric, server, seconds, share, whole='.0') = h.series(metric, server, [seconds], [[60, [60 * share, 60 * (1 - share)], 60 * seconds]], whole),
+      local case(title, server, model, tokenSeries, firstToken, gaps, whole) = t.recordCase(title, [
+        t.series(tokenSeries, '0+6000x60', server),
+      ] + good(firstToken, server, th.ttftSeconds, 0.9, whole) + good(gaps, server, th.tpotSeconds, 0.8, whole), [t.sample(modelLabels { [inf.modelLabel]: model }, 72)], e.fill('round($(goodput), 0.001)', { goodput: goodput })),
+      tests: (if std.member(goodputEngines, 'vllm') then [
+                case('90 % of first tokens and 80 % of gaps on time', recordServer, 'llama-3-8b', inf.generationTokens, inf.ttft, inf.interTokenLatency, '.0'),
+                case('an older vLLM: inter-token gaps under the deprecated name', recordServer { pod: 'llm-old', [inf.modelLabel]: 'llama-2-7b' }, 'llama-2-7b', inf.generationTokens, inf.ttft, inf.interTokenLatencyDeprecated, '.0'),
+              ] else []) + [
+        case('90 % of first tokens and 80 % of gaps on time on ' + p.title, inf.scenarioServer(engine, serving=true) { [l.cluster]: 'prod', pod: 'llm-' + engine, [p.modelLabel]: 'model-' + engine }, 'model-' + engine, p.generated[0].name, p.timeToFirstToken.name, p.interTokenLatency.name, p.wholeBound)
+        for engine in goodputEngines
+        if engine != 'vllm'
+        for p in [inf.profiles[engine]]
       ],
     },
     // The release gate's decision per model: 0 PROMOTE, 1 HOLD, 2 ROLLBACK; the worse of the

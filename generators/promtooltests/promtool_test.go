@@ -663,8 +663,9 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			// SGLang's ladder read at a bound below the threshold: requests on time count as slow.
 			name: "SGLang's good requests read below the threshold", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
-			old:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m])",
-			new:         "rate(sglang:time_to_first_token_seconds_bucket{le=~\"0.8\"}[5m])",
+			// (the SLO's good events, indented as they are: goodput reads the same bucket first)
+			old:         "\n                    rate(sglang:time_to_first_token_seconds_bucket{le=~\"1|1\\\\.0\"}[5m])",
+			new:         "\n                    rate(sglang:time_to_first_token_seconds_bucket{le=~\"0.8\"}[5m])",
 			wantFailure: "alertname: SLOInferenceTTFTFastBurn",
 		},
 		{
@@ -939,7 +940,15 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			name: "goodput reads no server on the deprecated inter-token histogram", file: "rules/recording.yaml", testFile: output.RecordsTests,
 			old:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0\\\\.1\"}[5m])\n                  or\n                    rate(vllm:time_per_output_token_seconds_bucket{le=~\"0\\\\.1\"}[5m])",
 			new:         "                    rate(vllm:inter_token_latency_seconds_bucket{le=~\"0\\\\.1\"}[5m])",
-			wantFailure: `expr: "round(model:vllm_goodput_tokens:rate5m, 0.001)"`,
+			wantFailure: `expr: "round(model:inference_goodput_tokens:rate5m, 0.001)"`,
+		},
+		{
+			// Goodput reads every engine's histograms at the objective's bound: read at another,
+			// an SGLang model's gaps match no bucket and its goodput is gone.
+			name: "goodput reads SGLang's gaps at another bound", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/engines.jsonnet",
+			old:         `rate(sglang:inter_token_latency_seconds_bucket{le=~"0\\.1"}[5m])`,
+			new:         `rate(sglang:inter_token_latency_seconds_bucket{le=~"0\\.01"}[5m])`,
+			wantFailure: `expr: "round(model:inference_goodput_tokens:rate5m, 0.001)"`,
 		},
 		{
 			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,

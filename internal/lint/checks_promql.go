@@ -258,7 +258,7 @@ type promqlUnknownMetric struct{}
 
 func (promqlUnknownMetric) Name() string { return "promql/unknown-metric" }
 func (promqlUnknownMetric) Doc() string {
-	return "in gpuobs' output, metrics that are neither catalog fields, known metrics, nor recorded by a rule; elsewhere, DCGM-looking names that are a typo of a catalog field"
+	return "in gpuobs' output, metrics that are neither catalog fields, known metrics, nor recorded by a rule; everywhere, reads of a recording rule's former name (lint.renamed) and DCGM-looking names that are a typo of a catalog field"
 }
 func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 	fields := model.SortedKeys(in.Model.Fields)
@@ -268,6 +268,10 @@ func (promqlUnknownMetric) Run(in *Inputs, report func(Problem)) {
 		}
 		// Another team's metrics are theirs to know: outside gpuobs' output only a DCGM name
 		// close to a catalog field is surely a mistake.
+		if now := in.Model.Lint.Renamed[n.Name]; now != "" {
+			report(at(f, e, n, Warning, "%s was renamed %s: read the new name (lint.renamed)", n.Name, now))
+			return
+		}
 		typo := ""
 		if analysis.DCGMLooking(n.Name) {
 			typo = plan.Closest(n.Name, fields, typoDistance)

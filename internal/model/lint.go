@@ -11,6 +11,9 @@ type Lint struct {
 	// Policy is the team's own conventions, checked in files gpuobs did not generate (gpuobs'
 	// output is held to gpuobs' conventions); an empty entry checks nothing.
 	Policy LintPolicy `json:"policy"`
+	// Renamed maps a recording rule's former name to its name now: a read of the former name
+	// that no rule of the inputs records is reported with the new one.
+	Renamed map[string]string `json:"renamed"`
 }
 
 // LintPolicy is a team's alert and rule conventions.
