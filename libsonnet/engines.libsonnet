@@ -6,7 +6,9 @@
 //
 // A profile's quantities, each { name, type, buckets (histograms, seconds), deprecated (an
 // older name of the same series, read where a server lacks the current one) }:
-//   timeToFirstToken, interTokenLatency, requestLatency (end to end): histograms in seconds.
+//   timeToFirstToken, interTokenLatency, requestLatency (end to end): histograms in seconds;
+//   and the phases of a request, for the latency breakdown: queueTime (waiting to be
+//   scheduled), prefillTime (the prompt, up to the first token), decodeTime (the output).
 // Its other fields: title, modelLabel (the label its series name the model by; the rules
 // relabel it to inference.modelLabel where they differ), labels (what it adds beyond the
 // server's), selector (matchers that keep the rules to this engine's own servers: an engine
@@ -32,8 +34,9 @@
 // sleeping engine's series out. The queue, KV-cache and throughput alerts read every served
 // engine that shows what they read.
 //
-// The vLLM-only alerts, records and panels (the latency breakdown, goodput, the metric-missing
-// check, the canary) are in the section vllm, on where inference.engines lists vllm
+// The throughput, goodput and latency-breakdown records read every served engine that shows
+// what they read. The vLLM-only alerts and records (the metric-missing check; the canary, in
+// the section release) are in the section vllm, on where inference.engines lists vllm
 // (enabled.vllm); they read vLLM's series through readAs and seriesOf, with its selector.
 local e = import 'lib/expr.libsonnet';
 {
@@ -63,6 +66,9 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: inference.ttft, type: 'histogram', buckets: inference.buckets.timeToFirstToken },
         interTokenLatency: { name: inference.interTokenLatency, type: 'histogram', buckets: inference.buckets.interTokenLatency, deprecated: inference.interTokenLatencyDeprecated },
         requestLatency: { name: inference.e2eLatency, type: 'histogram', buckets: inference.buckets.requestLatency },
+        queueTime: { name: inference.queueTime, type: 'histogram', buckets: inference.buckets.requestLatency },
+        prefillTime: { name: inference.prefillTime, type: 'histogram', buckets: inference.buckets.requestLatency },
+        decodeTime: { name: inference.decodeTime, type: 'histogram', buckets: inference.buckets.requestLatency },
         // Requests waiting for room in the running batch (vLLM 0.20 and later split the count
         // by reason; older servers' whole count also holds requests the scheduler parked).
         waiting: [read(inference.waitingByReason, 'reason="capacity"'), read(inference.waiting, '')],
@@ -112,6 +118,9 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'sglang:time_to_first_token_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400] },
         interTokenLatency: { name: 'sglang:inter_token_latency_seconds', type: 'histogram', buckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8] },
         requestLatency: { name: 'sglang:e2e_request_latency_seconds', type: 'histogram', buckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400] },
+        // The scheduler's queueing time (each rank observes each request: a mean or a
+        // quantile reads the same); no prefill or decode histogram.
+        queueTime: { name: 'sglang:queue_time_seconds', type: 'histogram', buckets: [0, 0.1, 0.2, 0.5, 1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50, 60, 70, 80, 90, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000] },
         // The scheduler's gauges and counters, per rank: its waiting queue, the KV token
         // pool's used share (evictable radix-cache tokens count as free) and the requests it
         // retracted (its preemption) for want of KV cache.
@@ -199,6 +208,10 @@ local e = import 'lib/expr.libsonnet';
         timeToFirstToken: { name: 'trtllm_time_to_first_token_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560] },
         interTokenLatency: { name: 'trtllm_time_per_output_token_seconds', type: 'histogram', buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80] },
         requestLatency: { name: 'trtllm_e2e_request_latency_seconds', type: 'histogram', buckets: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680] },
+        local phase = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680],
+        queueTime: { name: 'trtllm_request_queue_time_seconds', type: 'histogram', buckets: phase },
+        prefillTime: { name: 'trtllm_request_prefill_time_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 640, 2560] },
+        decodeTime: { name: 'trtllm_request_decode_time_seconds', type: 'histogram', buckets: phase },
         // Requests queued, not yet scheduled; the KV cache's used blocks over its blocks; the
         // requests paused for want of KV blocks, a level (0 under the default
         // GUARANTEED_NO_EVICT scheduler policy).
@@ -266,6 +279,8 @@ local e = import 'lib/expr.libsonnet';
 
     // The quantities a profile may have, in the order the engine table lists them.
     quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
+    // The phases of a request a profile may time, by the word the breakdown records use.
+    phases: { queue: 'queueTime', prefill: 'prefillTime', decode: 'decodeTime' },
 
     // The reads of an engine's quantity, for the histogram builders: a plain name where the
     // engine needs no selector nor relabeling, else { name, selector, relabel }; its current
@@ -374,7 +389,7 @@ local e = import 'lib/expr.libsonnet';
     [q.name]: { section: 'inference', type: q.type, labels: server(p), buckets: q.buckets }
     for engine in $.inference.engines
     for p in [$.inference.profiles[engine]]
-    for quantity in $.inference.quantities
+    for quantity in $.inference.quantities + std.objectValues($.inference.phases)
     if std.objectHas(p, quantity)
     for q in [p[quantity]] + (if std.get(p[quantity], 'deprecated') == null then [] else [p[quantity] { name: p[quantity].deprecated }])
   } + {

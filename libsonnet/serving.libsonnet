@@ -51,10 +51,6 @@ local t = import 'lib/test.libsonnet';
     local server = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.inference.modelLabel, $.release.label],
     local vllm = { section: 'vllm' },
     [$.inference.generationTokens]: vllm { type: 'counter', labels: server },
-    local ladder = $.inference.buckets,
-    [$.inference.queueTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
-    [$.inference.prefillTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
-    [$.inference.decodeTime]: vllm { type: 'histogram', labels: server, buckets: ladder.requestLatency },
   },
 
   slos+: {
@@ -90,9 +86,20 @@ local t = import 'lib/test.libsonnet';
   local within(metric, seconds) = h.within(metric, seconds, model, '5m'),
   local mean(metric) = h.mean(metric, model, '5m'),
   // A histogram whose observations all fall between its last two bounds (at or below the
-  // only one), 60 a minute, each `seconds`.
-  local histogram(metric, bounds, seconds) =
-    h.series(metric, recordServer, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]]),
+  // only one), 60 a minute, each `seconds`, on a server (whose bounds are spelt with whole).
+  local histogram(metric, bounds, seconds, server, whole) =
+    h.series(metric, server, bounds, [[60, std.map(function(_) 0, bounds[1:]) + [60, 0], 60 * seconds]], whole),
+  // In record cases, each engine's server as it labels its series, serving a model of its own
+  // (cases packed together must not read each other's series).
+  local modelOf(engine) = 'model-' + engine,
+  local serverOf(engine) = inf.scenarioServer(engine, serving=true) { [l.cluster]: 'prod', pod: 'llm-' + engine, [inf.profiles[engine].modelLabel]: modelOf(engine) },
+  local breakdown(phase) = 'model:inference_request_' + phase + '_time_seconds:mean_rate5m',
+  local queueP99 = 'model:inference_request_queue_time_seconds:p99_rate5m',
+  // A record's case on an engine's histogram of a quantity: every observation `seconds`, in
+  // the bucket of `bound`; the record reads `expected`.
+  local timed(record, engine, quantity, bounds, seconds, expected) =
+    local p = inf.profiles[engine];
+    t.recordCase(p.title + ': every observation ' + e.num(seconds) + ' s', histogram(p[quantity].name, bounds, seconds, serverOf(engine), p.wholeBound), [t.sample(modelLabels { [inf.modelLabel]: modelOf(engine) }, expected)], e.fill('round($(record), 0.001)', { record: record })),
 
   // The records of this file that read vLLM only before they read every engine.
   lint+: {
@@ -101,6 +108,10 @@ local t = import 'lib/test.libsonnet';
       'model:vllm_num_requests_running:sum': running,
       'model:vllm_generation_tokens_per_running_request:ratio_rate5m': perRequest,
       'model:vllm_goodput_tokens:rate5m': goodput,
+      'model:vllm_request_queue_time_seconds:p99_rate5m': queueP99,
+    } + {
+      ['model:vllm_request_' + phase + '_time_seconds:mean_rate5m']: breakdown(phase)
+      for phase in std.objectFields(inf.phases)
     },
   },
 
@@ -119,33 +130,28 @@ local t = import 'lib/test.libsonnet';
       $(tokens) / (avg_over_time($(running)[5m]) > 0)
     |||, { tokens: tokens, running: running }) },
 
-    // The latency breakdown on L4: mean queue, prefill and decode time per request.
-    'model:vllm_request_queue_time_seconds:mean_rate5m': {
-      section: 'vllm',
+  } + {
+    // The latency breakdown on L4: mean queue, prefill and decode time per request, of every
+    // served engine that times the phase (the profile's queueTime, prefillTime, decodeTime).
+    [breakdown(phase)]: {
+      section: 'inference',
       family: 'inference',
-      expr: mean(inf.readAs('vllm', inf.queueTime)),
-      tests: [t.recordCase('requests queue 0.4 s each', histogram(inf.queueTime, [0.5], 0.4), [t.sample(modelLabels, 0.4)], 'round(model:vllm_request_queue_time_seconds:mean_rate5m, 0.001)')],
-    },
-    'model:vllm_request_prefill_time_seconds:mean_rate5m': {
-      section: 'vllm',
-      family: 'inference',
-      expr: mean(inf.readAs('vllm', inf.prefillTime)),
-      tests: [t.recordCase('prefill takes 0.2 s a request', histogram(inf.prefillTime, [0.3], 0.2), [t.sample(modelLabels, 0.2)], 'round(model:vllm_request_prefill_time_seconds:mean_rate5m, 0.001)')],
-    },
-    'model:vllm_request_decode_time_seconds:mean_rate5m': {
-      section: 'vllm',
-      family: 'inference',
-      expr: mean(inf.readAs('vllm', inf.decodeTime)),
-      tests: [t.recordCase('decode takes 3 s a request', histogram(inf.decodeTime, [5], 3), [t.sample(modelLabels, 3)], 'round(model:vllm_request_decode_time_seconds:mean_rate5m, 0.001)')],
-    },
+      expr: mean(inf.read(inf.phases[phase])),
+      local example = { queue: [0.5, 0.4], prefill: [0.3, 0.2], decode: [5, 3] }[phase],
+      tests: [timed(breakdown(phase), engine, inf.phases[phase], [example[0]], example[1], example[1]) for engine in inf.having(inf.phases[phase])],
+    }
+    for phase in std.objectFields(inf.phases)
+    if inf.having(inf.phases[phase]) != []
+  } + {
     // The queue-time SLI: p99 seconds a request waits before it runs.
-    'model:vllm_request_queue_time_seconds:p99_rate5m': {
-      section: 'vllm',
+    [if inf.having('queueTime') != [] then queueP99]: {
+      section: 'inference',
       family: 'inference',
-      expr: h.quantile(0.99, inf.readAs('vllm', inf.queueTime), model, '5m'),
+      expr: h.quantile(0.99, inf.read('queueTime'), model, '5m'),
       // Every request waits between 0.3 and 0.5 s: p99 interpolates to 0.498 s.
-      tests: [t.recordCase('every request waits 0.3 to 0.5 s', histogram(inf.queueTime, [0.3, 0.5], 0.4), [t.sample(modelLabels, 0.498)], 'round(model:vllm_request_queue_time_seconds:p99_rate5m, 0.001)')],
+      tests: [timed(queueP99, engine, 'queueTime', [0.3, 0.5], 0.4, 0.498) for engine in inf.having('queueTime')],
     },
+  } + {
     // Goodput: generated tokens per second of requests that met their latency objectives, the
     // TTFT SLO's and the TPOT SLO's thresholds, taken as independent (no engine counts both per
     // request): tokens/s × the share of requests with a good first token × the share of
@@ -168,7 +174,7 @@ local t = import 'lib/test.libsonnet';
                 case('90 % of first tokens and 80 % of gaps on time', recordServer, 'llama-3-8b', inf.generationTokens, inf.ttft, inf.interTokenLatency, '.0'),
                 case('an older vLLM: inter-token gaps under the deprecated name', recordServer { pod: 'llm-old', [inf.modelLabel]: 'llama-2-7b' }, 'llama-2-7b', inf.generationTokens, inf.ttft, inf.interTokenLatencyDeprecated, '.0'),
               ] else []) + [
-        case('90 % of first tokens and 80 % of gaps on time on ' + p.title, inf.scenarioServer(engine, serving=true) { [l.cluster]: 'prod', pod: 'llm-' + engine, [p.modelLabel]: 'model-' + engine }, 'model-' + engine, p.generated[0].name, p.timeToFirstToken.name, p.interTokenLatency.name, p.wholeBound)
+        case('90 % of first tokens and 80 % of gaps on time on ' + p.title, serverOf(engine), modelOf(engine), p.generated[0].name, p.timeToFirstToken.name, p.interTokenLatency.name, p.wholeBound)
         for engine in goodputEngines
         if engine != 'vllm'
         for p in [inf.profiles[engine]]

@@ -943,6 +943,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "round(model:inference_goodput_tokens:rate5m, 0.001)"`,
 		},
 		{
+			// The breakdown reads every engine that times the phase: without SGLang's
+			// scheduler histogram, its models' queueing time is gone from L4.
+			name: "SGLang's queueing time left out of the breakdown", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/engines.jsonnet",
+			old:         "rate(vllm:request_queue_time_seconds_sum[5m]) or rate(sglang:queue_time_seconds_sum[5m])",
+			new:         "rate(vllm:request_queue_time_seconds_sum[5m])",
+			wantFailure: `expr: "round(model:inference_request_queue_time_seconds:mean_rate5m, 0.001)"`,
+		},
+		{
 			// Goodput reads every engine's histograms at the objective's bound: read at another,
 			// an SGLang model's gaps match no bucket and its goodput is gone.
 			name: "goodput reads SGLang's gaps at another bound", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/engines.jsonnet",
