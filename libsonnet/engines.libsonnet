@@ -34,10 +34,10 @@
 // sleeping engine's series out. The queue, KV-cache and throughput alerts read every served
 // engine that shows what they read.
 //
-// The throughput, goodput and latency-breakdown records read every served engine that shows
-// what they read. The vLLM-only alerts and records (the metric-missing check; the canary, in
-// the section release) are in the section vllm, on where inference.engines lists vllm
-// (enabled.vllm); they read vLLM's series through readAs and seriesOf, with its selector.
+// The throughput, goodput, latency-breakdown and release-gate rules read every served engine
+// that shows what they read. The vLLM-only check (metric-missing) is in the section vllm, on
+// where inference.engines lists vllm (enabled.vllm); it reads vLLM's series through readAs and
+// seriesOf, with its selector.
 local e = import 'lib/expr.libsonnet';
 {
   inference+:: {
@@ -314,6 +314,9 @@ local e = import 'lib/expr.libsonnet';
     // The engines served that count their requests, and those that also tell rejections at
     // admission apart.
     answering:: inference.having('requests'),
+    // The engines served that count their requests per model (every counter labels the
+    // model; SGLang's HTTP counter does not).
+    countingPerModel:: [x for x in inference.answering if std.all([std.member(labels, inference.profiles[x].modelLabel) for labels in std.objectValues(inference.profiles[x].requests.counters)])],
     shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
 
     // The series of a field (waiting, kvCache, preemptions, generated, running) of every served
@@ -341,10 +344,11 @@ local e = import 'lib/expr.libsonnet';
 
     // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
     // per second over w, summed by `by`: each engine's counters read with their selectors, the
-    // profile's and `matchers` (a selector's inside, '' for none).
+    // profile's and `matchers` (a selector's inside, '' for none), relabelled to
+    // inference.modelLabel where `by` keeps the model and the engine names it otherwise.
     requestRate(outcomes, engines, by, w, matchers='')::
       local reads = [
-        r { selector: e.inside([r.selector, p.selector, matchers]) }
+        r { selector: e.inside([r.selector, p.selector, matchers]), relabel: std.member(by, inference.modelLabel) && p.modelLabel != inference.modelLabel, from: p.modelLabel }
         for engine in engines
         for p in [inference.profiles[engine]]
         for o in outcomes
@@ -355,7 +359,8 @@ local e = import 'lib/expr.libsonnet';
       |||, {
         by: if by == [] then '' else ' by (' + std.join(', ', by) + ')',
         rates: std.join(' or ', [
-          e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w })
+          local rate = e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w });
+          if !r.relabel then rate else e.fill('label_replace($(rate), "$(to)", "$1", "$(from)", "(.*)")', { rate: rate, to: inference.modelLabel, from: r.from })
           for r in reads
         ]),
       }),
@@ -374,10 +379,10 @@ local e = import 'lib/expr.libsonnet';
       requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
       refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
       // The SLOs and alerts that read it: those naming it among their engines, and the
-      // sections vllm's and release's alerts for vLLM.
+      // section vllm's alerts for vLLM.
       feeds: if !self.served then [] else
         [n for n in std.objectFields($.slos) if std.member(std.get($.slos[n], 'engines', []), name)]
-        + [n for n in std.objectFields($.alerts) if std.member(std.get($.alerts[n], 'engines', []), name) || (name == 'vllm' && std.member(['vllm', 'release'], std.get($.alerts[n], 'section')))],
+        + [n for n in std.objectFields($.alerts) if std.member(std.get($.alerts[n], 'engines', []), name) || (name == 'vllm' && std.get($.alerts[n], 'section') == 'vllm')],
     }
     for name in std.objectFields($.inference.profiles)
   },

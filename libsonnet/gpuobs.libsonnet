@@ -57,7 +57,7 @@
   // (throughput, the latency breakdown, goodput, metric names), on with inference where
   // inference.engines lists vllm;
   // release: canary
-  // against baseline (on vLLM's records); cost: prices, chargeback and idle cost; cohorts:
+  // against baseline (on every served engine's first tokens and errors); cost: prices, chargeback and idle cost; cohorts:
   // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
   // scheduling: unschedulable GPU pods, quotas, device plugin; infiniband (off unless switched
   // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs; nccl

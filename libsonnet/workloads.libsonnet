@@ -139,8 +139,6 @@ local t = import 'lib/test.libsonnet';
   local stragglerRecord = e.fill(|||
     gpu_pod:dcgm_sm_active:avg$(window)
   |||, { window: w.straggler }),
-  local ttftTrack = 'model_track:vllm_time_to_first_token_seconds:p99_rate5m',
-  local errorsTrack = 'model_track:vllm_request_errors:ratio_rate5m',
   local ksmJob = $.kubeStateMetrics.job,
   local gpuResource = $.kubeStateMetrics.gpuResource,
 
@@ -167,58 +165,6 @@ local t = import 'lib/test.libsonnet';
         owner: std.join(', ', owner),
         owners: e.asExporterPod(l, owners),
       }),
-    },
-  } + {
-    // Canary versus baseline, per model: p99 time to first token and the request error ratio
-    // of each track, and the canary's ratio to the baseline.
-    local r = $.release,
-    local tracks = e.fill(|||
-      $(track)=~"$(canary)|$(baseline)"
-    |||, { track: r.label, canary: r.canary, baseline: r.baseline }),
-    local compare(rec, op) = e.fill(|||
-      $(rec){$(track)="$(canary)"} $(op) ignoring ($(track)) $(rec){$(track)="$(baseline)"}
-    |||, { rec: rec, op: op, track: r.label, canary: r.canary, baseline: r.baseline }),
-    local perTrack = [l.cluster, 'namespace', inf.modelLabel, r.label],
-    // Inputs: a model served by a canary and a baseline pod.
-    local vllm(trackName, extra) = { namespace: 'inference', pod: 'llm-' + trackName, [inf.modelLabel]: 'llama-3-8b', [r.label]: trackName } + extra,
-    local cluster = { [l.cluster]: 'prod' },
-    local releaseSeries = $.histograms.series(inf.ttft, cluster + vllm(r.baseline, {}), [0.5, 1], [[60, [90, 10, 0], 50]])
-                          + $.histograms.series(inf.ttft, cluster + vllm(r.canary, {}), [0.5, 1], [[60, [50, 50, 0], 60]]) + [
-      t.series(inf.requests, '0+99x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
-      t.series(inf.requests, '0+1x60', cluster + vllm(r.baseline, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
-      t.series(inf.requests, '0+96x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '2xx' })),
-      t.series(inf.requests, '0+4x60', cluster + vllm(r.canary, { handler: '/v1/completions', method: 'POST', status: '5xx' })),
-    ],
-    local modelLabels = cluster { namespace: 'inference', [inf.modelLabel]: 'llama-3-8b' },
-    [ttftTrack]: {
-      section: 'release',
-      family: 'release',
-      expr: $.histograms.quantile(0.99, inf.readOf('vllm', 'timeToFirstToken'), perTrack, '5m', tracks),
-    },
-    [errorsTrack]: {
-      section: 'release',
-      family: 'release',
-      expr: e.fill(|||
-        sum by ($(perTrack)) (rate($(failed)[5m])) / sum by ($(perTrack)) (rate($(all)[5m]))
-      |||, {
-        perTrack: std.join(', ', perTrack),
-        failed: inf.seriesOf('vllm', inf.requests, e.fill('$(tracks), handler=~"$(handlers)", status="5xx"', { tracks: tracks, handlers: inf.handlers })),
-        all: inf.seriesOf('vllm', inf.requests, e.fill('$(tracks), handler=~"$(handlers)"', { tracks: tracks, handlers: inf.handlers })),
-      }),
-    },
-    'model:vllm_time_to_first_token_seconds:canary_p99_ratio': {
-      section: 'release',
-      family: 'release',
-      expr: compare(ttftTrack, '/'),
-      // Baseline p99 lies in (0.5, 1] s, interpolated at 0.99 of the way: 0.995 s; the canary's
-      // p99 in the same bucket at 0.98: 0.99 s.
-      tests: [t.recordCase('canary slower in the tail than the baseline', releaseSeries, [t.sample(modelLabels, t.round3((0.5 + 0.5 * 49 / 50) / (0.5 + 0.5 * 9 / 10)))], 'round(model:vllm_time_to_first_token_seconds:canary_p99_ratio, 0.001)')],
-    },
-    'model:vllm_request_errors:canary_ratio_delta': {
-      section: 'release',
-      family: 'release',
-      expr: compare(errorsTrack, '-'),
-      tests: [t.recordCase('canary fails 4 % of requests, baseline 1 %', releaseSeries, [t.sample(modelLabels, 0.03)], 'model:vllm_request_errors:canary_ratio_delta')],
     },
   },
 

@@ -943,6 +943,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "round(model:inference_goodput_tokens:rate5m, 0.001)"`,
 		},
 		{
+			// Dynamo's frontend names the model model: not relabelled, its tracks' errors join
+			// no model of the release gate, and a failing canary behind it promotes.
+			name: "Dynamo's errors per track not relabelled", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                      ),\n                      \"model_name\",",
+			new:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                      ),\n                      \"served_by\",",
+			wantFailure: "alertname: GPUInferenceCanaryRollback",
+		},
+		{
 			// The breakdown reads every engine that times the phase: without SGLang's
 			// scheduler histogram, its models' queueing time is gone from L4.
 			name: "SGLang's queueing time left out of the breakdown", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/engines.jsonnet",
@@ -960,8 +968,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,
-			old:         "                  )\n                >=\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
-			new:         "                  )\n                <\n                  (\n                      (model:vllm_request_errors:canary_ratio_delta > bool 0.005)",
+			old:         "                  )\n                >=\n                  (\n                      (model:inference_request_errors:canary_ratio_delta > bool 0.005)",
+			new:         "                  )\n                <\n                  (\n                      (model:inference_request_errors:canary_ratio_delta > bool 0.005)",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
 		},
 		{
