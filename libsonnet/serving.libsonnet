@@ -117,7 +117,7 @@ local t = import 'lib/test.libsonnet';
   local breakdown(phase) = 'model:inference_request_' + phase + '_time_seconds:mean_rate5m',
   local queueP99 = 'model:inference_request_queue_time_seconds:p99_rate5m',
   // A record's case on an engine's histogram of a quantity: every observation `seconds`, in
-  // the bucket of `bound`; the record reads `expected`.
+  // the bucket below the last of `bounds`; the record reads `expected`.
   local timed(record, engine, quantity, bounds, seconds, expected) =
     local p = inf.profiles[engine];
     t.recordCase(p.title + ': every observation ' + e.num(seconds) + ' s', histogram(p[quantity].name, bounds, seconds, serverOf(engine), p.wholeBound), [t.sample(modelLabels { [inf.modelLabel]: modelOf(engine) }, expected)], e.fill('round($(record), 0.001)', { record: record })),
