@@ -559,6 +559,46 @@ func TestGenerateSaysWhatChanged(t *testing.T) {
 	}
 }
 
+// TestGenerateSaysWhichRecordsWereRenamed: regenerating an output written before gpuobs
+// renamed records (lint.renamed) names each former record and the name it has now, once; a
+// run that finds the new names already there, or a catalog that lists no rename, says nothing
+// of them.
+func TestGenerateSaysWhichRecordsWereRenamed(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, "generate", "-o", dir); code != ExitOK {
+		t.Fatalf("generate: exit %d %s", code, stderr)
+	}
+	// The output as gpuobs wrote it before the goodput record read every engine.
+	const former, now = "model:vllm_goodput_tokens:rate5m", "model:inference_goodput_tokens:rate5m"
+	older := func() {
+		t.Helper()
+		path := filepath.Join(dir, filepath.FromSlash(output.RecordingRules))
+		data, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(data, []byte("record: "+now+"\n")) {
+			t.Fatalf("%s lacks the record %s: %v", path, now, err)
+		}
+		if err := os.WriteFile(path, bytes.ReplaceAll(data, []byte("record: "+now+"\n"), []byte("record: "+former+"\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	older()
+	_, stdout, stderr := run(t, "generate", "-o", dir)
+	if !strings.Contains(stdout, "\nrecording rules renamed (lint.renamed), former → now: move what reads a former name outside this output") || strings.Count(stdout, "\n  "+former+" → "+now+"\n") != 1 || strings.Count(stdout, "\n  ") != 1 {
+		t.Errorf("generate over the older output says, of renamed records:\n%s%s", stdout, stderr)
+	}
+	if _, stdout, _ := run(t, "generate", "-o", dir); strings.Contains(stdout, "renamed") {
+		t.Errorf("a run over the renamed output repeats it:\n%s", stdout)
+	}
+	older()
+	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') + { lint+: { renamed: {} } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ := run(t, "generate", "-c", config, "-o", dir); strings.Contains(stdout, "renamed") {
+		t.Errorf("a catalog without renames names one:\n%s", stdout)
+	}
+}
+
 // TestProjectionSaysItsAssumption: on the embedded catalog, a budget finding says next to its
 // number that the fleet is the default catalog's worst case, with its figures.
 func TestProjectionSaysItsAssumption(t *testing.T) {

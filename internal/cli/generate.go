@@ -126,6 +126,7 @@ func (o *generateOptions) run() error {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
 	silenced := newInhibitRules(o.output, p, files)
+	renamed := renamedRecords(o.output, m, files, before.Stale)
 	if err := emit.Write(o.output, files, managed); err != nil {
 		var partial *emit.PartialError
 		var interrupted *emit.InterruptedError
@@ -139,7 +140,7 @@ func (o *generateOptions) run() error {
 		return nil
 	}
 	fmt.Fprintf(o.Stdout, "wrote %d files to %s: %d changed, %d new, %d removed\n", len(files), o.output, len(before.Stale), len(before.Missing), len(before.Extra))
-	for _, line := range silenced {
+	for _, line := range append(silenced, renamed...) {
 		fmt.Fprintln(o.Stdout, line)
 	}
 	return nil

@@ -76,6 +76,25 @@ func ValidateRuleFile(content []byte) []error {
 	return errs
 }
 
+// RecordNames lists the recording rules of a rule file, in file order; a file Prometheus
+// would not load lists none.
+func RecordNames(content []byte) []string {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	groups, errs := rulefmt.Parse(content, false, model.LegacyValidation, newParser(), logger)
+	if len(errs) > 0 {
+		return nil
+	}
+	var names []string
+	for _, g := range groups.Groups {
+		for _, r := range g.Rules {
+			if r.Record != "" {
+				names = append(names, r.Record)
+			}
+		}
+	}
+	return names
+}
+
 // alertTemplateDefs are the variables Prometheus defines for every alert template.
 const alertTemplateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
 

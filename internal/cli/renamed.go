@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/promql"
+	"github.com/gpuobs/gpuobs/internal/source"
+)
+
+// renamedRecords says which recording rules of the output gpuobs generated in dir before the
+// generated files now write under the name the catalog's lint.renamed gives them: what reads
+// the former name outside this output (a dashboard or rule of the team's own, a rollout's
+// analysis template) reads nothing from now on. Only the rule files that change (stale, by
+// their paths) are read.
+func renamedRecords(dir string, m *model.Model, files []emit.File, stale []string) []string {
+	if len(m.Lint.Renamed) == 0 {
+		return nil
+	}
+	before, after := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		if !plainRuleFile(f.Path) || !slices.Contains(stale, f.Path) {
+			continue
+		}
+		for _, name := range promql.RecordNames(f.Content) {
+			after[name] = true
+		}
+		if old, err := source.ReadInTree(dir, filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+			for _, name := range promql.RecordNames(old) {
+				before[name] = true
+			}
+		}
+	}
+	var out []string
+	for _, former := range model.SortedKeys(m.Lint.Renamed) {
+		now := m.Lint.Renamed[former]
+		if before[former] && !after[former] && after[now] {
+			out = append(out, fmt.Sprintf("  %s → %s", former, now))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	header := "recording rules renamed (lint.renamed), former → now: move what reads a former name outside this output (dashboards and rules of your own, a rollout's analysis template); gpuobs lint reports them in the files it checks"
+	return append([]string{header}, out...)
+}
+
+// plainRuleFile reports whether an output path is a plain rule file (rules/, or a sharded
+// layer's directory under it), not one of the formats that repeat them.
+func plainRuleFile(path string) bool {
+	rel, ok := strings.CutPrefix(path, output.RulesDir+"/")
+	if !ok || !strings.HasSuffix(rel, ".yaml") {
+		return false
+	}
+	dir, _, nested := strings.Cut(rel, "/")
+	return !nested || !slices.Contains(output.RepeatedRuleFormats, dir)
+}
