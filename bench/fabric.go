@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
@@ -35,7 +36,7 @@ func loadFabric(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, read map[st
 			}
 		}
 		file := synth.Labels{m.Labels.Cluster: g.Cluster, "job": nodeExporterJob, "instance": g.Host,
-			"file": "/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_" + g.UUID() + ".prom"}
+			"file": "/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_" + strings.TrimPrefix(g.UUID(), "GPU-") + ".prom"}
 		written := func(i int) float64 { return float64(start+int64(i)*step) / 1000 }
 		if err := s.AddSeries("node_textfile_mtime_seconds", file, start, step, samples, written); err != nil {
 			return err

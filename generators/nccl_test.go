@@ -31,7 +31,7 @@ func TestAnInspectorHangJoinsBusyNotWorking(t *testing.T) {
 		for _, q := range a.Runbook.Queries {
 			if strings.Contains(q.Expr, "node_textfile_mtime_seconds") {
 				joined = true
-				if !strings.Contains(q.Expr, "nccl_inspector_metrics_"+c.uuid) {
+				if !strings.Contains(q.Expr, `="`+c.uuid+`"}`) {
 					t.Errorf("%q: the file's age is not read by the GPU's UUID (%s): %s", c.config, c.uuid, q.Expr)
 				}
 			}

@@ -33,6 +33,11 @@ local t = import 'lib/test.libsonnet';
     // The label the inspector names the writing host by (the pod's name on Kubernetes); a
     // scrape config that also sets a target label node makes it exported_node.
     podLabel: 'node',
+    // The inspector's file names (node_exporter's file label), the GPU's UUID in the first
+    // group: as CUDA gives it (cuDeviceGetUuid: lowercase hex, 8-4-4-4-12), after a job id in
+    // builds that stream per job; uuidPrefix makes it dcgm-exporter's (NVML's) UUID label.
+    file: '.*nccl_inspector_metrics_(?:job[^_]*_)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})[.]prom',
+    uuidPrefix: 'GPU-',
   },
 
   thresholds+: {
@@ -66,7 +71,6 @@ local t = import 'lib/test.libsonnet';
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
   // The pods whose GPUs' inspector files were written within windows.ncclFresh.
   local writing = 'pod:nccl_inspector_file:fresh',
-  local file = '.*nccl_inspector_metrics_(.+)[.]prom',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
   local collective = [l.cluster, 'comm_name', 'collective', 'message_size'],
   local rank = [nc.podLabel, 'gpu'],
@@ -111,9 +115,9 @@ local t = import 'lib/test.libsonnet';
         group by ($(cluster), $(namespace), $(pod)) (
           $(gpuInfo){$(pod)!=""}
           and on ($(cluster), $(uuid))
-          label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$1", "file", "$(file)")
+          label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
         )
-      |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, uuid: l.uuid, gpuInfo: names.gpuInfo, job: nc.job, file: file, fresh: e.num(e.seconds(w.ncclFresh)) }),
+      |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, uuid: l.uuid, gpuInfo: names.gpuInfo, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
     },
     [reached]: {
       section: 'nccl',

@@ -2,6 +2,7 @@
 // memory exhaustion, and fleet hygiene (driver skew, flaky exporters), plus the canary-versus-
 // baseline rules a release gate queries.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local rb = import 'lib/runbook.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
@@ -281,9 +282,10 @@ local t = import 'lib/test.libsonnet';
           // NCCL Inspector's file of the GPU (section nccl, which takes the query where it is
           // off): unwritten for several dump intervals, the collectives stopped. The hang
           // joins this alert rather than a second one doubling it.
+          // The file names the GPU by its CUDA UUID: joined to dcgm-exporter's UUID label.
           { title: "Seconds since NCCL Inspector last wrote the GPU's file (the job's dump interval is its pace)", expr: e.fill(|||
-            time() - node_textfile_mtime_seconds{job="$(job)", $(cluster)="$$(cluster)", file=~".*nccl_inspector_metrics_$$(uuid)[.]prom"}
-          |||, { job: $.nccl.job, cluster: l.cluster, uuid: l.uuid }) },
+            time() - max by ($(uuid)) (label_replace(node_textfile_mtime_seconds{job="$(job)", $(cluster)="$$(cluster)", file=~"$(file)"}, "$(uuid)", "$(prefix)$1", "file", "$(file)")) and on ($(uuid)) $(gpuInfo){$(cluster)="$$(cluster)", $(uuid)="$$(uuid)"}
+          |||, { job: $.nccl.job, cluster: l.cluster, uuid: l.uuid, file: $.nccl.file, prefix: $.nccl.uuidPrefix, gpuInfo: names.gpuInfo }) },
         ],
         diagnosis: (if !$.enabled.nccl then [] else [
                       { check: "Has the GPU's NCCL Inspector file gone unwritten for several dump intervals (the query above)?", yes: "Its collectives stopped: a hang, not a slow kernel. The communicator's other ranks' files stopped at the same time; the rank whose file stopped first, or whose node has an InfiniBand alert, is the one they wait for: restart the job from its last checkpoint without it.", no: '' },

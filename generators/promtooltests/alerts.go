@@ -252,16 +252,17 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 const ScenarioHost = "$host"
 
 // ScenarioUUID, followed by a GPU's index, stands in a label value for the UUID of that GPU of
-// the scenario (lib/test.libsonnet's scenarioUUID): "$uuid1" is the second GPU's.
+// the scenario as CUDA names it (lib/test.libsonnet's scenarioUUID): its UUID label's digits
+// without NVML's "GPU-". "$uuid1" is the second GPU's.
 const ScenarioUUID = "$uuid"
 
 // atScenario replaces ScenarioHost in label values with the scenario's host and ScenarioUUID
-// with its GPUs' UUIDs (the last GPU first, so that "$uuid1" does not take "$uuid10").
+// with its GPUs' CUDA UUIDs (the last GPU first, so that "$uuid1" does not take "$uuid10").
 func atScenario(labels map[string]string, gpus []synth.GPU) map[string]string {
 	out := make(map[string]string, len(labels))
 	for k, v := range labels {
 		for i := len(gpus) - 1; i >= 0; i-- {
-			v = strings.ReplaceAll(v, ScenarioUUID+strconv.Itoa(i), gpus[i].UUID())
+			v = strings.ReplaceAll(v, ScenarioUUID+strconv.Itoa(i), strings.TrimPrefix(gpus[i].UUID(), "GPU-"))
 		}
 		out[k] = strings.ReplaceAll(v, ScenarioHost, gpus[0].Host)
 	}

@@ -748,8 +748,16 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// The writer leaves a crashed job's file untouched: read as a live rank, its last
 			// window's straggler tickets for ever.
 			name: "a crashed job's NCCL file read as live", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "node_textfile_mtime_seconds{file=~\".*nccl_inspector_metrics_(.+)[.]prom\",job=\"node-exporter\"}\n                <\n                  300,",
-			new:         "node_textfile_mtime_seconds{file=~\".*nccl_inspector_metrics_(.+)[.]prom\",job=\"node-exporter\"}\n                <\n                  86400,",
+			old:         "[.]prom\",job=\"node-exporter\"}\n                <\n                  300,",
+			new:         "[.]prom\",job=\"node-exporter\"}\n                <\n                  86400,",
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
+			// The inspector names its file by the GPU's CUDA UUID, without NVML's "GPU-" that
+			// dcgm-exporter's UUID label carries: joined as it is, no rank is ever fresh.
+			name: "an NCCL file's CUDA UUID joined without NVML's prefix", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "                \"UUID\",\n                \"GPU-$1\",",
+			new:         "                \"UUID\",\n                \"$1\",",
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{

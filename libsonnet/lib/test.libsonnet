@@ -95,8 +95,8 @@
   // a kube-state-metrics node that the scenario's exporter reports from.
   scenarioHost:: '$host',
 
-  // Stands for the UUID of a scenario's GPU i in the labels of its extra series (a file that
-  // node_exporter names after the GPU).
+  // Stands for the UUID of a scenario's GPU i as CUDA names it (its UUID label's digits without
+  // NVML's GPU- prefix) in the labels of its extra series: a file named after the GPU.
   scenarioUUID(i):: '$uuid' + i,
 
   // The namespace and name of the pod that holds a scenario's first GPU (pod=true), as the
