@@ -124,7 +124,9 @@ local e = import 'lib/expr.libsonnet';
         // The scheduler's gauges and counters, per rank: its waiting queue, the KV token
         // pool's used share (evictable radix-cache tokens count as free) and the requests it
         // retracted (its preemption) for want of KV cache.
-        local ranks = { tp_rank: '0', pp_rank: '0' },
+        // Its scheduler labels every series with its tensor, pipeline and expert-parallel
+        // ranks (and dp_rank, where data-parallel attention runs a batch per rank).
+        local ranks = { tp_rank: '0', pp_rank: '0', moe_ep_rank: '0' },
         waiting: [read('sglang:num_queue_reqs', '', ranks)],
         kvCache: [read('sglang:token_usage', '', ranks)],
         preemptions: [read('sglang:num_retracted_requests_total', '', ranks) { type: 'counter' }],

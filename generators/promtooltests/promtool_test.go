@@ -1002,7 +1002,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// SGLang's tensor-parallel ranks each report the same running batch: summed, a
 			// request counts once per rank and a slowdown reads as a steady speed halved.
 			name: "SGLang's running batch counted once per rank", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
-			old:         "max without (pp_rank, tp_rank) (sglang:num_running_reqs)",
+			old:         "max without (moe_ep_rank, pp_rank, tp_rank) (sglang:num_running_reqs)",
 			new:         "sglang:num_running_reqs",
 			wantFailure: "alertname: GPUInferenceThroughputDrop,",
 		},
