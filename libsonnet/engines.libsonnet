@@ -316,6 +316,14 @@ local e = import 'lib/expr.libsonnet';
     // The engines served that count their requests, and those that also tell rejections at
     // admission apart.
     answering:: inference.having('requests'),
+    // The engines served whose throughput the records and alert read (output tokens over the
+    // requests running), whose goodput they read (output tokens and both latency histograms),
+    // and whether the release gate has an engine to compare (first tokens, or requests counted
+    // per model).
+    decoding:: inference.showing(['generated', 'running']),
+    goodput:: inference.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
+    gated:: inference.having('timeToFirstToken') != [] || inference.countingPerModel != [],
+
     // The engines served that count their requests per model (every counter labels the
     // model; SGLang's HTTP counter does not).
     countingPerModel:: [x for x in inference.answering if std.all([std.member(labels, inference.profiles[x].modelLabel) for labels in std.objectValues(inference.profiles[x].requests.counters)])],

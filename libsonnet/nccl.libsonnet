@@ -19,8 +19,8 @@
 //   across ranks read every series (a stale rank's last window was measured; a crashed job's
 //   ranks are all stale, and none is read). The plugin deletes its files when the job ends
 //   cleanly;
-// - nranks is the communicator's size: the straggler test reads communicators of three ranks
-//   or more (of two, the median is their mean, and the slow one cannot be told apart).
+// - nranks is the communicator's size: the straggler test reads communicators of
+//   thresholds.ncclStragglerMinRanks or more.
 // comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
 // training nodes, and metrics.<name>.labels says what each series carries.
 local e = import 'lib/expr.libsonnet';
@@ -44,6 +44,9 @@ local t = import 'lib/test.libsonnet';
     // A rank whose mean execution time of a collective exceeds its communicator's median by
     // this factor is a straggler.
     ncclStragglerRatio: 1.5,
+    // The fewest ranks (NCCL's nranks) a communicator has for the straggler test: of two, the
+    // median is their mean, and the slow one cannot be told apart.
+    ncclStragglerMinRanks: 3,
     // A collective whose bus bandwidth is below this share of what the same collective and
     // message size reach across the cluster (the most their ranks' 90th percentile reached
     // over windows.ncclBaseline), on GPUs busier than ncclBusySMActivity, is starved.
@@ -160,8 +163,8 @@ local t = import 'lib/test.libsonnet';
     GPUNcclStragglerRank: base {
       identity: [l.cluster, 'comm_name'] + rank,
       local communicators = e.fill(|||
-        $(exec){job="$(job)", nranks!~"1|2"}
-      |||, { exec: exec, job: nc.job }),
+        $(exec){job="$(job)", nranks!~"$(fewer)"}
+      |||, { exec: exec, job: nc.job, fewer: std.join('|', [std.toString(n) for n in std.range(1, th.ncclStragglerMinRanks - 1)]) }),
       expr: e.fill(|||
         max by ($(id)) (
           $(communicators) / on ($(collective)) group_left () quantile by ($(collective)) (0.5, $(communicators))
@@ -185,13 +188,14 @@ local t = import 'lib/test.libsonnet';
         t.case('the files of a crashed job', false, [], gpus=4, extra=ranks(3000, '+1x30 3030x30', 30)),
         // The slow rank's process died (its last window stays in its file) and the others go on.
         t.case('a rank that stopped writing', false, [], gpus=4, extra=std.flattenArrays([member(i, '1000+1x60') for i in std.range(0, 2)]) + member(3, '3000+1x30 3030x30', 30)),
-        // Of two ranks the median is their mean: the slow one's ratio to it is over the
-        // threshold, but either may be the one the other waits for.
-        t.case('a communicator of two ranks', false, [], gpus=2, extra=pair('4000', '2')),
+        // Two ranks reporting, of a communicator smaller than thresholds.ncclStragglerMinRanks:
+        // the median is their mean, the slow one's ratio to it is over the threshold, but
+        // either may be the one the other waits for.
+        t.case('a communicator below the fewest ranks', false, [], gpus=2, extra=pair('4000', std.toString(th.ncclStragglerMinRanks - 1))),
         t.case('two ranks of a larger communicator', true, [], gpus=2, extra=pair('4000', '16'), target=communicator { [nc.podLabel]: '$host-1', gpu: 'GPU0' }, value=4060 / 2560),
       ],
       runbook: {
-        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + '; the alert is per rank and communicator, valued by its slowest collective and size (the first query shows them all).' + " A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator (of ' + th.ncclStragglerMinRanks + ' ranks or more) for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + '; the alert is per rank and communicator, valued by its slowest collective and size (the first query shows them all).' + " A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
         impact: 'Collectives are synchronous: every rank of the communicator waits for the slowest, so the whole job runs at its pace.',
         queries: [
           { title: "The communicator's ranks, by collective and message size", expr: e.fill(|||

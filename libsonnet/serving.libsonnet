@@ -77,9 +77,9 @@ local t = import 'lib/test.libsonnet';
   local perRequest = 'model:inference_generation_tokens_per_running_request:ratio_rate5m',
   // The engines served that count their output tokens and show their running requests: the
   // throughput records and alert read them.
-  local decoding = inf.showing(['generated', 'running']),
+  local decoding = inf.decoding,
   local goodput = 'model:inference_goodput_tokens:rate5m',
-  local goodputEngines = inf.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
+  local goodputEngines = inf.goodput,
   local decision = 'model:inference_canary:decision',
   local ttftTrack = 'model_track:inference_time_to_first_token_seconds:p99_rate5m',
   local errorsTrack = 'model_track:inference_request_errors:ratio_rate5m',
@@ -250,7 +250,7 @@ local t = import 'lib/test.libsonnet';
     // The release gate's decision per model: 0 PROMOTE, 1 HOLD, 2 ROLLBACK; the worse of the
     // p99 time-to-first-token ratio's and the error-ratio increase's, where the engine shows
     // both, else the one it shows.
-    [if canaryLatency || canaryErrors then decision]: {
+    [if inf.gated then decision]: {
       section: 'release',
       family: 'release',
       local graded(expr, hold, rollback) = e.fill(|||
@@ -427,7 +427,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     // Every served engine the release gate compares.
-    [if canaryLatency || canaryErrors then 'GPUInferenceCanaryRollback']: {
+    [if inf.gated then 'GPUInferenceCanaryRollback']: {
       section: 'release',
       team: $.teams.inference,
       family: 'release',

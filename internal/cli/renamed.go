@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
-	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/source"
 )
@@ -16,15 +14,19 @@ import (
 // renamedRecords says which recording rules of the output gpuobs generated in dir before the
 // generated files now write under the name the catalog's lint.renamed gives them: what reads
 // the former name outside this output (a dashboard or rule of the team's own, a rollout's
-// analysis template) reads nothing from now on. Only the rule files that change (stale, by
-// their paths) are read.
+// analysis template) reads nothing from now on. Only the plain rule files on disk that change
+// (stale, by their paths) are read.
 func renamedRecords(dir string, m *model.Model, files []emit.File, stale []string) []string {
 	if len(m.Lint.Renamed) == 0 {
 		return nil
 	}
+	onDisk, err := source.RuleFiles(dir)
+	if err != nil {
+		return nil
+	}
 	before, after := map[string]bool{}, map[string]bool{}
 	for _, f := range files {
-		if !plainRuleFile(f.Path) || !slices.Contains(stale, f.Path) {
+		if !slices.Contains(stale, f.Path) || !slices.Contains(onDisk, f.Path) {
 			continue
 		}
 		for _, name := range promql.RecordNames(f.Content) {
@@ -48,15 +50,4 @@ func renamedRecords(dir string, m *model.Model, files []emit.File, stale []strin
 	}
 	header := "recording rules renamed (lint.renamed), former → now: move what reads a former name outside this output (dashboards and rules of your own, a rollout's analysis template); gpuobs lint reports them in the files it checks"
 	return append([]string{header}, out...)
-}
-
-// plainRuleFile reports whether an output path is a plain rule file (rules/, or a sharded
-// layer's directory under it), not one of the formats that repeat them.
-func plainRuleFile(path string) bool {
-	rel, ok := strings.CutPrefix(path, output.RulesDir+"/")
-	if !ok || !strings.HasSuffix(rel, ".yaml") {
-		return false
-	}
-	dir, _, nested := strings.Cut(rel, "/")
-	return !nested || !slices.Contains(output.RepeatedRuleFormats, dir)
 }

@@ -71,16 +71,20 @@ func MetricNames(expr string) ([]string, error) {
 // ValidateRuleFile checks a rule file the way Prometheus loads it: strict YAML, valid
 // expressions, names, labels and annotation templates.
 func ValidateRuleFile(content []byte) []error {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, errs := rulefmt.Parse(content, false, model.LegacyValidation, newParser(), logger)
+	_, errs := parseRuleFile(content)
 	return errs
+}
+
+// parseRuleFile loads a rule file as Prometheus does, its log discarded.
+func parseRuleFile(content []byte) (*rulefmt.RuleGroups, []error) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return rulefmt.Parse(content, false, model.LegacyValidation, newParser(), logger)
 }
 
 // RecordNames lists the recording rules of a rule file, in file order; a file Prometheus
 // would not load lists none.
 func RecordNames(content []byte) []string {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	groups, errs := rulefmt.Parse(content, false, model.LegacyValidation, newParser(), logger)
+	groups, errs := parseRuleFile(content)
 	if len(errs) > 0 {
 		return nil
 	}
