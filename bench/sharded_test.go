@@ -106,7 +106,7 @@ func shardGPUs(b *testing.B) int { return envInt(b, "GPUOBS_BENCH_SHARD_GPUS", s
 // ruleFiles writes the plan's rule files into a temporary directory and lists them by layer.
 func ruleFiles(b *testing.B, p *plan.Plan) map[plan.Layer][]string {
 	b.Helper()
-	files, err := rules.Generate(p)
+	files, err := rules.Generate(p, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

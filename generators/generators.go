@@ -15,6 +15,7 @@ import (
 	"github.com/gpuobs/gpuobs/generators/rules"
 	"github.com/gpuobs/gpuobs/generators/runbooks"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
@@ -26,26 +27,30 @@ type Generator struct {
 	Generate func(*plan.Plan) ([]emit.File, error)
 }
 
-// Options choose optional outputs.
+// Options choose optional outputs, and where checks of the output are remembered.
 type Options struct {
 	// RulesFormats are the rule file formats written besides plain files (operator, mimir).
 	RulesFormats []string
+	// Checked remembers the rule files and Alertmanager configurations that loaded in
+	// Prometheus' and Alertmanager's own loaders: the same bytes are not loaded again. Nil
+	// loads every one.
+	Checked *kept.Memo
 }
 
 // All is every generator, in output order.
 func All(opts Options) []Generator {
 	return []Generator{
-		{Name: "rules", Dir: output.RulesDir, Generate: rules.Generate},
+		{Name: "rules", Dir: output.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) { return rules.Generate(p, opts.Checked) }},
 		{Name: "promtool tests", Dir: output.TestsDir, Generate: promtooltests.Generate},
 		{Name: "runbooks", Dir: output.RunbooksDir, Generate: runbooks.Generate},
-		{Name: "alertmanager", Dir: output.AlertmanagerDir, Generate: alertmanager.Generate},
+		{Name: "alertmanager", Dir: output.AlertmanagerDir, Generate: func(p *plan.Plan) ([]emit.File, error) { return alertmanager.Generate(p, opts.Checked) }},
 		{Name: "dashboards", Dir: output.DashboardsDir, Generate: dashboards.Generate},
 		{Name: "dashboard ConfigMaps", Dir: output.SidecarDir, Generate: dashboards.Sidecar},
 		{Name: "v2 dashboards", Dir: output.DashboardsV2Dir, Generate: dashboards.GenerateV2},
 		{Name: "catalog reference", Dir: output.DocsDir, Generate: catalogdoc.Generate},
 		{Name: "exporter configuration", Dir: output.ExporterDir, Generate: exporter.Generate},
 		{Name: "rule formats", Dir: output.RulesDir, Generate: func(p *plan.Plan) ([]emit.File, error) {
-			return ruleformats.Generate(p, opts.RulesFormats)
+			return ruleformats.Generate(p, opts.RulesFormats, opts.Checked)
 		}},
 		// Prometheus Operator users get the Alertmanager side as a resource too.
 		{Name: "AlertmanagerConfig", Dir: output.AlertmanagerDir, Generate: func(p *plan.Plan) ([]emit.File, error) {

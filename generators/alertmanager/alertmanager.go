@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/amconfig"
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -49,7 +50,7 @@ type inhibitRule struct {
 
 // Generate renders the complete configuration and the fragment, and loads both with
 // Alertmanager's own config package.
-func Generate(p *plan.Plan) ([]emit.File, error) {
+func Generate(p *plan.Plan, checked *kept.Memo) ([]emit.File, error) {
 	m := p.Model
 	full, err := fullConfig(p)
 	if err != nil {
@@ -64,12 +65,12 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		emit.YAML(output.AlertmanagerConfig, emit.MustYAML(full)),
 		emit.YAML(output.AlertmanagerFragment, emit.MustYAML(fragment)),
 	}
-	if _, err := amconfig.Load(files[0].Content); err != nil {
+	if err := checked.Run(amconfig.Check, files[0].Content, amconfig.Validate); err != nil {
 		return nil, fmt.Errorf("%s does not load in Alertmanager: %w", output.AlertmanagerConfig, err)
 	}
 	// Merged under a root route, as users merge it.
 	merged := config{Route: &route{Receiver: m.Alertmanager.SilentReceiver, Routes: []*route{&sub}}, Receivers: full.Receivers, InhibitRules: rulesOut}
-	if _, err := amconfig.Load(emit.MustYAML(merged)); err != nil {
+	if err := checked.Run(amconfig.Check, emit.MustYAML(merged), amconfig.Validate); err != nil {
 		return nil, fmt.Errorf("%s does not load in Alertmanager when merged: %w", output.AlertmanagerFragment, err)
 	}
 	return files, nil

@@ -57,7 +57,7 @@ func eachCatalog(t *testing.T, test func(t *testing.T, p *plan.Plan, c *amconfig
 	t.Run("embedded", func(t *testing.T) { test(t, plantest.Plan(t, ""), loadConfig(t, output.AlertmanagerConfig)) })
 	t.Run("adopter", func(t *testing.T) {
 		p := plantest.Plan(t, adopter)
-		files, err := Generate(p)
+		files, err := Generate(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func eachCatalog(t *testing.T, test func(t *testing.T, p *plan.Plan, c *amconfig
 // TestAmtoolAcceptsTheConfig runs the pinned amtool (tools/amtool/go.mod) on the adopter's
 // generated configuration (make test runs it on the embedded catalog's).
 func TestAmtoolAcceptsTheConfig(t *testing.T) {
-	files, err := Generate(plantest.Plan(t, adopter))
+	files, err := Generate(plantest.Plan(t, adopter), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestEqualLabelsMustSurviveTheExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Generate(rebuilt)
+	_, err = Generate(rebuilt, nil)
 	if err == nil || !strings.Contains(err.Error(), `equal label "Hostname" does not survive the expression of alert DCGMExporterDown`) {
 		t.Fatalf("Generate: %v, want the Hostname of exporter-down reported", err)
 	}
@@ -273,7 +273,7 @@ func TestFragmentMergesIntoAnExistingConfig(t *testing.T) {
 
 // TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
 func TestSmallCatalog(t *testing.T) {
-	files, err := Generate(plantest.Small(t))
+	files, err := Generate(plantest.Small(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +437,7 @@ func TestKubeStateMetricsDownSilencesWhatTheCordonWould(t *testing.T) {
 // catalog's evaluation failed on a duplicate receiver before.
 func TestTwoRolesOneTeam(t *testing.T) {
 	config := plantest.Catalog(t, `(import 'adopter.jsonnet') { teams+: { infra: 'gpu-platform', 'ml-platform': 'gpu-platform' } }`)
-	files, err := Generate(plantest.Plan(t, config))
+	files, err := Generate(plantest.Plan(t, config), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

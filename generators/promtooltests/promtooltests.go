@@ -6,6 +6,7 @@ package promtooltests
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -89,9 +90,24 @@ func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReaso
 			names[name] = true
 		}
 	}
+	// The fields of one entity level have the same series but for their names: their label
+	// sets are built and rendered once per level (and per-process kind) of the GPU.
+	type kind struct {
+		entity     model.Entity
+		perProcess bool
+	}
+	entities := map[kind][]synth.Entity{}
+	matchers := map[kind][]string{}
 	for _, name := range model.SortedKeys(names) {
 		f := m.Fields[name]
-		for _, e := range g.SeriesOf(m, name) {
+		k := kind{synth.EntityOf(m, name), slices.Contains(m.Exporter.PerProcessFields, name)}
+		if _, ok := entities[k]; !ok {
+			entities[k] = g.SeriesOf(m, name)
+			for _, e := range entities[k] {
+				matchers[k] = append(matchers[k], e.Labels.Matchers())
+			}
+		}
+		for i, e := range entities[k] {
 			values := constant(synth.GaugeValue(m, f, g, e), steps)
 			if f.Kind == model.KindCounter {
 				inc := synth.CounterIncrease(f, g, e)
@@ -100,7 +116,7 @@ func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReaso
 					values = rising(inc, steps)
 				}
 			}
-			out = append(out, series{Series: synth.Series(name, e.Labels), Values: values})
+			out = append(out, series{Series: name + matchers[k][i], Values: values})
 		}
 	}
 	bitmask := m.Exporter.ThrottleReasonsField

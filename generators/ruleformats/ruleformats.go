@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
@@ -44,8 +45,9 @@ const LayerLabel = "gpuobs.dev/layer"
 
 // Generate renders the plan's rule groups, recording then alerting, in the requested formats:
 // one document per format, or one per layer of a sharded topology (prometheusrule-shard.yaml,
-// prometheusrule-global.yaml; gpuobs-shard.yaml, gpuobs-global.yaml).
-func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
+// prometheusrule-global.yaml; gpuobs-shard.yaml, gpuobs-global.yaml). checked remembers the
+// groups that loaded in Prometheus (nil: none).
+func Generate(p *plan.Plan, formats []string, checked *kept.Memo) ([]emit.File, error) {
 	m := p.Model
 	byLayer := map[plan.Layer][]plan.Group{}
 	var layers []plan.Layer
@@ -78,7 +80,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 				"metadata":   map[string]any{"name": name, "namespace": op.Namespace, "labels": labels},
 				"spec":       map[string]any{"groups": groups},
 			}
-			f, err := render(output.LayerFile(output.OperatorRules, string(layer)), manifest, groups)
+			f, err := render(output.LayerFile(output.OperatorRules, string(layer)), manifest, groups, checked)
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +91,7 @@ func Generate(p *plan.Plan, formats []string) ([]emit.File, error) {
 			if layer != "" {
 				namespace += "-" + string(layer)
 			}
-			f, err := render(output.LayerFile(output.MimirRules, string(layer)), map[string]any{"namespace": namespace, "groups": groups}, groups)
+			f, err := render(output.LayerFile(output.MimirRules, string(layer)), map[string]any{"namespace": namespace, "groups": groups}, groups, checked)
 			if err != nil {
 				return nil, err
 			}
@@ -117,15 +119,15 @@ func remoteWrite(p *plan.Plan) emit.File {
 }
 
 // render writes doc, each rule's comments above it, and checks that its groups load in
-// Prometheus.
-func render(path string, doc any, groups []plan.Group) (emit.File, error) {
+// Prometheus (checked remembers those that did).
+func render(path string, doc any, groups []plan.Group, checked *kept.Memo) (emit.File, error) {
 	body, err := emit.CommentRules(emit.MustYAML(doc), plan.RuleComments(groups))
 	if err != nil {
 		return emit.File{}, fmt.Errorf("%s: %w", path, err)
 	}
 	plain := emit.MustYAML(map[string]any{"groups": groups})
-	if errs := promql.ValidateRuleFile(plain); len(errs) > 0 {
-		return emit.File{}, fmt.Errorf("%s: its groups do not load in Prometheus: %v", path, errs)
+	if err := checked.Run(promql.RuleFileCheck, plain, promql.CheckRuleFile); err != nil {
+		return emit.File{}, fmt.Errorf("%s: its groups do not load in Prometheus: %w", path, err)
 	}
 	return emit.YAML(path, body), nil
 }

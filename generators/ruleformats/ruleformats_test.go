@@ -29,7 +29,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 	p := plantest.Plan(t, "")
 	m := p.Model
 	want := len(p.Recorded) + len(p.Alerts)
-	files, err := Generate(p, []string{Plain, Operator, Mimir})
+	files, err := Generate(p, []string{Plain, Operator, Mimir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 			t.Errorf("%s: %d groups, errors %v", f.Path, len(groups), errs)
 		}
 	}
-	if none, _ := Generate(p, []string{Plain}); len(none) != 0 {
+	if none, _ := Generate(p, []string{Plain}, nil); len(none) != 0 {
 		t.Errorf("plain only: %d extra files", len(none))
 	}
 }
@@ -85,7 +85,7 @@ func TestFormatsHoldEveryRule(t *testing.T) {
 // TestSmallCatalog shows both formats on the small fixture catalog (go test -update rewrites
 // them).
 func TestSmallCatalog(t *testing.T) {
-	files, err := Generate(plantest.Small(t), []string{Operator, Mimir})
+	files, err := Generate(plantest.Small(t), []string{Operator, Mimir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSmallCatalog(t *testing.T) {
 func TestShardedFormats(t *testing.T) {
 	p := plantest.Plan(t, filepath.Join("..", "..", "internal", "testutil", "plantest", "testdata", "sharded.jsonnet"))
 	p.Model.Topology.GlobalEngine = model.EngineMimir
-	files, err := Generate(p, []string{Plain, Operator, Mimir})
+	files, err := Generate(p, []string{Plain, Operator, Mimir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

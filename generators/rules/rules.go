@@ -1,11 +1,13 @@
 // Package rules renders the plan's rule groups as Prometheus rule files: recording rules and
-// alerting rules, each validated with Prometheus' own rule-file loader.
+// alerting rules, each validated with Prometheus' own rule-file loader (unless the same bytes
+// passed it before: kept.Memo).
 package rules
 
 import (
 	"fmt"
 
 	"github.com/gpuobs/gpuobs/internal/emit"
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 )
@@ -16,8 +18,10 @@ type File struct {
 }
 
 // Generate renders the plan's rule files (rules/recording.yaml and rules/alerts.yaml, or those
-// of rules/shard/ and rules/global/ in a sharded topology), each rule's comments above it.
-func Generate(p *plan.Plan) ([]emit.File, error) {
+// of rules/shard/ and rules/global/ in a sharded topology), each rule's comments above it; a
+// file that does not load in Prometheus is an error. checked remembers the files that loaded
+// (nil: none).
+func Generate(p *plan.Plan, checked *kept.Memo) ([]emit.File, error) {
 	var files []emit.File
 	for _, f := range p.RuleFiles() {
 		body, err := emit.CommentRules(emit.MustYAML(File{Groups: f.Groups}), plan.RuleComments(f.Groups))
@@ -27,8 +31,8 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		files = append(files, emit.YAML(f.Path, body))
 	}
 	for _, f := range files {
-		if errs := promql.ValidateRuleFile(f.Content); len(errs) > 0 {
-			return nil, fmt.Errorf("%s does not load in Prometheus: %v", f.Path, errs)
+		if err := checked.Run(promql.RuleFileCheck, f.Content, promql.CheckRuleFile); err != nil {
+			return nil, fmt.Errorf("%s does not load in Prometheus: %w", f.Path, err)
 		}
 	}
 	return files, nil

@@ -16,7 +16,7 @@ import (
 
 func parse(t *testing.T, p *plan.Plan) map[string]File {
 	t.Helper()
-	files, err := Generate(p)
+	files, err := Generate(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestLabelProfileFlowsIntoRules(t *testing.T) {
 
 // TestSmallCatalog shows the output on the small fixture catalog (go test -update rewrites it).
 func TestSmallCatalog(t *testing.T) {
-	files, err := Generate(plantest.Small(t))
+	files, err := Generate(plantest.Small(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

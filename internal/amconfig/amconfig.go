@@ -41,6 +41,15 @@ func Load(data []byte) (*Config, error) {
 	return &Config{conf: c, route: dispatch.NewRoute(c.Route, nil)}, nil
 }
 
+// Check names Validate's check where its passes are remembered (kept.Memo).
+const Check = "Alertmanager's configuration loader"
+
+// Validate loads an alertmanager.yml as Alertmanager does, and returns why it does not load.
+func Validate(data []byte) error {
+	_, err := Load(data)
+	return err
+}
+
 // Route is where an alert goes: the receiver of a matched route, its grouping and timing.
 type Route struct {
 	Receiver       string

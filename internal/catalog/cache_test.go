@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuobs/gpuobs/internal/kept"
 )
 
 // tampered is the body planted in a kept entry: an evaluation that returns it was read from
@@ -150,14 +152,14 @@ func TestCacheKeepsItsSizeAndOthersFiles(t *testing.T) {
 	write(t, filepath.Join(dir, "notes.txt"), "mine")
 	evaluate(t, Options{CacheDir: dir})
 	entries, _ := os.ReadDir(dir)
-	kept := 0
+	entriesKept := 0
 	for _, e := range entries {
-		if isKey(e.Name()) {
-			kept++
+		if kept.IsKey(e.Name()) {
+			entriesKept++
 		}
 	}
-	if kept != maxKept {
-		t.Errorf("%d entries kept, want %d", kept, maxKept)
+	if entriesKept != maxKept {
+		t.Errorf("%d entries kept, want %d", entriesKept, maxKept)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Errorf("a file that is not an entry was removed: %v", err)

@@ -75,7 +75,7 @@ func Load(opts Options) (*model.Model, error) {
 }
 
 // Evaluate runs Jsonnet on the catalog (opts.ConfigPath, or the embedded one) and returns the
-// JSON: from opts.CacheDir when an evaluation kept there read exactly the files on disk now
+// JSON, compact: from opts.CacheDir when an evaluation kept there read exactly the files on disk now
 // (evalcache.go), else evaluated (a catalog file in a child process when opts.Isolated) and
 // kept there. The embedded catalog is evaluated at most once per process.
 func Evaluate(opts Options) (string, error) {
@@ -94,10 +94,16 @@ func Evaluate(opts Options) (string, error) {
 	} else {
 		out, reads, err = evaluateJsonnet(opts)
 	}
-	if err == nil {
-		keep(opts, key, reads, out)
+	if err != nil {
+		return "", err
 	}
-	return out, err
+	// Kept and returned compact: half the bytes to read, and nothing left for Decode to do.
+	var compact bytes.Buffer
+	if json.Compact(&compact, []byte(out)) == nil {
+		out = compact.String()
+	}
+	keep(opts, key, reads, out)
+	return out, nil
 }
 
 // embeddedEvaluation is the embedded catalog evaluated, once per process.
@@ -283,9 +289,10 @@ func override(keys []string) string {
 // Decode decodes catalog JSON strictly and validates it.
 func Decode(data []byte) (*model.Model, error) {
 	d := decoder{}
-	// Jsonnet writes indented JSON: compact, every pass below reads half the bytes.
+	// Jsonnet writes indented JSON: compact, every pass below reads half the bytes. Compact
+	// JSON has no line breaks (Evaluate's is compact already).
 	var compact bytes.Buffer
-	if json.Compact(&compact, data) == nil {
+	if bytes.IndexByte(data, '\n') >= 0 && json.Compact(&compact, data) == nil {
 		data = compact.Bytes()
 	}
 	m := d.decode(data)
@@ -412,6 +419,9 @@ func entries[V any](d *decoder, path string, raw json.RawMessage) map[string]V {
 }
 
 func (d *decoder) decode(data []byte) *model.Model {
+	if m, ok := decodeWhole(data); ok {
+		return m
+	}
 	var top map[string]json.RawMessage
 	if !d.strict("", data, &top) {
 		return nil
@@ -473,6 +483,18 @@ func (d *decoder) decode(data []byte) *model.Model {
 		m.Exporter.FieldRenames = names.FieldRenames
 	}
 	return m
+}
+
+// decodeWhole decodes, in one pass, a catalog that decodes as it stands and renames no field;
+// false otherwise: decode then goes section by section and entry by entry, to locate every
+// problem, and renames fields first. A section written null is left nil (decode's entries
+// make it empty): nothing reads the two apart.
+func decodeWhole(data []byte) (*model.Model, bool) {
+	m := &model.Model{}
+	if decodeStrict(data, m) != nil || len(m.Exporter.FieldNames) > 0 {
+		return nil, false
+	}
+	return m, true
 }
 
 // fieldNaming is what the exporter section says of field names: the catalog's renames, and

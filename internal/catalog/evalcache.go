@@ -10,9 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
-	"time"
 
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/libsonnet"
 )
 
@@ -117,7 +116,7 @@ func lookup(opts Options, key string) (string, bool) {
 		return "", false
 	}
 	file := filepath.Join(opts.CacheDir, key)
-	if info, err := os.Lstat(file); err != nil || !info.Mode().IsRegular() {
+	if !kept.Used(file) {
 		return "", false
 	}
 	data, err := os.ReadFile(file)
@@ -129,8 +128,6 @@ func lookup(opts Options, key string) (string, bool) {
 	if !ok || json.Unmarshal(header, &reads) != nil || !unchanged(opts, reads) {
 		return "", false
 	}
-	now := time.Now()
-	_ = os.Chtimes(file, now, now) // recently used: pruned last
 	return string(body), true
 }
 
@@ -187,39 +184,5 @@ func keep(opts Options, key string, reads []fileRead, out string) {
 		_ = os.Remove(tmp.Name())
 		return
 	}
-	prune(opts.CacheDir)
-}
-
-// isKey reports whether name is an entry's name: a key, 64 hexadecimal digits.
-func isKey(name string) bool {
-	_, err := hex.DecodeString(name)
-	return len(name) == 2*sha256.Size && err == nil
-}
-
-// prune removes the least recently used entries past maxKept.
-func prune(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type kept struct {
-		name string
-		used time.Time
-	}
-	var all []kept
-	for _, e := range entries {
-		if !isKey(e.Name()) {
-			continue // not an entry: never removed
-		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			all = append(all, kept{e.Name(), info.ModTime()})
-		}
-	}
-	if len(all) <= maxKept {
-		return
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].used.After(all[j].used) })
-	for _, k := range all[maxKept:] {
-		_ = os.Remove(filepath.Join(dir, k.name))
-	}
+	kept.Prune(opts.CacheDir, maxKept)
 }

@@ -81,7 +81,7 @@ func TestFillReadsAsItRuns(t *testing.T) {
 	}
 	ok := write("ok.jsonnet", "local e = import 'lib/expr.libsonnet';\ne.fill(|||\n  max by ($(by)) (x > $(th))\n|||, { by: 'cluster, gpu', th: '0.5' })\n")
 	out, err := Evaluate(Options{ConfigPath: ok})
-	if err != nil || out != "\"max by (cluster, gpu) (x > 0.5)\"\n" {
+	if err != nil || out != `"max by (cluster, gpu) (x > 0.5)"` {
 		t.Errorf("filled %q (%v)", out, err)
 	}
 	missing := write("missing.jsonnet", "local e = import 'lib/expr.libsonnet';\ne.fill('max by ($(by)) (x > $(th))', { by: 'gpu' })\n")

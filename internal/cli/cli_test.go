@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -650,5 +651,42 @@ func TestGenerateSaysWhatAnEngineCannotShow(t *testing.T) {
 	}
 	if strings.Contains(stderr, "(vllm) shows no") {
 		t.Errorf("a note on vLLM, which shows every quantity:\n%s", stderr)
+	}
+}
+
+// TestGenerateLoadsEachOutputOnce: generate loads its rule files and Alertmanager
+// configurations with Prometheus' and Alertmanager's loaders, and remembers, in the cache
+// directory's checked/, the bytes that loaded: a second run of the same catalog loads nothing
+// again; another catalog's output is loaded, and remembered beside.
+func TestGenerateLoadsEachOutputOnce(t *testing.T) {
+	cache := t.TempDir()
+	passes := func() []string {
+		entries, _ := os.ReadDir(filepath.Join(cache, "checked"))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	generateWith := func(args ...string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := Run(append([]string{"generate", "-o", t.TempDir()}, args...), Options{Stdout: &stdout, Stderr: &stderr, CatalogCache: cache}); code != ExitOK {
+			t.Fatalf("generate exit %d: %s", code, stderr.String())
+		}
+	}
+	generateWith()
+	first := passes()
+	// The recording and alert rule files, the configuration and the fragment merged.
+	if len(first) != 4 {
+		t.Fatalf("%d passes kept after the first run, want 4: %v", len(first), first)
+	}
+	generateWith()
+	if again := passes(); !slices.Equal(again, first) {
+		t.Errorf("the second run kept %v, want the first run's %v", again, first)
+	}
+	generateWith("-c", "../testutil/plantest/testdata/small.jsonnet")
+	if other := passes(); len(other) <= len(first) {
+		t.Errorf("another catalog's output kept no pass of its own: %v", other)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -79,7 +80,7 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
-	files, managed, err := generators.Run(p, generators.Options{RulesFormats: o.rulesFormats})
+	files, managed, err := generators.Run(p, generators.Options{RulesFormats: o.rulesFormats, Checked: o.checked()})
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
@@ -156,8 +157,8 @@ func newInhibitRules(dir string, p *plan.Plan, files []emit.File) []string {
 		return nil
 	}
 	i := slices.IndexFunc(files, func(f emit.File) bool { return f.Path == output.AlertmanagerConfig })
-	if i < 0 {
-		return nil
+	if i < 0 || bytes.Equal(base, files[i].Content) {
+		return nil // nothing generated, or nothing changed
 	}
 	added, removed, err := semdiff.InhibitRuleChanges(base, files[i].Content)
 	if err != nil {

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/plan"
 )
@@ -31,8 +33,17 @@ type Options struct {
 	// wrap it to count derivations.
 	BuildPlan func(*model.Model) (*plan.Plan, error)
 	// CatalogCache is the directory where catalog evaluations are kept between runs
-	// (catalog.DefaultCacheDir for the gpuobs command); empty keeps none.
+	// (catalog.DefaultCacheDir for the gpuobs command), and in its checked/ the generated
+	// files that loaded in Prometheus' and Alertmanager's loaders; empty keeps none.
 	CatalogCache string
+}
+
+// checked remembers the generated files that loaded, under CatalogCache.
+func (o Options) checked() *kept.Memo {
+	if o.CatalogCache == "" {
+		return nil
+	}
+	return kept.NewMemo(filepath.Join(o.CatalogCache, "checked"))
 }
 
 // buildPlan derives the plan of a catalog.

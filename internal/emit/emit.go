@@ -28,8 +28,11 @@ type File struct {
 
 // YAML returns a YAML file starting with the header comment.
 func YAML(path string, body []byte) File {
-	return File{Path: path, Content: append([]byte("# "+output.Header+"\n"), body...)}
+	return File{Path: path, Content: append([]byte(yamlHeader), body...)}
 }
+
+// yamlHeader is the first line of every YAML file gpuobs writes.
+const yamlHeader = "# " + output.Header + "\n"
 
 // Markdown returns a Markdown file starting with the header as an HTML comment.
 func Markdown(path string, body []byte) File {
@@ -39,14 +42,15 @@ func Markdown(path string, body []byte) File {
 // JSONAsYAML returns a YAML file, with the header comment, whose document is v as indented
 // JSON (valid YAML 1.2): for large machine-read files, where block YAML is slow to encode.
 func JSONAsYAML(path string, v any) (File, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
+	var content bytes.Buffer
+	content.WriteString(yamlHeader)
+	enc := json.NewEncoder(&content)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return File{}, err
 	}
-	return YAML(path, body.Bytes()), nil
+	return File{Path: path, Content: content.Bytes()}, nil
 }
 
 // Drift is how the files on disk differ from the generated ones.
@@ -101,15 +105,11 @@ func compare(dir string, files []File, managed []string) (Drift, map[string][]by
 			old[f.Path] = got
 		}
 	}
-	extra, err := generatedFiles(dir, managed)
+	extra, err := generatedFiles(dir, managed, want)
 	if err != nil {
 		return d, nil, err
 	}
-	for _, p := range extra {
-		if !want[p] {
-			d.Extra = append(d.Extra, p)
-		}
-	}
+	d.Extra = extra
 	sort.Strings(d.Stale)
 	sort.Strings(d.Missing)
 	return d, old, nil
@@ -418,8 +418,9 @@ func mkdirAll(dir string) ([]string, error) {
 	return missing, os.MkdirAll(dir, 0o755)
 }
 
-// generatedFiles lists files under the managed directories that start with the gpuobs header.
-func generatedFiles(dir string, managed []string) ([]string, error) {
+// generatedFiles lists files under the managed directories that start with the gpuobs header,
+// but for those in produced (paths relative to dir, slash-separated): their headers are not read.
+func generatedFiles(dir string, managed []string, produced map[string]bool) ([]string, error) {
 	var out []string
 	for _, m := range managed {
 		root := filepath.Join(dir, m)
@@ -430,10 +431,11 @@ func generatedFiles(dir string, managed []string) ([]string, error) {
 			if err != nil || e.IsDir() {
 				return err
 			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
 			// Another run's temporary file is not a generated file of ours.
-			if !isTemp(e.Name()) && isGenerated(p) {
-				rel, _ := filepath.Rel(dir, p)
-				out = append(out, filepath.ToSlash(rel))
+			if !produced[rel] && !isTemp(e.Name()) && isGenerated(p) {
+				out = append(out, rel)
 			}
 			return nil
 		})

@@ -4,6 +4,7 @@ package promql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -74,6 +75,12 @@ func ValidateRuleFile(content []byte) []error {
 	_, errs := parseRuleFile(content)
 	return errs
 }
+
+// RuleFileCheck names CheckRuleFile's check where its passes are remembered (kept.Memo).
+const RuleFileCheck = "Prometheus' rule-file loader"
+
+// CheckRuleFile is ValidateRuleFile with its problems as one error, nil for none.
+func CheckRuleFile(content []byte) error { return errors.Join(ValidateRuleFile(content)...) }
 
 // parseRuleFile loads a rule file as Prometheus does, its log discarded.
 func parseRuleFile(content []byte) (*rulefmt.RuleGroups, []error) {

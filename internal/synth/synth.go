@@ -17,14 +17,16 @@ import (
 type Labels map[string]string
 
 // Series renders metric{labels} with sorted label names, as promtool and the text format read it.
-func Series(metric string, l Labels) string {
+func Series(metric string, l Labels) string { return metric + l.Matchers() }
+
+// Matchers renders the labels as a series selector's braces, names sorted: {a="1", b="2"}.
+func (l Labels) Matchers() string {
 	keys := make([]string, 0, len(l))
 	for k := range l {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString(metric)
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {

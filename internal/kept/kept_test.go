@@ -1,0 +1,84 @@
+package kept
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestMemoRunsACheckOncePerContent: a pass is remembered for the same content and check, by
+// the same program; other content, another check or another program check again; a failure
+// is never remembered; a nil Memo always checks.
+func TestMemoRunsACheckOncePerContent(t *testing.T) {
+	dir := t.TempDir()
+	runs := 0
+	verdict := error(nil)
+	check := func([]byte) error { runs++; return verdict }
+	m := NewMemo(dir)
+	if m == nil {
+		t.Fatal("no memo for a directory")
+	}
+	for i, step := range []struct {
+		memo    *Memo
+		name    string
+		content string
+		fail    bool
+		runs    int
+	}{
+		{m, "loader", "a", false, 1},
+		{m, "loader", "a", false, 1}, // remembered
+		{m, "loader", "b", false, 2}, // other content
+		{m, "other", "a", false, 3},  // another check
+		{&Memo{dir: dir, program: "rebuilt"}, "loader", "a", false, 4},
+		{m, "loader", "c", true, 5},
+		{m, "loader", "c", true, 6}, // a failure is checked again
+		{nil, "loader", "a", false, 7},
+		{NewMemo(""), "loader", "a", false, 8},
+	} {
+		verdict = nil
+		if step.fail {
+			verdict = errors.New("refused")
+		}
+		err := step.memo.Run(step.name, []byte(step.content), check)
+		if (err != nil) != step.fail {
+			t.Errorf("step %d: error %v, want failure %v", i, err, step.fail)
+		}
+		if runs != step.runs {
+			t.Errorf("step %d: the check ran %d times in all, want %d", i, runs, step.runs)
+		}
+	}
+}
+
+// TestPruneKeepsTheMostRecentlyUsed: past max entries the least recently used go, and a file
+// that is not an entry stays; an entry used (Used) counts as recent.
+func TestPruneKeepsTheMostRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	entry := func(i int) string { return filepath.Join(dir, fmt.Sprintf("%064x", i)) }
+	for i := range 6 {
+		if err := os.WriteFile(entry(i), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(entry(i), old, old.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !Used(entry(0)) || Used(filepath.Join(dir, "absent")) {
+		t.Fatal("Used does not tell an entry from a missing file")
+	}
+	Prune(dir, 3)
+	for i, want := range []bool{true, false, false, false, true, true} {
+		if _, err := os.Stat(entry(i)); (err == nil) != want {
+			t.Errorf("entry %d kept: %v, want %v", i, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("a file that is not an entry was removed: %v", err)
+	}
+}
