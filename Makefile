@@ -70,12 +70,12 @@ test-go: promtool amtool
 	$(GO) vet ./...
 	$(GO) test -timeout 20m ./...
 
-## test-mutations: only the mutation runs, uncached: the generated promtool tests reject each
-## mutated rule (one promtool run per mutation, on the tests of what it breaks; make test runs
-## them too)
+## test-mutations: only the mutation runs, uncached (neither go test's cache nor the kept
+## promtool runs): the generated promtool tests reject each mutated rule (one promtool run per
+## mutation, on the tests of what it breaks; make test runs them too)
 MUTATIONS := TestGeneratedTestsCatchBrokenRules
 test-mutations: promtool
-	$(GO) test -count=1 -timeout 20m -run '^$(MUTATIONS)$$' ./generators/promtooltests/
+	GPUOBS_TEST_RUNS=off $(GO) test -count=1 -timeout 20m -run '^$(MUTATIONS)$$' ./generators/promtooltests/
 
 ## test-promtool: promtool check + test on the generated files, one process per file, both cores
 # promtool's JUnit reports of the generated tests, one per test file, for CI systems that show them.

@@ -2,6 +2,9 @@
 package plantest
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,7 +50,10 @@ func Small(t testing.TB) *plan.Plan {
 // Catalog writes a catalog file holding text into a directory of its own, beside a copy of the
 // adopter's catalog (testdata/adopter.jsonnet: a catalog imports only files under its own
 // directory), so that text may start from either: (import 'gpuobs.libsonnet') or
-// (import 'adopter.jsonnet'). It returns the file's path.
+// (import 'adopter.jsonnet'). It returns the file's path. The directory is named by the
+// digest of both files, in the temporary directory: the same text has the same path in every
+// test and run, and its evaluation is kept (testcatalog.CacheDir) until the text, the
+// adopter's catalog or the library changes. Tests read the directory and never write to it.
 func Catalog(t testing.TB, text string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
@@ -55,14 +61,22 @@ func Catalog(t testing.TB, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "gpuobs.jsonnet")
+	sum := sha256.Sum256(append(append(adopter, 0), text...))
+	dir := filepath.Join(os.TempDir(), "gpuobs-test-catalog-files", hex.EncodeToString(sum[:12]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, content := range map[string][]byte{"adopter.jsonnet": adopter, "gpuobs.jsonnet": []byte(text)} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+		path := filepath.Join(dir, name)
+		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, content) {
+			continue
+		}
+		// Written whole or not at all: a test beside may read the same file.
+		if err := emit.WriteFile(path, content); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return path
+	return filepath.Join(dir, "gpuobs.jsonnet")
 }
 
 // GoldenFiles compares each generated file with dir/<its path>.golden (see testutil.Golden).
