@@ -6,6 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
+	"sync"
 )
 
 // FS holds the catalog's Jsonnet sources; gpuobs.libsonnet is its entry point.
@@ -18,7 +19,10 @@ const Entry = "gpuobs.libsonnet"
 
 // SourcesDigest is the SHA-256 of every embedded source, path and content, in path order:
 // part of the key under which an evaluation is kept (internal/catalog's evalcache.go).
-func SourcesDigest() string {
+func SourcesDigest() string { return sourcesDigest() }
+
+// sourcesDigest computes SourcesDigest once: the sources are compiled in.
+var sourcesDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	_ = fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -34,4 +38,4 @@ func SourcesDigest() string {
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))
-}
+})

@@ -164,7 +164,55 @@ func TestCacheKeepsItsSizeAndOthersFiles(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Errorf("a file that is not an entry was removed: %v", err)
 	}
-	if _, ok := lookup(Options{CacheDir: dir}, cacheKey(Options{CacheDir: dir})); !ok {
+	if _, ok := lookup(Options{CacheDir: dir}, cacheKey(Options{CacheDir: dir}, false)); !ok {
 		t.Error("the newest entry was pruned")
 	}
+}
+
+// TestKeptEvaluationMovesWithItsTree: a catalog's evaluation is found again from a copy of its
+// tree elsewhere (a fresh clone, another CI workspace), whose files are then read where the
+// copy is: an edit there evaluates again. A catalog that imports a file by its absolute path
+// is not: its copy would import the original, so the copy is evaluated.
+func TestKeptEvaluationMovesWithItsTree(t *testing.T) {
+	copyTree := func(t *testing.T, config string) string {
+		t.Helper()
+		dir := t.TempDir()
+		for _, name := range []string{"gpuobs.jsonnet", "teams.libsonnet"} {
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(config), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(dir, name), string(data))
+		}
+		return filepath.Join(dir, "gpuobs.jsonnet")
+	}
+	t.Run("relative imports", func(t *testing.T) {
+		config, _ := userCatalog(t)
+		cache := t.TempDir()
+		evaluate(t, Options{ConfigPath: config, CacheDir: cache})
+		plantBody(t, cache)
+		moved := copyTree(t, config)
+		if got := evaluate(t, Options{ConfigPath: moved, CacheDir: cache}); got != tampered {
+			t.Fatal("the same tree elsewhere is evaluated again instead of read from the cache")
+		}
+		write(t, filepath.Join(filepath.Dir(moved), "teams.libsonnet"), "{ infra: 'gpu-infra-2' }")
+		if got := evaluate(t, Options{ConfigPath: moved, CacheDir: cache}); got == tampered || !strings.Contains(got, `"gpu-infra-2"`) {
+			t.Errorf("an edit in the copy still finds the original's evaluation: %.80s", got)
+		}
+	})
+	t.Run("an import by absolute path", func(t *testing.T) {
+		config, local := userCatalog(t)
+		write(t, config, "(import 'gpuobs.libsonnet') + { teams+: import '"+local+"' }")
+		cache := t.TempDir()
+		evaluate(t, Options{ConfigPath: config, CacheDir: cache})
+		plantBody(t, cache)
+		if got := evaluate(t, Options{ConfigPath: config, CacheDir: cache}); got != tampered {
+			t.Fatal("the catalog in place is evaluated again instead of read from the cache")
+		}
+		moved := copyTree(t, config)
+		// The copy imports the original's file, outside its own directory: refused.
+		if got, err := Evaluate(Options{ConfigPath: moved, CacheDir: cache}); err == nil {
+			t.Errorf("the copy of a catalog that imports by absolute path was not evaluated: %.80s", got)
+		}
+	})
 }

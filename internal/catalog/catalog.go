@@ -79,9 +79,10 @@ func Load(opts Options) (*model.Model, error) {
 // (evalcache.go), else evaluated (a catalog file in a child process when opts.Isolated) and
 // kept there. The embedded catalog is evaluated at most once per process.
 func Evaluate(opts Options) (string, error) {
-	key := cacheKey(opts)
-	if out, ok := lookup(opts, key); ok {
-		return out, nil
+	for _, pinned := range []bool{false, true} {
+		if out, ok := lookup(opts, cacheKey(opts, pinned)); ok {
+			return out, nil
+		}
 	}
 	if opts.ConfigPath != "" && opts.Isolated {
 		return evaluateIsolated(opts) // the child keeps what it evaluates
@@ -102,7 +103,7 @@ func Evaluate(opts Options) (string, error) {
 	if json.Compact(&compact, []byte(out)) == nil {
 		out = compact.String()
 	}
-	keep(opts, key, reads, out)
+	keep(opts, reads, out)
 	return out, nil
 }
 

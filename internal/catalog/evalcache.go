@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"runtime/debug"
 
 	"github.com/gpuobs/gpuobs/internal/kept"
@@ -33,7 +34,7 @@ const CacheEnv = "GPUOBS_CACHE"
 const maxKept = 128
 
 // cacheFormat changes whenever an entry's layout or the key's parts change.
-const cacheFormat = "gpuobs-catalog-evaluation-v1"
+const cacheFormat = "gpuobs-catalog-evaluation-v2"
 
 // DefaultCacheDir is where the gpuobs command keeps evaluations: $GPUOBS_CACHE, or gpuobs/
 // in the user's cache directory; "" (keep none) for GPUOBS_CACHE=off or without a home.
@@ -53,17 +54,25 @@ func DefaultCacheDir() string {
 }
 
 // fileRead is one file on disk an evaluation looked for: its path and the SHA-256 of what it
-// read, empty when the file was not there.
+// read, empty when the file was not there. Kept, the path is relative to the import root
+// where it lies under it (always, but through a link in the root's own path).
 type fileRead struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256,omitempty"`
+	// Pinned is a file the catalog imports by its absolute path: its evaluation holds only
+	// where the catalog is now.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
-// readOf records that file held data; by its absolute path, as the key names the catalog
-// whatever directory gpuobs runs in.
+// readOf records that file held data, by its absolute path.
 func readOf(file string, data []byte) fileRead {
+	return fileRead{Path: absolute(file), SHA256: digest(data)}
+}
+
+// digest is the SHA-256 of data, in hexadecimal.
+func digest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return fileRead{Path: absolute(file), SHA256: hex.EncodeToString(sum[:])}
+	return hex.EncodeToString(sum[:])
 }
 
 // absent records that an evaluation looked for file and found none.
@@ -76,8 +85,12 @@ func absolute(file string) string {
 	return file
 }
 
-// cacheKey names the entry of a catalog in opts.CacheDir; "" when nothing is kept.
-func cacheKey(opts Options) string {
+// cacheKey names the entry of a catalog in opts.CacheDir; "" when nothing is kept. A catalog
+// file is named by its path under the import root and its content: the same tree elsewhere (a
+// fresh clone, another CI workspace) finds the same entry, whose files are then read where the
+// tree is now. An evaluation that holds only where it was (pinned: see relocatable) is named
+// by the root's absolute path too.
+func cacheKey(opts Options, pinned bool) string {
 	if opts.CacheDir == "" {
 		return ""
 	}
@@ -86,17 +99,42 @@ func cacheKey(opts Options) string {
 		h.Write([]byte(part + "\x00"))
 	}
 	if opts.ConfigPath != "" {
-		config, err := filepath.Abs(opts.ConfigPath)
-		if err != nil {
-			return ""
-		}
 		root, err := importRoot(opts.ConfigPath, opts.ImportRoot)
 		if err != nil {
 			return ""
 		}
-		h.Write([]byte(config + "\x00" + root + "\x00"))
+		config, err := filepath.Rel(root, absolute(opts.ConfigPath))
+		if err != nil || newImporter(libsonnet.FS, opts.ConfigPath, root).confined(opts.ConfigPath) != nil {
+			return ""
+		}
+		data, err := os.ReadFile(opts.ConfigPath)
+		if err != nil {
+			return ""
+		}
+		h.Write([]byte(filepath.ToSlash(config) + "\x00" + digest(data) + "\x00"))
+		if pinned {
+			h.Write([]byte(root + "\x00"))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// relocatable returns reads with their paths relative to root, and whether the evaluation
+// holds wherever the tree lies: no file imported by its absolute path, every file under root
+// as written, and the output without the root's path in it.
+func relocatable(reads []fileRead, root, out string) ([]fileRead, bool) {
+	moves := root == "" || !strings.Contains(out, root)
+	relative := make([]fileRead, len(reads))
+	for i, r := range reads {
+		relative[i] = r
+		rel, err := filepath.Rel(root, r.Path)
+		if r.Pinned || err != nil || !filepath.IsLocal(rel) {
+			moves = false
+			continue
+		}
+		relative[i].Path = filepath.ToSlash(rel)
+	}
+	return relative, moves
 }
 
 // jsonnetVersion is the version of go-jsonnet this program was built with.
@@ -146,7 +184,11 @@ func unchanged(opts Options, reads []fileRead) bool {
 	}
 	im := newImporter(libsonnet.FS, opts.ConfigPath, root)
 	for _, r := range reads {
-		err := im.confined(r.Path)
+		path := r.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, filepath.FromSlash(path))
+		}
+		err := im.confined(path)
 		if r.SHA256 == "" {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return false
@@ -156,18 +198,28 @@ func unchanged(opts Options, reads []fileRead) bool {
 		if err != nil {
 			return false
 		}
-		data, err := os.ReadFile(r.Path)
-		if err != nil || readOf(r.Path, data) != r {
+		data, err := os.ReadFile(path)
+		if err != nil || digest(data) != r.SHA256 {
 			return false
 		}
 	}
 	return true
 }
 
-// keep writes an evaluation and the files it read under key, atomically, and prunes the
+// keep writes an evaluation and the files it read under its key (cacheKey: the key that
+// moves with the tree where the evaluation allows), atomically, and prunes the
 // directory to maxKept entries. A cache that cannot be written is no error: the next run
 // evaluates again.
-func keep(opts Options, key string, reads []fileRead, out string) {
+func keep(opts Options, reads []fileRead, out string) {
+	root := ""
+	if opts.ConfigPath != "" {
+		var err error
+		if root, err = importRoot(opts.ConfigPath, opts.ImportRoot); err != nil {
+			return
+		}
+	}
+	reads, moves := relocatable(reads, root, out)
+	key := cacheKey(opts, !moves)
 	if key == "" {
 		return
 	}

@@ -71,7 +71,9 @@ func (im *importer) Import(importedFrom, importedPath string) (jsonnet.Contents,
 	if err != nil {
 		return jsonnet.Contents{}, "", fmt.Errorf("import %q: %w", importedPath, err)
 	}
-	im.reads = append(im.reads, readOf(candidate, data))
+	read := readOf(candidate, data)
+	read.Pinned = filepath.IsAbs(importedPath)
+	im.reads = append(im.reads, read)
 	c := jsonnet.MakeContentsRaw(data)
 	im.cache[candidate] = c
 	return c, candidate, nil
