@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"runtime/debug"
+	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/kept"
 	"github.com/gpuobs/gpuobs/libsonnet"
