@@ -5,10 +5,10 @@ package synth
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
 )
@@ -22,22 +22,23 @@ func Series(metric string, l Labels) string { return metric + l.Matchers() }
 // Matchers renders the labels as a series selector's braces, names sorted: {a="1", b="2"}.
 func (l Labels) Matchers() string {
 	keys := make([]string, 0, len(l))
-	for k := range l {
+	size := 2
+	for k, v := range l {
 		keys = append(keys, k)
+		size += len(k) + len(v) + 5
 	}
 	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
+	b := make([]byte, 0, size)
+	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.Quote(l[k]))
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendQuote(b, l[k])
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(append(b, '}'))
 }
 
 // Project keeps the named labels that are set.
@@ -123,19 +124,20 @@ func (g GPU) Slots(m *model.Model) int {
 // base holds the labels every series of the GPU carries.
 func (g GPU) base(m *model.Model) Labels {
 	l := m.Labels
-	out := Labels{
-		l.Cluster:       g.Cluster,
-		l.Host:          g.Host,
-		l.GPU:           fmt.Sprint(g.Index),
-		l.UUID:          g.UUID(),
-		l.PCIBusID:      fmt.Sprintf("00000000:%02X:00.0", 0x18+g.Index*0x10),
-		l.Device:        fmt.Sprintf("nvidia%d", g.Index),
-		l.ModelName:     g.Model,
-		l.DriverVersion: cmp.Or(g.Driver, DriverVersion),
-		"job":           m.Exporter.Job,
-		"instance":      g.Instance,
-	}
-	return out.With(exporterPod(m, g.Host))
+	// Room for the pod's and a MIG instance's labels: Entities adds them in place.
+	out := make(Labels, 20)
+	out[l.Cluster] = g.Cluster
+	out[l.Host] = g.Host
+	out[l.GPU] = strconv.Itoa(g.Index)
+	out[l.UUID] = g.UUID()
+	out[l.PCIBusID] = fmt.Sprintf("00000000:%02X:00.0", 0x18+g.Index*0x10)
+	out[l.Device] = "nvidia" + strconv.Itoa(g.Index)
+	out[l.ModelName] = g.Model
+	out[l.DriverVersion] = cmp.Or(g.Driver, DriverVersion)
+	out["job"] = m.Exporter.Job
+	out["instance"] = g.Instance
+	addExporterPod(out, m, g.Host)
+	return out
 }
 
 // TargetPod is the exporter target's own pod, as its up series and the GPU series carry it.
@@ -149,15 +151,31 @@ func (e Entity) TargetPod(m *model.Model) Labels { return exporterPod(m, e.Label
 // arrive as exported_*); with honorLabels: true they fill in where the exporter sends none, on
 // every GPU no pod holds (the GPU Operator's ServiceMonitor).
 func exporterPod(m *model.Model, host string) Labels {
-	names := m.Exporter.TargetPodLabels
-	return Labels{names[0]: "gpu-operator", names[1]: "nvidia-dcgm-exporter-" + host, names[2]: "nvidia-dcgm-exporter"}
+	l := Labels{}
+	addExporterPod(l, m, host)
+	return l
 }
 
+// addExporterPod sets exporterPod's labels in l.
+func addExporterPod(l Labels, m *model.Model, host string) {
+	names := m.Exporter.TargetPodLabels
+	l[names[0]], l[names[1]], l[names[2]] = "gpu-operator", "nvidia-dcgm-exporter-"+host, "nvidia-dcgm-exporter"
+}
+
+// withPod is l with the pod's labels, a copy; l itself when there is no pod.
 func withPod(m *model.Model, l Labels, p *Pod) Labels {
 	if p == nil {
 		return l
 	}
-	return l.With(map[string]string{m.Labels.Namespace: p.Namespace, m.Labels.Pod: p.Name, m.Labels.Container: p.Container})
+	return addPod(maps.Clone(l), m, p)
+}
+
+// addPod sets the pod's labels in l, and returns it.
+func addPod(l Labels, m *model.Model, p *Pod) Labels {
+	if p != nil {
+		l[m.Labels.Namespace], l[m.Labels.Pod], l[m.Labels.Container] = p.Namespace, p.Name, p.Container
+	}
+	return l
 }
 
 // Entity is one reporting entity of a GPU: the whole GPU, or one MIG instance, as one pod
@@ -184,7 +202,7 @@ func (g GPU) Entities(m *model.Model, entity model.Entity) []Entity {
 	base := g.base(m)
 	if len(g.MIG) == 0 {
 		if !m.Exporter.VirtualGPUs || len(g.Shared) == 0 {
-			return []Entity{{Labels: withPod(m, base, g.Pod), Part: 1, Holders: 1, Pod: g.Pod}}
+			return []Entity{{Labels: addPod(base, m, g.Pod), Part: 1, Holders: 1, Pod: g.Pod}}
 		}
 		pods := g.Pods()
 		out := make([]Entity, len(pods))
