@@ -55,8 +55,8 @@ func JSONAsYAML(path string, v any) (File, error) {
 // indentJSON appends src, JSON as encoding/json's encoder writes it (compact: no space outside
 // strings), indented by two spaces a level exactly as json.Indent indents it, empty objects and
 // arrays kept as {} and []. json.Indent runs its validating scanner over every byte, which cost
-// a tenth of a generation on the 1.7 MB of promtool test files; this reads only the structure,
-// and TestIndentJSONIsJSONIndent holds the two to the same bytes.
+// a tenth of a generation's work in process on the 1.7 MB of promtool test files; this reads
+// only the structure, and FuzzIndentJSON holds the two to the same bytes.
 func indentJSON(dst, src []byte) []byte {
 	depth := 0
 	open := false // after { or [, before knowing whether it is empty
