@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
@@ -231,13 +232,26 @@ func Walk(n *Node, fn func(n *Node, ancestors []*Node)) {
 // Matches reports whether the matcher selects a label value, by Prometheus' own matching (a
 // regular expression is anchored); false where the matcher does not compile.
 func (m Matcher) Matches(value string) bool {
-	t, ok := matchTypes[m.Type]
+	key := m.Type + "\x00" + m.Value
+	lm, ok := compiledMatchers.Load(key)
 	if !ok {
-		return false
+		t, known := matchTypes[m.Type]
+		if !known {
+			return false
+		}
+		compiled, err := labels.NewMatcher(t, m.Name, m.Value)
+		if err != nil {
+			return false
+		}
+		lm, _ = compiledMatchers.LoadOrStore(key, compiled)
 	}
-	lm, err := labels.NewMatcher(t, m.Name, m.Value)
-	return err == nil && lm.Matches(value)
+	return lm.(*labels.Matcher).Matches(value)
 }
+
+// compiledMatchers holds Prometheus' matchers by operator and value, built once per process:
+// the plan asks each histogram bound of every read whether a selector matches it, and
+// building a matcher compiles its regular expression.
+var compiledMatchers sync.Map // type + "\x00" + value → *labels.Matcher
 
 // matchTypes are Prometheus' matcher types by their operator.
 var matchTypes = map[string]labels.MatchType{"=": labels.MatchEqual, "!=": labels.MatchNotEqual, "=~": labels.MatchRegexp, "!~": labels.MatchNotRegexp}
