@@ -16,21 +16,35 @@ import (
 // the cache, one that does not was evaluated again.
 const tampered = `{"tampered": true}`
 
-// plantBody replaces the body of the one entry in dir, keeping the list of files it read.
+// plantBody replaces the body of every entry in dir (an evaluation's one or two names),
+// keeping the list of files each read.
 func plantBody(t *testing.T, dir string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("want one kept evaluation in %s, found %d (%v)", dir, len(entries), err)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 || len(entries) > 2 {
+		t.Fatalf("want one evaluation's entries in %s, found %d (%v)", dir, len(entries), err)
 	}
-	file := filepath.Join(dir, entries[0].Name())
-	data, err := os.ReadFile(file)
+	rewriteBodies(t, dir, func(string) string { return tampered })
+}
+
+// rewriteBodies replaces the body of every entry in dir by edit's, keeping the list of files
+// each read; each name gets a file of its own.
+func rewriteBodies(t *testing.T, dir string, edit func(body string) string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	header, _, _ := bytes.Cut(data, []byte("\n"))
-	if err := os.WriteFile(file, append(append(header, '\n'), tampered...), 0o600); err != nil {
-		t.Fatal(err)
+	for _, e := range entries {
+		file := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, body, _ := bytes.Cut(data, []byte("\n"))
+		if err := os.Remove(file); err != nil {
+			t.Fatal(err)
+		}
+		write(t, file, string(header)+"\n"+edit(string(body)))
 	}
 }
 
@@ -215,4 +229,24 @@ func TestKeptEvaluationMovesWithItsTree(t *testing.T) {
 			t.Errorf("the copy of a catalog that imports by absolute path was not evaluated: %.80s", got)
 		}
 	})
+}
+
+// TestKeptEvaluationsOfAlikeCatalogsStayApart: two catalog files alike, in directories whose
+// imported files differ, each find their own evaluation again, run after run: the key a copy
+// of a tree looks for is shared, the one in place is not.
+func TestKeptEvaluationsOfAlikeCatalogsStayApart(t *testing.T) {
+	cache := t.TempDir()
+	configA, _ := userCatalog(t)
+	configB, localB := userCatalog(t)
+	write(t, localB, "{ infra: 'gpu-infra-b' }")
+	for _, config := range []string{configA, configB} {
+		evaluate(t, Options{ConfigPath: config, CacheDir: cache})
+	}
+	// Marked, so that a hit tells whose evaluation it found.
+	rewriteBodies(t, cache, func(body string) string { return strings.Replace(body, "gpu-infra", "kept-gpu-infra", 1) })
+	for _, c := range []struct{ config, want string }{{configA, `"kept-gpu-infra"`}, {configB, `"kept-gpu-infra-b"`}, {configA, `"kept-gpu-infra"`}} {
+		if got := evaluate(t, Options{ConfigPath: c.config, CacheDir: cache}); !strings.Contains(got, c.want) {
+			t.Errorf("%s: its kept evaluation (%s) was not found: %.120s", c.config, c.want, got)
+		}
+	}
 }

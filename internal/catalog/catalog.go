@@ -79,7 +79,7 @@ func Load(opts Options) (*model.Model, error) {
 // (evalcache.go), else evaluated (a catalog file in a child process when opts.Isolated) and
 // kept there. The embedded catalog is evaluated at most once per process.
 func Evaluate(opts Options) (string, error) {
-	for _, pinned := range []bool{false, true} {
+	for _, pinned := range []bool{true, false} {
 		if out, ok := lookup(opts, cacheKey(opts, pinned)); ok {
 			return out, nil
 		}

@@ -27,11 +27,12 @@ import (
 // CacheEnv chooses where evaluations are kept: a directory, or "off" for nowhere.
 const CacheEnv = "GPUOBS_CACHE"
 
-// maxKept is how many evaluations a cache directory holds; the least recently used go first.
-// An entry is the compact evaluation, about 0.8 MB for the embedded catalog: 128 of them are
-// about 100 MB. gpuobs' own tests evaluate about a hundred catalogs, and share one directory
-// (testcatalog.CacheDir): fewer would evict each other within one run.
-const maxKept = 128
+// maxKept is how many entries a cache directory holds; the least recently used go first. An
+// entry is the compact evaluation, about 0.8 MB for the embedded catalog, under one or two
+// names (keep): 256 names hold 128 to 256 evaluations, at most about 200 MB. gpuobs' own tests
+// evaluate about a hundred catalogs, and share one directory (testcatalog.CacheDir): fewer
+// would evict each other within one run.
+const maxKept = 256
 
 // cacheFormat changes whenever an entry's layout or the key's parts change.
 const cacheFormat = "gpuobs-catalog-evaluation-v2"
@@ -85,11 +86,12 @@ func absolute(file string) string {
 	return file
 }
 
-// cacheKey names the entry of a catalog in opts.CacheDir; "" when nothing is kept. A catalog
-// file is named by its path under the import root and its content: the same tree elsewhere (a
-// fresh clone, another CI workspace) finds the same entry, whose files are then read where the
-// tree is now. An evaluation that holds only where it was (pinned: see relocatable) is named
-// by the root's absolute path too.
+// cacheKey names an entry of a catalog in opts.CacheDir; "" when nothing is kept. A catalog
+// file is named by its path under the import root and its content, and, pinned, by the root's
+// absolute path too. An evaluation is kept under its pinned key, and, where it holds wherever
+// the tree lies (relocatable), under the other as well: the same tree elsewhere (a fresh clone,
+// another CI workspace) finds it and reads its files where the tree is now, and two trees whose
+// catalog files are alike but whose imports differ each keep their own in place.
 func cacheKey(opts Options, pinned bool) string {
 	if opts.CacheDir == "" {
 		return ""
@@ -219,7 +221,7 @@ func keep(opts Options, reads []fileRead, out string) {
 		}
 	}
 	reads, moves := relocatable(reads, root, out)
-	key := cacheKey(opts, !moves)
+	key := cacheKey(opts, true)
 	if key == "" {
 		return
 	}
@@ -235,9 +237,17 @@ func keep(opts Options, reads []fileRead, out string) {
 		return
 	}
 	_, werr := tmp.Write(append(append(header, '\n'), out...))
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(opts.CacheDir, key)) != nil {
+	entry := filepath.Join(opts.CacheDir, key)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), entry) != nil {
 		_ = os.Remove(tmp.Name())
 		return
+	}
+	// The same entry under the key a copy of the tree looks for: a second name, not a copy.
+	if anywhere := cacheKey(opts, false); moves && anywhere != key {
+		link := filepath.Join(opts.CacheDir, ".tmp-link-"+anywhere)
+		if os.Link(entry, link) == nil && os.Rename(link, filepath.Join(opts.CacheDir, anywhere)) != nil {
+			_ = os.Remove(link)
+		}
 	}
 	kept.Prune(opts.CacheDir, maxKept)
 }
