@@ -33,7 +33,7 @@ type Options struct {
 	RulesFormats []string
 	// Checked remembers the rule files and Alertmanager configurations that loaded in
 	// Prometheus' and Alertmanager's own loaders: the same bytes are not loaded again. Nil
-	// loads every one.
+	// loads every one. It is read and saved by the caller: generators do not touch the disk.
 	Checked *kept.Memo
 }
 

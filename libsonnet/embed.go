@@ -19,10 +19,8 @@ const Entry = "gpuobs.libsonnet"
 
 // SourcesDigest is the SHA-256 of every embedded source, path and content, in path order:
 // part of the key under which an evaluation is kept (internal/catalog's evalcache.go).
-func SourcesDigest() string { return sourcesDigest() }
-
-// sourcesDigest computes SourcesDigest once: the sources are compiled in.
-var sourcesDigest = sync.OnceValue(func() string {
+// Computed once: the sources are compiled in.
+var SourcesDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	_ = fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

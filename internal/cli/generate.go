@@ -80,7 +80,9 @@ func (o *generateOptions) run() error {
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
-	files, managed, err := generators.Run(p, generators.Options{RulesFormats: o.rulesFormats, Checked: o.checked()})
+	checked := o.checked()
+	files, managed, err := generators.Run(p, generators.Options{RulesFormats: o.rulesFormats, Checked: checked})
+	checked.Save()
 	if err != nil {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
@@ -127,7 +129,7 @@ func (o *generateOptions) run() error {
 		return failed(fmt.Errorf("nothing was written: %w", err))
 	}
 	silenced := newInhibitRules(o.output, p, files)
-	renamed := renamedRecords(o.output, m, files, before.Stale)
+	renamed := renamedRecords(o.output, p, before.Stale)
 	if err := emit.Write(o.output, files, managed); err != nil {
 		var partial *emit.PartialError
 		var interrupted *emit.InterruptedError

@@ -5,44 +5,45 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
+	"github.com/gpuobs/gpuobs/internal/plan"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/source"
 )
 
 // renamedRecords says which recording rules of the output gpuobs generated in dir before the
-// generated files now write under the name the catalog's lint.renamed gives them: what reads
-// the former name outside this output (a dashboard or rule of the team's own, a rollout's
-// analysis template) reads nothing from now on. Only the plain rule files on disk that change
-// (stale, by their paths) are read.
-func renamedRecords(dir string, m *model.Model, files []emit.File, stale []string) []string {
-	if len(m.Lint.Renamed) == 0 {
+// plan now records under the name the catalog's lint.renamed gives them: what reads the former
+// name outside this output (a dashboard or rule of the team's own, a rollout's analysis
+// template) reads nothing from now on. Only the plain rule files on disk that change (stale,
+// by their paths) are read.
+func renamedRecords(dir string, p *plan.Plan, stale []string) []string {
+	renamed := p.Model.Lint.Renamed
+	if len(renamed) == 0 {
 		return nil
 	}
 	onDisk, err := source.RuleFiles(dir)
 	if err != nil {
 		return nil
 	}
-	before, after := map[string]bool{}, map[string]bool{}
-	for _, f := range files {
-		if !slices.Contains(stale, f.Path) || !slices.Contains(onDisk, f.Path) {
+	before := map[string]bool{}
+	for _, path := range stale {
+		if !slices.Contains(onDisk, path) {
 			continue
 		}
-		for _, name := range promql.RecordNames(f.Content) {
-			after[name] = true
-		}
-		if old, err := source.ReadInTree(dir, filepath.Join(dir, filepath.FromSlash(f.Path))); err == nil {
+		if old, err := source.ReadInTree(dir, filepath.Join(dir, filepath.FromSlash(path))); err == nil {
 			for _, name := range promql.RecordNames(old) {
 				before[name] = true
 			}
 		}
 	}
+	now := map[string]bool{}
+	for _, r := range p.Recorded {
+		now[r.Name] = true
+	}
 	var out []string
-	for _, former := range model.SortedKeys(m.Lint.Renamed) {
-		now := m.Lint.Renamed[former]
-		if before[former] && !after[former] && after[now] {
-			out = append(out, fmt.Sprintf("  %s → %s", former, now))
+	for _, former := range model.SortedKeys(renamed) {
+		if before[former] && !now[former] && now[renamed[former]] {
+			out = append(out, fmt.Sprintf("  %s → %s", former, renamed[former]))
 		}
 	}
 	if len(out) == 0 {

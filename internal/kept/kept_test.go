@@ -10,10 +10,11 @@ import (
 )
 
 // TestMemoRunsACheckOncePerContent: a pass is remembered for the same content and check, by
-// the same program; other content, another check or another program check again; a failure
-// is never remembered; a nil Memo always checks.
+// the same program, in this run and, saved, in the next; other content, another check or
+// another program check again; a failure is never remembered; a nil Memo always checks; Run
+// writes nothing, Save does.
 func TestMemoRunsACheckOncePerContent(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "checked")
 	runs := 0
 	verdict := error(nil)
 	check := func([]byte) error { runs++; return verdict }
@@ -21,28 +22,38 @@ func TestMemoRunsACheckOncePerContent(t *testing.T) {
 	if m == nil {
 		t.Fatal("no memo for a directory")
 	}
+	var next *Memo // the next run's, read from what m saved
 	for i, step := range []struct {
-		memo    *Memo
+		memo    func() *Memo
 		name    string
 		content string
 		fail    bool
 		runs    int
 	}{
-		{m, "loader", "a", false, 1},
-		{m, "loader", "a", false, 1}, // remembered
-		{m, "loader", "b", false, 2}, // other content
-		{m, "other", "a", false, 3},  // another check
-		{&Memo{dir: dir, program: "rebuilt"}, "loader", "a", false, 4},
-		{m, "loader", "c", true, 5},
-		{m, "loader", "c", true, 6}, // a failure is checked again
-		{nil, "loader", "a", false, 7},
-		{NewMemo(""), "loader", "a", false, 8},
+		{func() *Memo { return m }, "loader", "a", false, 1},
+		{func() *Memo { return m }, "loader", "a", false, 1}, // remembered
+		{func() *Memo { return m }, "loader", "b", false, 2}, // other content
+		{func() *Memo { return m }, "other", "a", false, 3},  // another check
+		{func() *Memo { return memoOf(dir, "rebuilt") }, "loader", "a", false, 4},
+		{func() *Memo { return m }, "loader", "c", true, 5},
+		{func() *Memo { return m }, "loader", "c", true, 6}, // a failure is checked again
+		{func() *Memo { return nil }, "loader", "a", false, 7},
+		{func() *Memo { return NewMemo("") }, "loader", "a", false, 8},
+		{func() *Memo { return next }, "loader", "b", false, 8}, // saved, found in the next run
+		{func() *Memo { return next }, "loader", "c", false, 9},
 	} {
+		if i == 9 {
+			if _, err := os.Stat(dir); err == nil {
+				t.Fatal("Run wrote to the directory")
+			}
+			m.Save()
+			next = NewMemo(dir)
+		}
 		verdict = nil
 		if step.fail {
 			verdict = errors.New("refused")
 		}
-		err := step.memo.Run(step.name, []byte(step.content), check)
+		err := step.memo().Run(step.name, []byte(step.content), check)
 		if (err != nil) != step.fail {
 			t.Errorf("step %d: error %v, want failure %v", i, err, step.fail)
 		}

@@ -17,7 +17,8 @@ import (
 )
 
 // ToolRunsEnv names the directory where RunTool keeps the runs of pinned tools; "off" keeps
-// none (every run runs). Unset, it is gpuobs-test-runs in the temporary directory.
+// none (every run runs). Unset, it is gpuobs/test-runs in the user's cache directory (where
+// nobody else can plant a passing run), or in the temporary directory without one.
 const ToolRunsEnv = "GPUOBS_TEST_RUNS"
 
 // maxToolRuns is how many runs the directory keeps; the least recently used go first. A
@@ -40,7 +41,11 @@ func RunTool(t testing.TB, name, dir string, env []string, args ...string) (stri
 	bin := Tool(t, name)
 	runs := os.Getenv(ToolRunsEnv)
 	if runs == "" {
-		runs = filepath.Join(os.TempDir(), "gpuobs-test-runs")
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		runs = filepath.Join(base, "gpuobs", "test-runs")
 	}
 	run := func() (string, error) {
 		cmd := exec.Command(bin, args...)
