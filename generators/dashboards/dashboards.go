@@ -3,8 +3,6 @@
 package dashboards
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -88,33 +86,13 @@ func render(m *model.Model, build func(*model.Model, string) (any, error), file 
 		if err != nil {
 			return nil, fmt.Errorf("dashboard %s: %w", level, err)
 		}
-		body, err := canonicalJSON(d)
+		body, err := emit.SortedJSON(d)
 		if err != nil {
 			return nil, fmt.Errorf("dashboard %s: %w", level, err)
 		}
 		files = append(files, file(level, body))
 	}
 	return files, nil
-}
-
-// canonicalJSON renders a dashboard with sorted keys and two-space indentation.
-func canonicalJSON(d any) ([]byte, error) {
-	raw, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(generic); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
 }
 
 // datasource is the data source every query uses: the dashboard's datasource variable.

@@ -16,6 +16,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/promql"
@@ -252,7 +253,7 @@ func TestUnitsFollowTheExporterVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := canonicalJSON(d)
+	data, err := emit.SortedJSON(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestNVLinkBandwidthIsShownAsTheRateItIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := canonicalJSON(d)
+	data, err := emit.SortedJSON(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuobs/gpuobs/internal/emit"
 	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
 	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
@@ -18,7 +19,7 @@ func panelQuery(t *testing.T, level, title, cluster string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := canonicalJSON(d)
+	data, err := emit.SortedJSON(d)
 	if err != nil {
 		t.Fatal(err)
 	}
