@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/cli"
+	_ "github.com/gpuobs/gpuobs/internal/hugeheap" // the heap on huge pages, before the other inits touch it
 )
 
 // gcPercent is the garbage collector's target for a run of gpuobs, which allocates much and
@@ -17,15 +18,10 @@ import (
 // wall time. A GOGC of the environment decides instead.
 const gcPercent = 400
 
-// heapHugeBytes is how much of the heap hugeHeap backs with huge pages: more than a generation
-// of the embedded catalog, or a Jsonnet evaluation, holds at its peak.
-const heapHugeBytes = 64 << 20
-
 func main() {
 	if os.Getenv("GOGC") == "" && (len(os.Args) < 2 || os.Args[1] != "lint") {
 		debug.SetGCPercent(gcPercent)
 	}
-	_ = hugeHeap(heapHugeBytes) // an optimisation only: without huge pages, 4 KiB pages serve
 	if len(os.Args) > 1 && os.Args[1] == catalog.EvaluatorCommand {
 		os.Exit(catalog.RunEvaluator(os.Args[2:], os.Stdout, os.Stderr))
 	}
