@@ -1,5 +1,5 @@
-// Package hugeheap backs the first Bytes of the heap of a gpuobs process with transparent huge
-// pages, as its init runs. A run of gpuobs grows a fresh heap to some 40 MB in a few hundred
+// Package hugeheap backs the first 256 MB of the heap of a gpuobs process with transparent
+// huge pages, as its init runs. A run of gpuobs grows a fresh heap to some 40 MB in a few hundred
 // milliseconds, and the kernel faults it in 4 KiB at a time: some 10,000 faults, a third of a
 // generation's CPU where a fault costs 12 µs (a virtual machine). The kernel's default policy
 // (madvise) gives huge pages only to memory that asks for them, and Go's heap does not ask.
@@ -10,7 +10,7 @@
 // Elsewhere than Linux it does nothing.
 package hugeheap
 
-// Bytes is how much of the heap is backed by huge pages: more than a warm generation (some
+// adviseBytes is how much of the heap is backed by huge pages: more than a warm generation (some
 // 80 MB at its peak), a Jsonnet evaluation of the embedded catalog (some 200 MB) or a lint of
 // 26,000 rules (250 MB) holds. The block is mapped, never touched: it costs no memory.
-const Bytes = 256 << 20
+const adviseBytes = 256 << 20

@@ -11,13 +11,13 @@ import (
 // hugePage is the size of a transparent huge page where Go runs Linux.
 const hugePage = 2 << 20
 
-func init() { _ = Advise(Bytes) } // an optimisation only: without huge pages, 4 KiB pages serve
+func init() { _ = advise(adviseBytes) } // an optimisation only: without huge pages, 4 KiB pages serve
 
-// Advise allocates heapBytes (mapped, never touched), asks the kernel to back them with
+// advise allocates heapBytes (mapped, never touched), asks the kernel to back them with
 // transparent huge pages, and collects them again, so that the allocations that follow land in
 // the advised memory. Where the kernel has no transparent huge pages, the error says so and
 // nothing changed.
-func Advise(heapBytes int) error {
+func advise(heapBytes int) error {
 	block := make([]byte, heapBytes)
 	skip := (hugePage - int(uintptr(unsafe.Pointer(unsafe.SliceData(block)))%hugePage)) % hugePage
 	whole := (heapBytes - skip) / hugePage * hugePage

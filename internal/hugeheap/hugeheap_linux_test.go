@@ -47,12 +47,12 @@ func mappings(t *testing.T) []mapping {
 	return out
 }
 
-// TestAdviseBacksWhatFollows: after Advise, the heap's next large allocation lies in
+// TestAdviseBacksWhatFollows: after advise, the heap's next large allocation lies in
 // memory that asked the kernel for huge pages (the block it advised and gave back), all but
 // the part of a huge page before the block's first boundary.
 func TestAdviseBacksWhatFollows(t *testing.T) {
-	if err := Advise(32 << 20); err != nil {
-		t.Fatalf("Advise: %v (a kernel without transparent huge pages?)", err)
+	if err := advise(32 << 20); err != nil {
+		t.Fatalf("advise: %v (a kernel without transparent huge pages?)", err)
 	}
 	next := make([]byte, 16<<20)
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(next)))
@@ -64,6 +64,6 @@ func TestAdviseBacksWhatFollows(t *testing.T) {
 		}
 	}
 	if advised < end-start-hugePage {
-		t.Errorf("%d MiB of the %d MiB allocated after Advise lie in memory advised for huge pages; want all but the first huge page's", advised>>20, len(next)>>20)
+		t.Errorf("%d MiB of the %d MiB allocated after advise lie in memory advised for huge pages; want all but the first huge page's", advised>>20, len(next)>>20)
 	}
 }
