@@ -11,8 +11,8 @@ import (
 // SortedJSON renders v as encoding/json renders it once decoded into maps, slices and
 // float64s and encoded again: every object's keys sorted, no HTML escaping, numbers in their
 // float64 form, two-space indentation and a final newline. It encodes once and sorts the
-// encoder's own compact output in one pass, where the round trip through maps cost a tenth of
-// a generation's work; FuzzSortedJSON holds the two to the same bytes.
+// encoder's own compact output in one pass, where the round trip through maps was 4 % of a
+// generation's CPU (perf, 15 processes); FuzzSortedJSON holds the two to the same bytes.
 func SortedJSON(v any) ([]byte, error) {
 	var compact bytes.Buffer
 	enc := json.NewEncoder(&compact)

@@ -8,7 +8,9 @@ import (
 	"unsafe"
 )
 
-// hugePage is the size of a transparent huge page where Go runs Linux.
+// hugePage is the size of a transparent huge page on amd64, and on arm64 with 4 KiB pages.
+// Where huge pages are larger (arm64 with 64 KiB pages: 512 MiB), the advice covers none and
+// changes nothing.
 const hugePage = 2 << 20
 
 func init() { _ = advise(adviseBytes) } // an optimisation only: without huge pages, 4 KiB pages serve
@@ -22,7 +24,6 @@ func advise(heapBytes int) error {
 	skip := (hugePage - int(uintptr(unsafe.Pointer(unsafe.SliceData(block)))%hugePage)) % hugePage
 	whole := (heapBytes - skip) / hugePage * hugePage
 	err := syscall.Madvise(block[skip:skip+whole], syscall.MADV_HUGEPAGE)
-	block = nil
-	runtime.GC()
+	runtime.GC() // block is dead here: the collection frees it
 	return err
 }

@@ -35,7 +35,9 @@ const dirPlaceholder = "$DIR"
 // arguments and the name and content of every file under dir (dir itself written as a
 // placeholder): the same run on the same bytes replays its output and exit status without
 // running the tool; a change to any file, argument or the tool runs it. env is added to the
-// run's environment and is not part of the key: it must not change the result (GOGC).
+// run's environment and is not part of the key: it must not change the result (GOGC). An
+// argument naming a file by its absolute path out of dir fails the test: the key would not
+// cover it.
 func RunTool(t testing.TB, name, dir string, env []string, args ...string) (string, error) {
 	t.Helper()
 	bin := Tool(t, name)
@@ -55,6 +57,9 @@ func RunTool(t testing.TB, name, dir string, env []string, args ...string) (stri
 	}
 	if runs == "off" {
 		return run()
+	}
+	if outside := outsideDir(dir, args); outside != "" {
+		t.Fatalf("RunTool: argument %s names a file outside %s, which a kept run's key does not cover", outside, dir)
 	}
 	key, err := runKey(bin, dir, args)
 	if err != nil {
@@ -81,6 +86,17 @@ func RunTool(t testing.TB, name, dir string, env []string, args ...string) (stri
 	}
 	keepRun(runs, key, code, strings.ReplaceAll(out, dir, dirPlaceholder))
 	return out, err
+}
+
+// outsideDir returns the first argument that is an absolute path out of dir, or "": a kept run
+// would be replayed though that file changed.
+func outsideDir(dir string, args []string) string {
+	for _, a := range args {
+		if rel, err := filepath.Rel(dir, a); filepath.IsAbs(a) && (err != nil || !filepath.IsLocal(rel)) {
+			return a
+		}
+	}
+	return ""
 }
 
 // runKey is the digest of a run: the tool's binary, its arguments and every file under dir.

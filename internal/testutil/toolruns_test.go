@@ -65,3 +65,19 @@ func TestRunToolReplaysOnlyTheSameRun(t *testing.T) {
 		t.Errorf("with %s=off: %v\n%s", ToolRunsEnv, err, out)
 	}
 }
+
+// TestOutsideDirFindsAFileTheKeyMisses: an absolute path out of the run's directory is found
+// (its changes would not reach the key); paths under it, relative paths and flags are not.
+func TestOutsideDirFindsAFileTheKeyMisses(t *testing.T) {
+	dir := t.TempDir()
+	under := filepath.Join(dir, "rules", "a.yaml")
+	elsewhere := filepath.Join(t.TempDir(), "b.yaml")
+	if got := outsideDir(dir, []string{"test", "rules", "--run", "x", under, "tests/c.yaml"}); got != "" {
+		t.Errorf("outsideDir = %q for arguments under the directory", got)
+	}
+	for _, args := range [][]string{{"check", "rules", under, elsewhere}, {filepath.Join(dir, "..", "c.yaml")}} {
+		if got := outsideDir(dir, args); got != args[len(args)-1] {
+			t.Errorf("outsideDir(%v) = %q, want %q", args, got, args[len(args)-1])
+		}
+	}
+}
