@@ -12,7 +12,8 @@ import (
 // The training fabric's shape: node_exporter (the job the infiniband and nccl sections read by
 // default) reports portsPerNode InfiniBand ports a node, one HCA a GPU; a training job holds
 // the pods of one namespace in a block of jobBlock GPUs (sixteen pods over many nodes: a
-// multi-node job), and one rank in stragglerEvery runs its collectives three times slower.
+// multi-node job), and one rank in stragglerEvery reaches its collectives late: its peers
+// wait for it, and it reads a third of their execution time.
 const (
 	nodeExporterJob = "node-exporter"
 	portsPerNode    = gpusPerNode
@@ -90,7 +91,8 @@ func portValues(name string, g synth.GPU, step int64) func(int) float64 {
 
 // loadRank adds a pod's owner (its namespace's training job in the GPU's block) and NCCL
 // Inspector's series of its GPU: one per combination of the fanned-out labels, the
-// communicators the job's own, each window's mean moving a little from dump to dump.
+// communicators named as a framework names them (the same names in every job), each
+// window's mean moving a little from dump to dump.
 func loadRank(s *ruleeval.Store, m *model.Model, g synth.GPU, p *synth.Pod, read map[string]bool, start, step int64, samples int) error {
 	owner := fmt.Sprintf("train-%d", g.Seq/jobBlock)
 	ksm := synth.Labels{m.Labels.Cluster: g.Cluster, "job": m.KubeStateMetrics.Job, "namespace": p.Namespace, "pod": p.Name,
@@ -109,11 +111,10 @@ func loadRank(s *ruleeval.Store, m *model.Model, g synth.GPU, p *synth.Pod, read
 		if name == "nccl_collective_exec_time_microseconds" {
 			level = 1000
 			if g.Seq%stragglerEvery == 0 {
-				level = 3000
+				level = 1000.0 / 3
 			}
 		}
 		for _, l := range combinations(fanout, base) {
-			l["comm_name"] = p.Namespace + "/" + owner + "/" + l["comm_name"]
 			if err := s.AddSeries(name, l, start, step, samples, func(i int) float64 { return level * (1 + 0.02*float64((i+g.Seq)%5)) }); err != nil {
 				return err
 			}

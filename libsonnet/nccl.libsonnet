@@ -11,6 +11,17 @@
 //   attribution; gpu is "GPU<n>", the CUDA device index inside the pod (CUDA_VISIBLE_DEVICES
 //   renumbers it), which joins no physical GPU, so the rules join by pod;
 // - there is no rank label: a rank is its pod and its GPU;
+// - comm_name is the name the framework gave the communicator (NCCL's config.commName), or
+//   "unknown": the same in every job ("unknown", a process group's name, "DP Group 0"), and
+//   the writer folds a GPU's communicators of one name into one series. A communicator is its
+//   name within its job: the rules read the ranks of training jobs' pods (training.ownerKinds,
+//   the straggler record's owner labels) and compare a rank with the ranks of its own job only;
+// - execution time is the kernel's on the GPU (NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=1, the
+//   default), and a collective's kernel starts when its rank reaches it and ends when every
+//   rank has: the rank that arrives last, the straggler the others wait for, shows the
+//   shortest time, and the ranks that wait show the longest (NVIDIA/nccl#460). Bus bandwidth
+//   is computed from that time, so waiting ranks show less of it: the rank that waited least
+//   measures what the network gave the collective;
 // - a GPU with nothing new keeps its file untouched, old values included (a checkpoint pause,
 //   a job that crashed), and node_exporter serves them on: a rank's own value is read only
 //   where its pod's file was written within windows.ncclFresh (node_exporter's mtime of
@@ -41,15 +52,16 @@ local t = import 'lib/test.libsonnet';
   },
 
   thresholds+: {
-    // A rank whose mean execution time of a collective exceeds its communicator's median by
-    // this factor is a straggler.
+    // A rank is a straggler when its communicator's median rank spends this many times as
+    // long in a collective as it does: the median rank waits for it.
     ncclStragglerRatio: 1.5,
     // The fewest ranks (NCCL's nranks) a communicator has for the straggler test: of two, the
-    // median is their mean, and the slow one cannot be told apart.
+    // median is their mean, not a peer's time.
     ncclStragglerMinRanks: 3,
-    // A collective whose bus bandwidth is below this share of what the same collective and
-    // message size reach across the cluster (the most their ranks' 90th percentile reached
-    // over windows.ncclBaseline), on GPUs busier than ncclBusySMActivity, is starved.
+    // A communicator is starved when the most bus bandwidth any of its ranks measures for a
+    // collective is below this share of what the same collective and message size reach
+    // across the cluster (the most the communicators' 90th percentile reached over
+    // windows.ncclBaseline), while its job's GPUs are busier than ncclBusySMActivity.
     ncclStarvedRatio: 0.5,
     ncclBusySMActivity: 0.5,
   },
@@ -68,22 +80,33 @@ local t = import 'lib/test.libsonnet';
   local w = $.windows,
   local exec = 'nccl_collective_exec_time_microseconds',
   local bandwidth = 'nccl_bus_bandwidth_gbs',
+  // The job a rank belongs to: its pod's namespace and controller.
+  local owner = [l.namespace, 'owner_kind', 'owner_name'],
+  // A communicator: its name within its job, its size, and one collective and message size.
+  local communicator = [l.cluster] + owner + ['comm_name', 'nranks', 'n_nodes', 'collective', 'message_size'],
+  local rank = [nc.podLabel, 'gpu'],
+  // The pods of training jobs (the straggler record's, owner-labelled) whose GPUs' inspector
+  // files were written within windows.ncclFresh.
+  local writing = 'pod:nccl_inspector_file:fresh',
+  // The most bus bandwidth a rank of each communicator measures: the rank that waited least
+  // for the others.
+  local best = 'communicator:nccl_bus_bandwidth_gbs:max',
   // What each collective, message size and node count reaches across a cluster now: the 90th
-  // percentile of its ranks' bus bandwidth. The starved-collective alert reads its maximum over
+  // percentile of the communicators' best. The starved-collective alert reads its maximum over
   // windows.ncclBaseline: a day of these few series, not of every rank's.
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
-  // The pods whose GPUs' inspector files were written within windows.ncclFresh.
-  local writing = 'pod:nccl_inspector_file:fresh',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
-  local collective = [l.cluster, 'comm_name', 'collective', 'message_size'],
-  local rank = [nc.podLabel, 'gpu'],
-  local sel = e.fill(|||
-    {job="$(job)"}
-  |||, { job: nc.job }),
-  // The ranks of the pods in s (a vector by cluster and pod) under the inspector's label.
-  local asRanks(s) = e.fill(|||
-    label_replace($(s), "$(rank)", "$1", "$(pod)", "(.*)")
-  |||, { s: s, rank: nc.podLabel, pod: l.pod }),
+  local jobs = e.fill(|||
+    gpu_pod:dcgm_sm_active:avg$(window)
+  |||, { window: w.straggler }),
+  // The series of selector of the live ranks of training jobs, each labelled with its job.
+  local ranks(selector) = e.fill(|||
+    (
+      $(selector)
+      * on ($(cluster), $(rank)) group_left ($(owner))
+        label_replace($(writing), "$(rank)", "$1", "$(pod)", "(.*)")
+    )
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), writing: writing, pod: l.pod }),
 
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
@@ -110,29 +133,41 @@ local t = import 'lib/test.libsonnet';
 
 
   records+: {
-    // In the group of the record it reads (which pod holds which GPU), evaluated after it.
+    // In the group of the record it reads (the training jobs' GPUs), evaluated after it.
     [writing]: {
       section: 'nccl',
-      family: 'allocation',
+      family: 'workload',
       expr: e.fill(|||
-        group by ($(cluster), $(namespace), $(pod)) (
-          $(gpuInfo){$(pod)!=""}
+        group by ($(pod)) (
+          $(jobs)
           and on ($(cluster), $(uuid))
           label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
         )
-      |||, { cluster: l.cluster, namespace: l.namespace, pod: l.pod, uuid: l.uuid, gpuInfo: names.gpuInfo, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
+      |||, { pod: std.join(', ', [l.cluster, l.pod] + owner), jobs: jobs, cluster: l.cluster, uuid: l.uuid, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
+    },
+    [best]: {
+      section: 'nccl',
+      family: 'network',
+      expr: e.fill(|||
+        max by ($(communicator)) ($(ranks))
+      |||, { communicator: std.join(', ', communicator), ranks: ranks(e.fill(|||
+        $(bandwidth){job="$(job)"}
+      |||, { bandwidth: bandwidth, job: nc.job })) }),
     },
     [reached]: {
       section: 'nccl',
       family: 'network',
       expr: e.fill(|||
-        quantile by ($(size)) (0.9, $(bandwidth))
-      |||, { size: std.join(', ', size), bandwidth: bandwidth + sel }),
+        quantile by ($(size)) (0.9, $(best))
+      |||, { size: std.join(', ', size), best: best }),
     },
   },
 
   alerts+: {
     local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },
+    // The scenarios' training job, and its labels on an alert.
+    local job = 'llama-70b-pretrain',
+    local ofJob = { owner_kind: 'PyTorchJob', owner_name: job },
     // The inspector's series of one rank, as node_exporter serves them.
     local series(metric, values, pod, extra={}) = t.series(metric, values, {
       job: nc.job,
@@ -141,14 +176,16 @@ local t = import 'lib/test.libsonnet';
       slurm_job_id: 'unknown',
       [nc.podLabel]: pod,
       gpu: 'GPU0',
-      comm_name: '0x7f3a9c1e5d20b4a1',
+      comm_name: 'DP Group 0',
       n_nodes: '4',
-      nranks: '4',
+      nranks: std.toString(std.max(4, th.ncclStragglerMinRanks)),
       collective: 'AllReduce',
       message_size: '128-129MB',
       algo_proto: 'RING_LL128',
     } + extra),
-    local communicator = { comm_name: '0x7f3a9c1e5d20b4a1' },
+    local named = { comm_name: 'DP Group 0' },
+    // The scenario's pod i.
+    local pod(i) = t.scenarioHost + '-' + i,
     // node_exporter's mtime of the inspector's file of the scenario's GPU i: written every
     // minute, or until `minutes` and not since.
     local written(i, minutes=60) = t.series('node_textfile_mtime_seconds', '0+60x' + minutes + (if minutes < 60 then ' ' + (60 * minutes) + 'x' + (60 - minutes) else ''), {
@@ -156,117 +193,151 @@ local t = import 'lib/test.libsonnet';
       instance: t.scenarioHost,
       file: '/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_' + t.scenarioUUID(i) + '.prom',
     }),
+    // kube-state-metrics' owner of the scenario's pod i: a training job of its own.
+    local ownedBy(i, name) = t.series('kube_pod_owner', '1x60', e.ksm($.kubeStateMetrics.job, {
+      namespace: t.scenarioPod.namespace,
+      pod: pod(i),
+      uid: 'uid-' + i,
+      owner_kind: ofJob.owner_kind,
+      owner_name: name,
+      owner_is_controller: 'true',
+    })),
+    // The scenario's GPUs, as busy as activity.
+    local busyAt(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
+    local training(name, fires, extra, gpus=4, activity=0.9, target=null, value=null) = t.case(name, fires, busyAt(activity), gpus=gpus, owner=job, ownerKind=ofJob.owner_kind, extra=extra, target=target, value=value),
 
-    // One ticket per rank and communicator (its slowest collective and size give the value):
-    // a straggler is slow in all of them, and a ticket per collective and size would multiply
+    // One ticket per rank and communicator (its worst collective and size give the value): a
+    // straggler is late to all of them, and a ticket per collective and size would multiply
     // the series by the communicator's fan-out (metrics.<name>.fanout).
     GPUNcclStragglerRank: base {
-      identity: [l.cluster, 'comm_name'] + rank,
-      local communicators = e.fill(|||
+      identity: [l.cluster] + owner + ['comm_name'] + rank,
+      local ranked = ranks(e.fill(|||
         $(exec){job="$(job)", nranks!~"$(fewer)"}
-      |||, { exec: exec, job: nc.job, fewer: std.join('|', [std.toString(n) for n in std.range(1, th.ncclStragglerMinRanks - 1)]) }),
+      |||, { exec: exec, job: nc.job, fewer: std.join('|', [std.toString(n) for n in std.range(1, th.ncclStragglerMinRanks - 1)]) })),
       expr: e.fill(|||
         max by ($(id)) (
-          $(communicators) / on ($(collective)) group_left () quantile by ($(collective)) (0.5, $(communicators))
+            quantile by ($(communicator)) (0.5, $(ranked))
+          / on ($(communicator)) group_right ()
+            $(ranked)
         ) > $(ratio)
-        and on ($(cluster), $(rank)) $(written)
-      |||, { id: std.join(', ', [l.cluster, 'comm_name'] + rank), communicators: communicators, cluster: l.cluster, rank: nc.podLabel, written: asRanks(writing), collective: std.join(', ', collective), ratio: e.num(th.ncclStragglerRatio) }),
+      |||, { id: std.join(', ', [l.cluster] + owner + ['comm_name'] + rank), communicator: std.join(', ', communicator), ranked: ranked, ratio: e.num(th.ncclStragglerRatio) }),
       'for': '15m',
-      summary: 'One rank of a communicator runs a collective far slower than its peers: a straggler, measured by NCCL.',
-      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + " }}) runs its slowest collective {{ $value | humanize }} × as long as the communicator's median rank (threshold " + e.num(th.ncclStragglerRatio) + ' ×): every rank waits for it.',
-      // Four ranks, the pods of the scenario's four GPUs, each writing its file every minute;
-      // the last one slow where straggler (each window's mean moves a little: the writer
-      // rewrites its file every dump); stopped: the minute their files were last written.
-      local member(i, values, stopped=60) = [series(exec, values, t.scenarioHost + '-' + i), written(i, stopped)],
-      local ranks(slow, values='+1x60', stopped=60) = std.flattenArrays([member(i, (if i == 3 then slow else 1000) + values, stopped) for i in std.range(0, 3)]),
-      local pair(slow, size) = std.flattenArrays([[series(exec, v[0] + '+1x60', t.scenarioHost + '-' + v[1], { nranks: size }), written(v[1])] for v in [['1000', 0], [slow, 1]]]),
+      summary: 'The other ranks of a communicator wait for one rank at every collective: a straggler, measured by NCCL.',
+      description: 'The median rank of communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) spends {{ $value | humanize }} × as long in a collective as rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} (threshold ' + e.num(th.ncclStragglerRatio) + ' ×): it waits for that rank, which reaches the collective last.',
+      // Four ranks, the pods of the scenario's four GPUs of one training job, each writing
+      // its file every minute; the last one arriving late where straggler, and its peers
+      // waiting for it (each window's mean moves a little: the writer rewrites its file every
+      // dump); stopped: the minute their files were last written.
+      local member(i, values, stopped=60, extra={}) = [series(exec, values, pod(i), extra), written(i, stopped)],
+      local four(late, values='+1x60', stopped=60) = std.flattenArrays([member(i, (if i == 3 then late else 3000) + values, stopped) for i in std.range(0, 3)]),
+      local pair(size) = std.flattenArrays([member(v[1], v[0] + '+1x60', extra={ nranks: size }) for v in [['3000', 0], ['1000', 1]]]),
+      local late = named + ofJob { [l.namespace]: t.scenarioPod.namespace, gpu: 'GPU0' },
       tests: [
-        t.case('one rank takes three times its peers', true, [], gpus=4, extra=ranks(3000), target=communicator { [nc.podLabel]: '$host-3', gpu: 'GPU0' }, value=3060 / 1060),
-        t.case('every rank alike', false, [], gpus=4, extra=ranks(1000)),
-        t.case('a rank a little slower', false, [], gpus=4, extra=ranks(1200)),
+        training('one rank reaches every collective last: its peers wait', true, four(1000), target=late { [nc.podLabel]: '$host-3' }, value=3060 / 1060),
+        training('every rank alike', false, four(3000)),
+        training('a rank a little late', false, four(2500)),
+        // Its peers wait for none: the slow one is the first to arrive, which reads the
+        // longest time (it waits for the others).
+        training('one rank arrives first and waits', false, std.flattenArrays([member(i, (if i == 3 then 3000 else 1000) + '+1x60') for i in std.range(0, 3)])),
         // The job crashed half an hour ago: its files stay, unchanged.
-        t.case('the files of a crashed job', false, [], gpus=4, extra=ranks(3000, '+1x30 3030x30', 30)),
-        // The slow rank's process died (its last window stays in its file) and the others go on.
-        t.case('a rank that stopped writing', false, [], gpus=4, extra=std.flattenArrays([member(i, '1000+1x60') for i in std.range(0, 2)]) + member(3, '3000+1x30 3030x30', 30)),
+        training('the files of a crashed job', false, four(1000, '+1x30 1030x30', 30)),
+        // The late rank's process died (its last window stays in its file) and the others'
+        // files go on being written.
+        training('a rank that stopped writing', false, std.flattenArrays([member(i, '3000+1x60') for i in std.range(0, 2)]) + member(3, '1000+1x30 1030x30', 30)),
         // Two ranks reporting, of a communicator smaller than thresholds.ncclStragglerMinRanks:
-        // the median is their mean, the slow one's ratio to it is over the threshold, but
-        // either may be the one the other waits for.
-        t.case('a communicator below the fewest ranks', false, [], gpus=2, extra=pair('4000', std.toString(th.ncclStragglerMinRanks - 1))),
-        t.case('two ranks of a larger communicator', true, [], gpus=2, extra=pair('4000', '16'), target=communicator { [nc.podLabel]: '$host-1', gpu: 'GPU0' }, value=4060 / 2560),
+        // the median is their mean, not a peer's time.
+        training('a communicator below the fewest ranks', false, pair(std.toString(th.ncclStragglerMinRanks - 1)), gpus=2),
+        training('two ranks of a larger communicator', true, pair('16'), gpus=2, target=late { [nc.podLabel]: '$host-1' }, value=2060 / 1060),
+        // Two jobs of even ranks whose communicators have the same name: one waits three
+        // times as long as the other at every collective, and neither has a straggler.
+        local each = std.max(3, th.ncclStragglerMinRanks);
+        t.case('the same communicator name in two jobs', false, busyAt(0.9), gpus=2 * each, extra=std.flattenArrays([
+          member(i, (if i < each then '3000' else '1000') + '+1x60', extra={ nranks: std.toString(each) }) + [ownedBy(i, if i < each then job else 'mistral-7b-sft')]
+          for i in std.range(0, 2 * each - 1)
+        ])),
       ],
       runbook: {
-        meaning: "NCCL Inspector measures one rank's mean execution time of a collective at more than " + e.num(th.ncclStragglerRatio) + ' times the median of its communicator (of ' + th.ncclStragglerMinRanks + ' ranks or more) for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + '; the alert is per rank and communicator, valued by its slowest collective and size (the first query shows them all).' + " A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
-        impact: 'Collectives are synchronous: every rank of the communicator waits for the slowest, so the whole job runs at its pace.',
+        meaning: "NCCL Inspector measures the median rank of a communicator (of " + th.ncclStragglerMinRanks + ' ranks or more, within one training job) spending more than ' + e.num(th.ncclStragglerRatio) + " times as long in a collective as one rank, for the same collective and message size, for " + $.alerts.GPUNcclStragglerRank['for'] + ": a collective's kernel ends when every rank has reached it, so the ranks that arrive early wait and the one that arrives last, the straggler, shows the shortest time. The alert is per rank and communicator, valued by its worst collective and size (the first query shows them all). A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        impact: 'Collectives are synchronous: every rank of the communicator waits for the last to arrive, so the whole job runs at its pace.',
         queries: [
-          { title: "The communicator's ranks, by collective and message size", expr: e.fill(|||
+          { title: "The communicator's ranks, by collective and message size (the straggler's time is the shortest)", expr: e.fill(|||
             $(exec){$(cluster)="$$(cluster)", comm_name="$comm_name"}
-          |||, { exec: exec, cluster: l.cluster }) },
-          { title: "The slow rank's GPU (SM activity of its pod)", expr: e.fill(|||
+            and on ($(cluster), $(rank))
+              label_replace($(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}, "$(rank)", "$1", "$(pod)", "(.*)")
+          |||, { exec: exec, cluster: l.cluster, rank: nc.podLabel, writing: writing, namespace: l.namespace, pod: l.pod }) },
+          { title: "The late rank's GPU (SM activity of its pod)", expr: e.fill(|||
             DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
           |||, { cluster: l.cluster, pod: l.pod, rank: nc.podLabel }) },
         ],
         diagnosis: [
-          { check: "Do GPU alerts fire for the slow rank's GPU (throttling, XID, NVLink errors, GPUTrainingStraggler)?", yes: 'Hardware: follow that runbook; restart the job without the node.', no: '' },
-          { check: "Do InfiniBand alerts fire on the rank's node (GPUInfiniBandPortErrors, link flaps)?", yes: 'The network under that rank: fix the link, move the job.', no: 'Data or placement: a rank with more work, or on a node across a slower switch; give the owners the per-rank view.' },
+          { check: "Do GPU alerts fire for the late rank's GPU (throttling, XID, NVLink errors, GPUTrainingStraggler)?", yes: 'Hardware: follow that runbook; restart the job without the node.', no: '' },
+          { check: "Is the late rank's host busy with something else (CPU, input pipeline, a noisy neighbour)?", yes: 'Its data loading or host: give the owners the per-rank view.', no: 'More work on that rank (uneven shards, a rank-local branch): give the owners the per-rank view.' },
         ],
-        mitigation: ['Restart the job from its last checkpoint without the slow node.'],
+        mitigation: ['Restart the job from its last checkpoint without the late node.'],
         escalation: 'ML platform team; infrastructure on-call for a hardware cause.',
         dashboards: ['L4'],
       },
     },
 
-    // One ticket per rank, communicator and collective (its worst message size gives the
-    // value), for the same reason.
+    // One ticket per communicator and collective (its worst message size gives the value):
+    // in a synchronous collective every rank moves at the pace of the slowest link, and a
+    // ticket per rank would multiply one starved ring by its ranks.
     GPUNcclCollectiveStarved: base {
-      identity: [l.cluster, 'comm_name', 'collective'] + rank,
+      identity: [l.cluster] + owner + ['comm_name', 'collective'],
       local baseline = e.fill(|||
         max_over_time($(reached)[$(window)])
       |||, { reached: reached, window: w.ncclBaseline }),
-      // The pods writing their files whose GPUs are busy.
-      local busy = asRanks(e.fill(|||
-        max by ($(cluster), $(pod)) (DCGM_FI_PROF_SM_ACTIVE) > $(busy) and on ($(cluster), $(pod)) $(writing)
-      |||, { cluster: l.cluster, pod: l.pod, busy: e.num(th.ncclBusySMActivity), writing: writing })),
+      // The training jobs whose GPUs are busy.
+      local busy = e.fill(|||
+        avg by ($(job)) ($(jobs)) > $(busy)
+      |||, { job: std.join(', ', [l.cluster] + owner), jobs: jobs, busy: e.num(th.ncclBusySMActivity) }),
       expr: e.fill(|||
         min by ($(id)) (
-          (
-            $(measured) / on ($(size)) group_left () $(reached)
-          ) < $(ratio)
-          and on ($(cluster), $(rank)) $(busy)
-        )
+          $(best) / on ($(size)) group_left () $(reached)
+        ) < $(ratio)
+        and on ($(job)) $(busy)
       |||, {
-        id: std.join(', ', [l.cluster, 'comm_name', 'collective'] + rank),
-        measured: bandwidth + sel,
+        id: std.join(', ', [l.cluster] + owner + ['comm_name', 'collective']),
+        best: best,
         size: std.join(', ', size),
         reached: baseline,
         ratio: e.num(th.ncclStarvedRatio),
-        cluster: l.cluster,
-        rank: nc.podLabel,
+        job: std.join(', ', [l.cluster] + owner),
         busy: busy,
       }),
       'for': '15m',
       summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its GPUs are busy: starved by the network.',
-      description: 'Rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} of communicator {{ $labels.comm_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size; the most the 90th percentile of their ranks reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while its GPUs are busy.',
+      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + " %, while the job's GPUs are busy.",
       // A window's value alternating between a (the last) and b, minute by minute, for
-      // `minutes` (the writer's windows differ a little from dump to dump).
+      // `minutes` (the writer's windows differ a little from dump to dump). The starved
+      // communicator's firing value stays put: the alert reads it from a record, which
+      // promtool may evaluate before or after the alert.
       local alternating(a, b, minutes=60) = std.join(' ', [if i % 2 == minutes % 2 then a else b for i in std.range(0, minutes)]),
-      // Nine other jobs' communicators reach 100 GB/s with the same collective and size.
-      local elsewhere = [series(bandwidth, alternating('100', '99'), 'other-' + i, { comm_name: '0x1b2c3d4e5f6071' + i }) for i in std.range(0, 8)],
-      local mine(values) = series(bandwidth, values, t.scenarioPod.pod),
-      local gpus(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
+      // GPU i's rank, in communicator name, writing its file every minute (or until `minutes`).
+      local member(i, values, name, minutes=60) = [series(bandwidth, values, pod(i), { comm_name: name }), written(i, minutes)],
+      // Three other communicators of the job, on GPUs 1 to 3, reach 100 GB/s with the same
+      // collective and size.
+      local elsewhere = std.flattenArrays([member(i, alternating('100', '99'), 'TP Group ' + i) for i in std.range(1, 3)]),
+      local starved = named + ofJob { collective: 'AllReduce', [l.namespace]: t.scenarioPod.namespace },
       tests: [
-        t.case('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21')), written(0)], target=communicator { collective: 'AllReduce', [nc.podLabel]: t.scenarioPod.pod, gpu: 'GPU0' }, value=0.2),
-        t.case('the same collective, GPUs idle (a checkpoint)', false, gpus(0.05), extra=elsewhere + [mine(alternating('20', '21')), written(0)]),
-        t.case('a collective as fast as elsewhere', false, gpus(0.9), extra=elsewhere + [mine(alternating('95', '96')), written(0)]),
+        training('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, elsewhere + member(0, '20x60', 'DP Group 0'), target=starved, value=0.2),
+        training('the same collective, GPUs idle (a checkpoint)', false, elsewhere + member(0, alternating('20', '21'), 'DP Group 0'), activity=0.05),
+        training('a collective as fast as elsewhere', false, elsewhere + member(0, alternating('95', '96'), 'DP Group 0')),
         // Its file stays, unchanged since the crash half an hour ago.
-        t.case('the file of a job that crashed', false, gpus(0.9), extra=elsewhere + [mine(alternating('20', '21', 30) + ' 20x29'), written(0, 30)]),
+        training('the file of a job that crashed', false, elsewhere + member(0, alternating('20', '21', 30) + ' 20x29', 'DP Group 0', 30)),
+        // Two ranks of one communicator: the one that arrived first waited for the other and
+        // measures a fifth of the bandwidth; the late one measures what the network gave.
+        training('a rank that waited for a late one', false, std.flattenArrays([member(i, alternating('100', '99'), 'TP Group ' + i) for i in std.range(2, 3)]) + member(0, alternating('20', '21'), 'DP Group 0') + member(1, alternating('100', '99'), 'DP Group 0')),
       ],
       runbook: {
-        meaning: "A rank's geometric mean bus bandwidth for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + ' (the alert is per rank, communicator and collective, valued by its worst size), while its GPUs are busier than ' + e.percent(th.ncclBusySMActivity) + ' % SM activity, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '.',
+        meaning: "The most bus bandwidth any rank of a communicator (within one training job) measures for a collective and message size is below " + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + " (the 90th percentile of the communicators' best; the alert is per communicator and collective, valued by its worst size), while the job's GPUs are busier than " + e.percent(th.ncclBusySMActivity) + ' % SM activity on average, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '. The rank that waited least for the others measures what the network gave the collective: ranks that wait for a late one measure less, and a straggler alone does not make a communicator starved.',
         impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
         queries: [
           { title: "The communicator's bus bandwidth, by rank and message size (measured)", expr: e.fill(|||
             $(bandwidth){$(cluster)="$$(cluster)", comm_name="$comm_name", collective="$collective"}
-          |||, { bandwidth: bandwidth, cluster: l.cluster }) },
+            and on ($(cluster), $(rank))
+              label_replace($(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}, "$(rank)", "$1", "$(pod)", "(.*)")
+          |||, { bandwidth: bandwidth, cluster: l.cluster, rank: nc.podLabel, writing: writing, namespace: l.namespace, pod: l.pod }) },
           { title: 'What the same collective reaches across the cluster, by message size and node count (expected: what the alert compares with)', expr: e.fill(|||
             max_over_time($(reached){$(cluster)="$$(cluster)", collective="$collective"}[$(window)])
           |||, { reached: reached, cluster: l.cluster, window: w.ncclBaseline }) },

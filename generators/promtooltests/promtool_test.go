@@ -756,19 +756,45 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{
-			// Of two ranks the median is their mean: read, the faster one's peer tickets as a
-			// straggler though either may wait for the other.
+			// Of two ranks the median is their mean: read, either may be ticketed as the one
+			// the other waits for.
 			name: "an NCCL communicator of two ranks read", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}\n                / on (cluster, comm_name, collective, message_size) group_left ()\n                  quantile by (cluster, comm_name, collective, message_size) (\n                    0.5,\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}",
-			new:         "nccl_collective_exec_time_microseconds{job=\"node-exporter\"}\n                / on (cluster, comm_name, collective, message_size) group_left ()\n                  quantile by (cluster, comm_name, collective, message_size) (\n                    0.5,\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\"}",
+			old:         "quantile by (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) (\n                  0.5,\n                  (\n                      nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}\n                    * on (cluster, node) group_left (namespace, owner_kind, owner_name)\n                      label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"pod\", \"(.*)\")\n                  )\n                )\n              / on (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) group_right ()\n                (\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}",
+			new:         "quantile by (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) (\n                  0.5,\n                  (\n                      nccl_collective_exec_time_microseconds{job=\"node-exporter\"}\n                    * on (cluster, node) group_left (namespace, owner_kind, owner_name)\n                      label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"pod\", \"(.*)\")\n                  )\n                )\n              / on (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) group_right ()\n                (\n                    nccl_collective_exec_time_microseconds{job=\"node-exporter\"}",
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{
-			// The inspector names a rank by its pod's host name: joined on another label, the
-			// GPUs' activity matches no rank and a starved collective goes unseen.
-			name: "NCCL ranks joined to the GPUs by another label", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "pod:nccl_inspector_file:fresh,\n                \"node\",\n                \"$1\",\n                \"pod\",",
-			new:         "pod:nccl_inspector_file:fresh,\n                \"node\",\n                \"$1\",\n                \"container\",",
+			// A collective's kernel ends when every rank has reached it: the rank that waits
+			// reads the longest time. Ticketing the longest names the rank that arrived first,
+			// never the one its peers wait for.
+			name: "an NCCL straggler read as the rank with the longest time", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "            )\n          >\n            1.5\n        for: 15m",
+			new:         "            )\n          <\n            0.6667\n        for: 15m",
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
+			// comm_name is the framework's name for a communicator, the same in every job:
+			// compared across jobs, the ranks of a job that collectives keep waiting read as
+			// stragglers of another's.
+			name: "NCCL communicators of two jobs merged by name", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "quantile by (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) (\n                  0.5,\n                  (\n                      nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}\n                    * on (cluster, node) group_left (namespace, owner_kind, owner_name)\n                      label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"pod\", \"(.*)\")\n                  )\n                )\n              / on (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) group_right ()",
+			new:         "quantile by (cluster, comm_name, nranks, n_nodes, collective, message_size) (\n                  0.5,\n                  (\n                      nccl_collective_exec_time_microseconds{job=\"node-exporter\",nranks!~\"1|2\"}\n                    * on (cluster, node) group_left (namespace, owner_kind, owner_name)\n                      label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"pod\", \"(.*)\")\n                  )\n                )\n              / on (cluster, comm_name, nranks, n_nodes, collective, message_size) group_right ()",
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
+			// The inspector names a rank by its pod's host name: joined on another label, every
+			// rank matches every pod of its cluster, and the record fails to evaluate.
+			name: "NCCL ranks joined to the GPUs by another label", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"pod\", \"(.*)\")",
+			new:         "label_replace(pod:nccl_inspector_file:fresh, \"node\", \"$1\", \"container\", \"(.*)\")",
+			wantFailure: "rule: communicator:nccl_bus_bandwidth_gbs:max",
+		},
+		{
+			// Ranks that wait for a late one measure less bandwidth: read by its ranks' median,
+			// a communicator with a straggler reads as starved by the network.
+			name: "a starved NCCL communicator read by the rank that waited most", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "max by (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) (\n            (\n                nccl_bus_bandwidth_gbs",
+			new:         "min by (cluster, namespace, owner_kind, owner_name, comm_name, nranks, n_nodes, collective, message_size) (\n            (\n                nccl_bus_bandwidth_gbs",
 			wantFailure: "alertname: GPUNcclCollectiveStarved",
 		},
 		{
