@@ -145,9 +145,11 @@ local t = import 'lib/test.libsonnet';
         )
       |||, { pod: std.join(', ', [l.cluster, l.pod] + owner), jobs: jobs, cluster: l.cluster, uuid: l.uuid, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
     },
+    // In the same group, after the records they read (another group's would be read a
+    // cycle late).
     [best]: {
       section: 'nccl',
-      family: 'network',
+      family: 'workload',
       expr: e.fill(|||
         max by ($(communicator)) ($(ranks))
       |||, { communicator: std.join(', ', communicator), ranks: ranks(e.fill(|||
@@ -156,7 +158,7 @@ local t = import 'lib/test.libsonnet';
     },
     [reached]: {
       section: 'nccl',
-      family: 'network',
+      family: 'workload',
       expr: e.fill(|||
         quantile by ($(size)) (0.9, $(best))
       |||, { size: std.join(', ', size), best: best }),
