@@ -23,19 +23,16 @@
 //   is computed from that time, so waiting ranks show less of it: the rank that waited least
 //   measures what the network gave the collective;
 // - a GPU with nothing new keeps its file untouched, old values included (a checkpoint pause,
-//   a job that crashed), and node_exporter serves them on: a rank's own value is read only
-//   where its pod's file was written within windows.ncclFresh (node_exporter's mtime of
+//   a job that crashed), and node_exporter serves them on: a rank is read only where its
+//   pod's file was written within windows.ncclFresh (node_exporter's mtime of
 //   nccl_inspector_metrics_<UUID>.prom, the GPU dcgm-exporter attributes to the pod), which
-//   reads one series a GPU rather than every series' recent samples; medians and percentiles
-//   across ranks read every series (a stale rank's last window was measured; a crashed job's
-//   ranks are all stale, and none is read). The plugin deletes its files when the job ends
-//   cleanly;
+//   reads one series a GPU rather than every series' recent samples, and the same join gives
+//   each rank its job. The plugin deletes its files when the job ends cleanly;
 // - nranks is the communicator's size: the straggler test reads communicators of
 //   thresholds.ncclStragglerMinRanks or more.
 // comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
 // training nodes, and metrics.<name>.labels says what each series carries.
 local e = import 'lib/expr.libsonnet';
-local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   nccl:: {
@@ -96,6 +93,7 @@ local t = import 'lib/test.libsonnet';
   // windows.ncclBaseline: a day of these few series, not of every rank's.
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
+  // The GPUs of training jobs, labelled with their job (the straggler record).
   local jobs = e.fill(|||
     gpu_pod:dcgm_sm_active:avg$(window)
   |||, { window: w.straggler }),
