@@ -313,8 +313,8 @@ local names = import 'lib/names.libsonnet';
           panel('DRAM activity', 'timeseries', [q('DCGM_FI_PROF_DRAM_ACTIVE{' + workload + '}', byPod)]) + ratio,
           panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + workload + '}', byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
           panel("Stragglers: each GPU against its workload's median", 'timeseries', [
-            q('gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + workload + '}', byPod),
-            q('quantile by (owner_name) (0.5, gpu_pod:dcgm_sm_active:avg' + $.windows.straggler + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
+            q(names.trainingActivity($.windows.straggler) + '{' + workload + '}', byPod),
+            q('quantile by (owner_name) (0.5, ' + names.trainingActivity($.windows.straggler) + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
           ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
         ]),
         // A latency panel goes where no engine served has its histogram (quantiles of none).

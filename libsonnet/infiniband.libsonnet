@@ -16,6 +16,7 @@
 // tickets. Symbol, receive and link-integrity errors ticket, and so does a port that loses a
 // large share of its transmit time waiting for credits (congestion).
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   // node_exporter's scrape job, and the label of its series that names the Kubernetes node
@@ -106,8 +107,8 @@ local t = import 'lib/test.libsonnet';
       // rules in order; another group's could read it a cycle late).
       family: 'workload',
       local perNode = e.fill(|||
-        count by ($(node)) (gpu_pod:dcgm_sm_active:avg$(window))
-      |||, { node: std.join(', ', [l.cluster, l.host, l.namespace, 'owner_kind', 'owner_name']), window: w.straggler }),
+        count by ($(node)) ($(jobs))
+      |||, { node: std.join(', ', [l.cluster, l.host, l.namespace, 'owner_kind', 'owner_name']), jobs: names.trainingActivity(w.straggler) }),
       expr: e.fill(|||
         $(perNode) and on ($(job)) (count by ($(job)) ($(perNode)) > 1)
       |||, { perNode: perNode, job: std.join(', ', job) }),
@@ -177,11 +178,11 @@ local t = import 'lib/test.libsonnet';
     // A training job's GPU on the scenario's node (its pod owned by the scenario's owner), and
     // the same job's GPU on a second node (for the scenario's extra series).
     local busy(values='0.8x60') = [t.series('DCGM_FI_PROF_SM_ACTIVE', values)],
+    local job = { owner: 'llama-70b', ownerKind: $.training.scenarioKind },
     local secondNode(values='0.8x60') = [
       t.series('DCGM_FI_PROF_SM_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
-      t.series('kube_pod_owner', '1x60', { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080', namespace: 'ml-team', pod: t.scenarioHost + '-b-0', owner_kind: 'PyTorchJob', owner_name: 'llama-70b', owner_is_controller: 'true', uid: 'b' }),
+      t.series('kube_pod_owner', '1x60', { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080', namespace: 'ml-team', pod: t.scenarioHost + '-b-0', owner_kind: job.ownerKind, owner_name: job.owner, owner_is_controller: 'true', uid: 'b' }),
     ],
-    local job = { owner: 'llama-70b', ownerKind: 'PyTorchJob' },
     local target(condition) = { [l.host]: t.scenarioHost, device: 'mlx5_0', port: '1', condition: condition },
     local flap = '0x50 1x10',
 

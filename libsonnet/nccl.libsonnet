@@ -14,8 +14,8 @@
 // - comm_name is the name the framework gave the communicator (NCCL's config.commName), or
 //   "unknown": the same in every job ("unknown", a process group's name, "DP Group 0"), and
 //   the writer folds a GPU's communicators of one name into one series. A communicator is its
-//   name within its job: the rules read the ranks of training jobs' pods (training.ownerKinds,
-//   the straggler record's owner labels) and compare a rank with the ranks of its own job only;
+//   name within its job: the rules read the ranks of training jobs' pods (training.owners:
+//   kube_pod_owner of training.ownerKinds) and compare a rank with the ranks of its own job;
 // - execution time is the kernel's on the GPU (NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=1, the
 //   default), and a collective's kernel starts when its rank reaches it and ends when every
 //   rank has: the rank that arrives last, the straggler the others wait for, shows the
@@ -33,6 +33,7 @@
 // comm_name × collective × message_size × algo_proto is large: keep the dump directory to the
 // training nodes, and metrics.<name>.labels says what each series carries.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   nccl:: {
@@ -82,8 +83,8 @@ local t = import 'lib/test.libsonnet';
   // A communicator: its name within its job, its size, and one collective and message size.
   local communicator = [l.cluster] + owner + ['comm_name', 'nranks', 'n_nodes', 'collective', 'message_size'],
   local rank = [nc.podLabel, 'gpu'],
-  // The pods of training jobs (the straggler record's, owner-labelled) whose GPUs' inspector
-  // files were written within windows.ncclFresh.
+  // The pods of training jobs (training.owners), labelled with their job, whose GPUs'
+  // inspector files were written within windows.ncclFresh.
   local writing = 'pod:nccl_inspector_file:fresh',
   // The most bus bandwidth a rank of each communicator measures: the rank that waited least
   // for the others.
@@ -93,18 +94,30 @@ local t = import 'lib/test.libsonnet';
   // windows.ncclBaseline: a day of these few series, not of every rank's.
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
-  // The GPUs of training jobs, labelled with their job (the straggler record).
-  local jobs = e.fill(|||
-    gpu_pod:dcgm_sm_active:avg$(window)
-  |||, { window: w.straggler }),
+  // The GPUs of training jobs, labelled with their job, and their SM activity (the straggler
+  // record): how busy a job is.
+  local jobs = names.trainingActivity(w.straggler),
+  // The fresh pods of training jobs (writing, or a selection of it) under the inspector's
+  // label for a rank.
+  local asRanks(pods) = e.fill(|||
+    label_replace($(pods), "$(rank)", "$1", "$(pod)", "(.*)")
+  |||, { pods: pods, rank: nc.podLabel, pod: l.pod }),
   // The series of selector of the live ranks of training jobs, each labelled with its job.
   local ranks(selector) = e.fill(|||
     (
       $(selector)
       * on ($(cluster), $(rank)) group_left ($(owner))
-        label_replace($(writing), "$(rank)", "$1", "$(pod)", "(.*)")
+        $(ranks)
     )
-  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), writing: writing, pod: l.pod }),
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), ranks: asRanks(writing) }),
+  // For a runbook: the series of selector of the live ranks of the alert's job.
+  local ranksOfTheJob(selector) = e.fill(|||
+    $(selector)
+    and on ($(cluster), $(rank))
+      $(ranks)
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, ranks: asRanks(e.fill(|||
+    $(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}
+  |||, { writing: writing, namespace: l.namespace })) }),
 
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'version', 'slurm_job_id', nc.podLabel, 'gpu', 'comm_name', 'n_nodes', 'nranks', 'collective', 'message_size', 'algo_proto'],
@@ -131,23 +144,39 @@ local t = import 'lib/test.libsonnet';
 
 
   records+: {
-    // In the group of the record it reads (the training jobs' GPUs), evaluated after it.
+    // In the group of the record it reads (which pod holds which GPU), evaluated after it. It
+    // needs no profiling field: dcgm-exporter's stock counters attribute GPUs to pods.
     [writing]: {
       section: 'nccl',
-      family: 'workload',
+      family: 'allocation',
       expr: e.fill(|||
         group by ($(pod)) (
-          $(jobs)
+            $(gpuInfo){$(podLabel)!=""}
+          * on ($(pods)) group_left ($(controller))
+            max by ($(pods), $(controller)) ($(owners))
           and on ($(cluster), $(uuid))
-          label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
+            label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
         )
-      |||, { pod: std.join(', ', [l.cluster, l.pod] + owner), jobs: jobs, cluster: l.cluster, uuid: l.uuid, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
+      |||, {
+        pod: std.join(', ', [l.cluster, l.pod] + owner),
+        gpuInfo: names.gpuInfo,
+        podLabel: l.pod,
+        pods: std.join(', ', [l.cluster, l.namespace, l.pod]),
+        controller: 'owner_kind, owner_name',
+        owners: $.training.owners,
+        cluster: l.cluster,
+        uuid: l.uuid,
+        job: nc.job,
+        file: nc.file,
+        prefix: nc.uuidPrefix,
+        fresh: e.num(e.seconds(w.ncclFresh)),
+      }),
     },
     // In the same group, after the records they read (another group's would be read a
     // cycle late).
     [best]: {
       section: 'nccl',
-      family: 'workload',
+      family: 'allocation',
       expr: e.fill(|||
         max by ($(communicator)) ($(ranks))
       |||, { communicator: std.join(', ', communicator), ranks: ranks(e.fill(|||
@@ -156,7 +185,7 @@ local t = import 'lib/test.libsonnet';
     },
     [reached]: {
       section: 'nccl',
-      family: 'workload',
+      family: 'allocation',
       expr: e.fill(|||
         quantile by ($(size)) (0.9, $(best))
       |||, { size: std.join(', ', size), best: best }),
@@ -167,7 +196,7 @@ local t = import 'lib/test.libsonnet';
     local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },
     // The scenarios' training job, and its labels on an alert.
     local job = 'llama-70b-pretrain',
-    local ofJob = { owner_kind: 'PyTorchJob', owner_name: job },
+    local ofJob = { owner_kind: $.training.scenarioKind, owner_name: job },
     // The inspector's series of one rank, as node_exporter serves them.
     local series(metric, values, pod, extra={}) = t.series(metric, values, {
       job: nc.job,
@@ -202,9 +231,14 @@ local t = import 'lib/test.libsonnet';
       owner_name: name,
       owner_is_controller: 'true',
     })),
-    // The scenario's GPUs, as busy as activity.
-    local busyAt(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', activity + 'x60')],
-    local training(name, fires, extra, gpus=4, activity=0.9, target=null, value=null) = t.case(name, fires, busyAt(activity), gpus=gpus, owner=job, ownerKind=ofJob.owner_kind, extra=extra, target=target, value=value),
+    // A value held for the scenario's hour.
+    local steady(value) = e.num(value) + 'x60',
+    // The scenario's GPUs, as busy as activity: busy halfway between
+    // thresholds.ncclBusySMActivity and all the time, idle at a tenth of it.
+    local busy = (1 + th.ncclBusySMActivity) / 2,
+    local idle = th.ncclBusySMActivity / 10,
+    local busyAt(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', e.num(activity) + 'x60')],
+    local training(name, fires, extra, gpus=4, activity=busy, target=null, value=null) = t.case(name, fires, busyAt(activity), gpus=gpus, owner=job, ownerKind=ofJob.owner_kind, extra=extra, target=target, value=value),
 
     // One ticket per rank and communicator (its worst collective and size give the value): a
     // straggler is late to all of them, and a ticket per collective and size would multiply
@@ -224,35 +258,45 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       summary: 'The other ranks of a communicator wait for one rank at every collective: a straggler, measured by NCCL.',
       description: 'The median rank of communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) spends {{ $value | humanize }} × as long in a collective as rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} (threshold ' + e.num(th.ncclStragglerRatio) + ' ×): it waits for that rank, which reaches the collective last.',
-      // Four ranks, the pods of the scenario's four GPUs of one training job, each writing
-      // its file every minute; the last one arriving late where straggler, and its peers
-      // waiting for it (each window's mean moves a little: the writer rewrites its file every
-      // dump); stopped: the minute their files were last written.
+      // The ranks that wait spend peers µs in a collective, each window's mean moving a
+      // little (the writer rewrites its file every dump), until minute `stopped`, unchanged
+      // since; a late rank spends 1/(4 × thresholds.ncclStragglerRatio) of that (its peers wait
+      // for it), a slightly late one 1/sqrt(ratio) (they wait less than the threshold).
+      local peers = 3000,
+      local late = peers / (4 * th.ncclStragglerRatio),
+      local slightly = peers / std.sqrt(th.ncclStragglerRatio),
+      local waiting(stopped=60) = peers + '+1x' + stopped + (if stopped < 60 then ' ' + (peers + stopped) + 'x' + (60 - stopped) else ''),
+      // GPU i's rank, its file written until minute `stopped`.
       local member(i, values, stopped=60, extra={}) = [series(exec, values, pod(i), extra), written(i, stopped)],
-      local four(late, values='+1x60', stopped=60) = std.flattenArrays([member(i, (if i == 3 then late else 3000) + values, stopped) for i in std.range(0, 3)]),
-      local pair(size) = std.flattenArrays([member(v[1], v[0] + '+1x60', extra={ nranks: size }) for v in [['3000', 0], ['1000', 1]]]),
-      local late = named + ofJob { [l.namespace]: t.scenarioPod.namespace, gpu: 'GPU0' },
+      // Four ranks, the pods of the scenario's four GPUs of one training job: the last one's
+      // values and the others'.
+      local four(last, others, stopped=[60, 60, 60, 60]) = std.flattenArrays([member(i, if i == 3 then last else others, stopped[i]) for i in std.range(0, 3)]),
+      local pair(size) = member(0, waiting(), extra={ nranks: size }) + member(1, steady(late), extra={ nranks: size }),
+      local target = named + ofJob { [l.namespace]: t.scenarioPod.namespace, gpu: 'GPU0' },
       tests: [
-        training('one rank reaches every collective last: its peers wait', true, four(1000), target=late { [nc.podLabel]: '$host-3' }, value=3060 / 1060),
-        training('every rank alike', false, four(3000)),
-        training('a rank a little late', false, four(2500)),
+        training('one rank reaches every collective last: its peers wait', true, four(steady(late), waiting()), target=target { [nc.podLabel]: '$host-3' }, value=(peers + 60) / late),
+        // dcgm-exporter on its stock counters, without SM activity: the ranks are found all
+        // the same, by the GPUs' pods.
+        t.case("one rank late, on the exporter's stock counters", true, [], gpus=4, owner=job, ownerKind=ofJob.owner_kind, counterFile=false, extra=four(steady(late), waiting()), target=target { [nc.podLabel]: '$host-3' }, value=(peers + 60) / late, alsoFires=[t.also('DCGMExporterStockCounterSet', 1, target={})]),
+        training('every rank alike', false, four(waiting(), waiting())),
+        training('a rank a little late', false, four(steady(slightly), waiting())),
         // Its peers wait for none: the slow one is the first to arrive, which reads the
         // longest time (it waits for the others).
-        training('one rank arrives first and waits', false, std.flattenArrays([member(i, (if i == 3 then 3000 else 1000) + '+1x60') for i in std.range(0, 3)])),
+        training('one rank arrives first and waits', false, four(waiting(), steady(late))),
         // The job crashed half an hour ago: its files stay, unchanged.
-        training('the files of a crashed job', false, four(1000, '+1x30 1030x30', 30)),
+        training('the files of a crashed job', false, four(steady(late), waiting(30), [30, 30, 30, 30])),
         // The late rank's process died (its last window stays in its file) and the others'
         // files go on being written.
-        training('a rank that stopped writing', false, std.flattenArrays([member(i, '3000+1x60') for i in std.range(0, 2)]) + member(3, '1000+1x30 1030x30', 30)),
+        training('a rank that stopped writing', false, four(steady(late), waiting(), [60, 60, 60, 30])),
         // Two ranks reporting, of a communicator smaller than thresholds.ncclStragglerMinRanks:
         // the median is their mean, not a peer's time.
         training('a communicator below the fewest ranks', false, pair(std.toString(th.ncclStragglerMinRanks - 1)), gpus=2),
-        training('two ranks of a larger communicator', true, pair('16'), gpus=2, target=late { [nc.podLabel]: '$host-1' }, value=2060 / 1060),
-        // Two jobs of even ranks whose communicators have the same name: one waits three
-        // times as long as the other at every collective, and neither has a straggler.
+        training('two ranks of a larger communicator', true, pair('16'), gpus=2, target=target { [nc.podLabel]: '$host-1' }, value=(peers + 60 + late) / 2 / late),
+        // Two jobs of even ranks whose communicators have the same name: the ranks of one wait
+        // far longer than the other's at every collective, and neither has a straggler.
         local each = std.max(3, th.ncclStragglerMinRanks);
-        t.case('the same communicator name in two jobs', false, busyAt(0.9), gpus=2 * each, extra=std.flattenArrays([
-          member(i, (if i < each then '3000' else '1000') + '+1x60', extra={ nranks: std.toString(each) }) + [ownedBy(i, if i < each then job else 'mistral-7b-sft')]
+        t.case('the same communicator name in two jobs', false, busyAt(busy), gpus=2 * each, extra=std.flattenArrays([
+          member(i, if i < each then waiting() else steady(late), extra={ nranks: std.toString(each) }) + [ownedBy(i, if i < each then job else 'mistral-7b-sft')]
           for i in std.range(0, 2 * each - 1)
         ])),
       ],
@@ -260,11 +304,9 @@ local t = import 'lib/test.libsonnet';
         meaning: 'NCCL Inspector measures the median rank of a communicator (of ' + th.ncclStragglerMinRanks + ' ranks or more, within one training job) spending more than ' + e.num(th.ncclStragglerRatio) + ' times as long in a collective as one rank, for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + ": a collective's kernel ends when every rank has reached it, so the ranks that arrive early wait and the one that arrives last, the straggler, shows the shortest time. The alert is per rank and communicator, valued by its worst collective and size (the first query shows them all). A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
         impact: 'Collectives are synchronous: every rank of the communicator waits for the last to arrive, so the whole job runs at its pace.',
         queries: [
-          { title: "The communicator's ranks, by collective and message size (the straggler's time is the shortest)", expr: e.fill(|||
+          { title: "The communicator's ranks, by collective and message size (the straggler's time is the shortest)", expr: ranksOfTheJob(e.fill(|||
             $(exec){$(cluster)="$$(cluster)", comm_name="$comm_name"}
-            and on ($(cluster), $(rank))
-              label_replace($(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}, "$(rank)", "$1", "$(pod)", "(.*)")
-          |||, { exec: exec, cluster: l.cluster, rank: nc.podLabel, writing: writing, namespace: l.namespace, pod: l.pod }) },
+          |||, { exec: exec, cluster: l.cluster })) },
           { title: "The late rank's GPU (SM activity of its pod)", expr: e.fill(|||
             DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
           |||, { cluster: l.cluster, pod: l.pod, rank: nc.podLabel }) },
@@ -315,29 +357,32 @@ local t = import 'lib/test.libsonnet';
       local alternating(a, b, minutes=60) = std.join(' ', [if i % 2 == minutes % 2 then a else b for i in std.range(0, minutes)]),
       // GPU i's rank, in communicator name, writing its file every minute (or until `minutes`).
       local member(i, values, name, minutes=60) = [series(bandwidth, values, pod(i), { comm_name: name }), written(i, minutes)],
-      // Three other communicators of the job, on GPUs 1 to 3, reach 100 GB/s with the same
-      // collective and size.
-      local elsewhere = std.flattenArrays([member(i, alternating('100', '99'), 'TP Group ' + i) for i in std.range(1, 3)]),
+      // Three other communicators of the job, on GPUs 1 to 3, reach `reach` GB/s with the same
+      // collective and size; a starved one reaches 0.4 × thresholds.ncclStarvedRatio of it, a
+      // fast one halfway between the threshold and all of it.
+      local reach = 100,
+      local starvedAt = reach * th.ncclStarvedRatio * 0.4,
+      local fastAt = reach * (1 + th.ncclStarvedRatio) / 2,
+      local around(value, minutes=60) = alternating(e.num(value), e.num(value + 1), minutes),
+      local elsewhere = std.flattenArrays([member(i, around(reach - 1), 'TP Group ' + i) for i in std.range(1, 3)]),
       local starved = named + ofJob { collective: 'AllReduce', [l.namespace]: t.scenarioPod.namespace },
       tests: [
-        training('a collective at a fifth of what it reaches elsewhere, GPUs busy', true, elsewhere + member(0, '20x60', 'DP Group 0'), target=starved, value=0.2),
-        training('the same collective, GPUs idle (a checkpoint)', false, elsewhere + member(0, alternating('20', '21'), 'DP Group 0'), activity=0.05),
-        training('a collective as fast as elsewhere', false, elsewhere + member(0, alternating('95', '96'), 'DP Group 0')),
+        training('a collective at a fraction of what it reaches elsewhere, GPUs busy', true, elsewhere + member(0, steady(starvedAt), 'DP Group 0'), target=starved, value=starvedAt / reach),
+        training('the same collective, GPUs idle (a checkpoint)', false, elsewhere + member(0, around(starvedAt), 'DP Group 0'), activity=idle),
+        training('a collective as fast as elsewhere', false, elsewhere + member(0, around(fastAt), 'DP Group 0')),
         // Its file stays, unchanged since the crash half an hour ago.
-        training('the file of a job that crashed', false, elsewhere + member(0, alternating('20', '21', 30) + ' 20x29', 'DP Group 0', 30)),
+        training('the file of a job that crashed', false, elsewhere + member(0, around(starvedAt, 30) + ' ' + e.num(starvedAt) + 'x29', 'DP Group 0', 30)),
         // Two ranks of one communicator: the one that arrived first waited for the other and
-        // measures a fifth of the bandwidth; the late one measures what the network gave.
-        training('a rank that waited for a late one', false, std.flattenArrays([member(i, alternating('100', '99'), 'TP Group ' + i) for i in std.range(2, 3)]) + member(0, alternating('20', '21'), 'DP Group 0') + member(1, alternating('100', '99'), 'DP Group 0')),
+        // measures a fraction of the bandwidth; the late one measures what the network gave.
+        training('a rank that waited for a late one', false, std.flattenArrays([member(i, around(reach - 1), 'TP Group ' + i) for i in std.range(2, 3)]) + member(0, around(starvedAt), 'DP Group 0') + member(1, around(reach - 1), 'DP Group 0')),
       ],
       runbook: {
         meaning: 'The most bus bandwidth any rank of a communicator (within one training job) measures for a collective and message size is below ' + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + " (the 90th percentile of the communicators' best; the alert is per communicator and collective, valued by its worst size), while the job's GPUs are busier than " + e.percent(th.ncclBusySMActivity) + ' % SM activity on average, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '. The rank that waited least for the others measures what the network gave the collective: ranks that wait for a late one measure less, and a straggler alone does not make a communicator starved.',
         impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
         queries: [
-          { title: "The communicator's bus bandwidth, by rank and message size (measured)", expr: e.fill(|||
+          { title: "The communicator's bus bandwidth, by rank and message size (measured)", expr: ranksOfTheJob(e.fill(|||
             $(bandwidth){$(cluster)="$$(cluster)", comm_name="$comm_name", collective="$collective"}
-            and on ($(cluster), $(rank))
-              label_replace($(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}, "$(rank)", "$1", "$(pod)", "(.*)")
-          |||, { bandwidth: bandwidth, cluster: l.cluster, rank: nc.podLabel, writing: writing, namespace: l.namespace, pod: l.pod }) },
+          |||, { bandwidth: bandwidth, cluster: l.cluster })) },
           { title: 'What the same collective reaches across the cluster, by message size and node count (expected: what the alert compares with)', expr: e.fill(|||
             max_over_time($(reached){$(cluster)="$$(cluster)", collective="$collective"}[$(window)])
           |||, { reached: reached, cluster: l.cluster, window: w.ncclBaseline }) },

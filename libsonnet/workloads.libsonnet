@@ -48,6 +48,14 @@ local t = import 'lib/test.libsonnet';
   // replicas (a Deployment's ReplicaSet, a StatefulSet) serve unevenly by design.
   training:: {
     ownerKinds: ['Job', 'PyTorchJob', 'TFJob', 'MPIJob', 'JobSet', 'RayJob', 'XGBoostJob', 'PaddleJob', 'LeaderWorkerSet'],
+    // The kind of controller the generated scenarios give a training job's pods: the first of
+    // ownerKinds, so that they hold on a catalog that counts other kinds.
+    scenarioKind:: self.ownerKinds[0],
+    // The pods a training controller owns (kube-state-metrics' kube_pod_owner), under the
+    // exporter's pod labels: owner_kind and owner_name name the job.
+    owners:: e.asExporterPod($.labels, e.fill(|||
+      kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
+    |||, { job: $.kubeStateMetrics.job, kinds: std.join('|', $.training.ownerKinds) })),
   },
 
   inference:: {
@@ -137,9 +145,7 @@ local t = import 'lib/test.libsonnet';
   local vllmServed = $.enabled.inference && std.get($.enabled, 'vllm', false),
   local owner = ['owner_kind', 'owner_name'],
   local workload = [l.cluster, l.namespace] + owner,
-  local stragglerRecord = e.fill(|||
-    gpu_pod:dcgm_sm_active:avg$(window)
-  |||, { window: w.straggler }),
+  local stragglerRecord = names.trainingActivity(w.straggler),
   local ksmJob = $.kubeStateMetrics.job,
   local gpuResource = $.kubeStateMetrics.gpuResource,
 
@@ -148,9 +154,6 @@ local t = import 'lib/test.libsonnet';
     // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
     [stragglerRecord]: {
       family: 'workload',
-      local owners = e.fill(|||
-        kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
-      |||, { job: ksmJob, kinds: std.join('|', $.training.ownerKinds) }),
       expr: e.fill(|||
         max by ($(gpu)) (
             avg_over_time(DCGM_FI_PROF_SM_ACTIVE{$(namespace)!="", $(mig)=""}[$(window)])
@@ -164,7 +167,7 @@ local t = import 'lib/test.libsonnet';
         window: w.straggler,
         pod: std.join(', ', [l.cluster, l.namespace, l.pod]),
         owner: std.join(', ', owner),
-        owners: e.asExporterPod(l, owners),
+        owners: $.training.owners,
       }),
     },
   },
@@ -365,7 +368,7 @@ local t = import 'lib/test.libsonnet';
         local busy = 0.8, slow = 0.2, sm = 'DCGM_FI_PROF_SM_ACTIVE';
         local siblings(slowValues) = [t.series(sm, busy + 'x60', entities=[0, 1, 3]), t.series(sm, slowValues, entities=[2])];
         [
-          t.case('one rank slows down', true, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llama-7b-finetune', firing=[2], value=slow),
+          t.case('one rank slows down', true, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llama-7b-finetune', ownerKind=$.training.scenarioKind, firing=[2], value=slow),
           // The book's incident walkthrough: NVLink CRC errors on one GPU slow a 7B fine-tune.
           // The NVLink ticket fires on that GPU, the straggler ticket on the workload, and
           // nothing pages (every alert's firing set is checked exactly).
@@ -375,21 +378,22 @@ local t = import 'lib/test.libsonnet';
                  + [t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0x20 0+' + (10 * $.thresholds.nvlinkCrcErrorsPerMinute) + 'x40', entities=[2])],
                  gpus=4,
                  owner='llama-7b-finetune',
+                 ownerKind=$.training.scenarioKind,
                  firing=[2],
                  value=slow,
                  alsoFires=[t.also('GPUNvlinkCrcErrors', 10 * $.thresholds.nvlinkCrcErrorsPerMinute, firing=[2])]),
-          t.case('every rank busy', false, [t.series(sm, busy + 'x60')], gpus=4, owner='llama-7b-finetune'),
-          t.case('the whole job idle (checkpointing)', false, [t.series(sm, '0.1x60')], gpus=4, owner='llama-7b-finetune'),
-          t.case('single-GPU job', false, [t.series(sm, slow + 'x60')], owner='llama-7b-finetune'),
+          t.case('every rank busy', false, [t.series(sm, busy + 'x60')], gpus=4, owner='llama-7b-finetune', ownerKind=$.training.scenarioKind),
+          t.case('the whole job idle (checkpointing)', false, [t.series(sm, '0.1x60')], gpus=4, owner='llama-7b-finetune', ownerKind=$.training.scenarioKind),
+          t.case('single-GPU job', false, [t.series(sm, slow + 'x60')], owner='llama-7b-finetune', ownerKind=$.training.scenarioKind),
           t.case('no controller owns the pods', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4),
           t.case('uneven inference replicas (a ReplicaSet)', false, siblings(t.steps([[busy, 20], [slow, 40]])), gpus=4, owner='llm-server-7d9f', ownerKind='ReplicaSet'),
-          t.case('one rank slow for the last 10 minutes', false, siblings(t.steps([[busy, 50], [slow, 10]])), gpus=4, owner='llama-7b-finetune'),
+          t.case('one rank slow for the last 10 minutes', false, siblings(t.steps([[busy, 50], [slow, 10]])), gpus=4, owner='llama-7b-finetune', ownerKind=$.training.scenarioKind),
         ],
       runbook: {
         meaning: 'One GPU of a multi-GPU job runs far below the median SM activity of its siblings while they stay busy.',
         impact: "Synchronous training waits for the slowest rank: the whole job runs at this GPU's pace.",
         queries: [
-          q('SM activity of every GPU of the job', 'gpu_pod:dcgm_sm_active:avg10m{' + is(l.cluster) + ', ' + is(l.namespace) + ', owner_name="$owner_name"}'),
+          q('SM activity of every GPU of the job', stragglerRecord + '{' + is(l.cluster) + ', ' + is(l.namespace) + ', owner_name="$owner_name"}'),
           q('NVLink errors on the slow GPU', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
           q('Throttling of the slow GPU', 'gpu:dcgm_clock_throttle_thermal:max' + gpuSel + ' or gpu:dcgm_clock_throttle_power:max' + gpuSel),
           q('Other alerts on the slow GPU', 'ALERTS{' + is(l.uuid) + ', alertstate="firing"}'),

@@ -748,6 +748,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{
+			// Training jobs' pods found by their SM activity: on dcgm-exporter's stock
+			// counters, which send none, no rank has a job and no straggler is seen.
+			name: "NCCL ranks' jobs read from a profiling field", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
+			old:         "gpu_pod:dcgm_gpu_info:group{pod!=\"\"}\n              * on (cluster, namespace, pod) group_left (owner_kind, owner_name)\n                max by (cluster, namespace, pod, owner_kind, owner_name) (\n                  kube_pod_owner{job=\"kube-state-metrics\",owner_is_controller=\"true\",owner_kind=~\"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet\",owner_name!=\"<none>\"}\n                )\n",
+			new:         "gpu_pod:dcgm_sm_active:avg10m\n",
+			wantFailure: "alertname: GPUNcclStragglerRank",
+		},
+		{
 			// The inspector names its file by the GPU's CUDA UUID, without NVML's "GPU-" that
 			// dcgm-exporter's UUID label carries: joined as it is, no rank is ever fresh.
 			name: "an NCCL file's CUDA UUID joined without NVML's prefix", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,

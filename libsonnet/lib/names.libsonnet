@@ -23,6 +23,11 @@
   // Which pod holds which GPU (or MIG instance), labelled with the alert identity.
   gpuInfo:: 'gpu_pod:dcgm_gpu_info:group',
 
+  // The SM activity of each GPU of a training job's pods over window, labelled with the job
+  // (declared in workloads.libsonnet: the straggler record; the InfiniBand and NCCL sections
+  // find the training jobs' pods by it).
+  trainingActivity(window):: 'gpu_pod:dcgm_sm_active:avg' + window,
+
   // The share of a GPU each pod holds on each GPU or MIG instance (declared in cost.libsonnet;
   // the namespace rollups of the signals weigh by it).
   gpuShare:: 'gpu_pod:gpu_allocated:share',
