@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,19 +167,124 @@ func (h *webhook) to(receiver string) []notification {
 	return out
 }
 
+// freeAddr gives a loopback address for a server the test starts. Its port is free now and
+// lies below the kernel's range for outgoing connections, so that no scrape or query takes it
+// before the server binds it, and it is never given twice in one run.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	given.mu.Lock()
+	defer given.mu.Unlock()
+	for port := firstOutgoingPort() - 1; port >= 1024; port-- {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if given.addrs[addr] {
+			continue
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		given.addrs[addr] = true
+		return addr
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
+	t.Fatal("no free port below the kernel's range for outgoing connections")
+	return ""
 }
 
-// start runs a binary until the test ends; its output goes to a log file in dir.
+// given holds the addresses freeAddr gave.
+var given = struct {
+	mu    sync.Mutex
+	addrs map[string]bool
+}{addrs: map[string]bool{}}
+
+// firstOutgoingPort is the first port the kernel hands to outgoing connections
+// (net.ipv4.ip_local_port_range), 32768 where that cannot be read.
+func firstOutgoingPort() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return n
+}
+
+// begin bounds a test's run by limit. Where the test fails in a wait, it says why once more
+// after the processes' logs, so that the end of the output names the failure.
+func begin(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	w := &waits{}
+	runs.Store(t, w)
+	t.Cleanup(func() {
+		cancel()
+		runs.Delete(t)
+		if reason := w.failure(); reason != "" {
+			t.Logf("failed: %s", reason)
+		}
+	})
+	return ctx
+}
+
+// waits is what a test's waits learn while it runs: the processes that ended before it did,
+// and the wait that failed.
+type waits struct {
+	mu     sync.Mutex
+	exited []string
+	failed string
+}
+
+// runs maps each running test to its waits.
+var runs sync.Map
+
+func waitsOf(t *testing.T) *waits {
+	w, ok := runs.Load(t)
+	if !ok {
+		t.Fatal("the test did not call begin")
+	}
+	return w.(*waits)
+}
+
+func (w *waits) exit(what string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.exited = append(w.exited, what)
+}
+
+func (w *waits) fail(reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failed = reason
+}
+
+func (w *waits) failure() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
+}
+
+// early is the first process that ended before the test did, with how, or "".
+func (w *waits) early() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.exited) == 0 {
+		return ""
+	}
+	return w.exited[0]
+}
+
+// start runs a binary until the test ends; its output goes to a log file in dir. Where it ends
+// before the test does (a port taken, a flag refused), the test's next wait fails at once and
+// says so, with the end of its log.
 func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...string) {
 	t.Helper()
+	w := waitsOf(t)
 	logFile, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
@@ -189,9 +295,20 @@ func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...str
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
+	var stopping atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := cmd.Wait()
+		if !stopping.Load() && ctx.Err() == nil {
+			log, _ := os.ReadFile(logFile.Name())
+			w.exit(fmt.Sprintf("%s ended before the test (%v); its log ends:\n%s", name, err, tail(string(log), 10)))
+		}
+	}()
 	t.Cleanup(func() {
+		stopping.Store(true)
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait() // killed: its exit status says so
+		<-done // killed: its exit status says so
 		logFile.Close()
 		if t.Failed() {
 			log, _ := os.ReadFile(logFile.Name())
@@ -205,19 +322,27 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// eventually polls f until it returns nil or the deadline passes.
+// eventually polls f until it returns nil, the deadline passes or a process the test started
+// ends.
 func eventually(t *testing.T, ctx context.Context, what string, f func() error) {
 	t.Helper()
-	begin := time.Now()
+	w := waitsOf(t)
+	since := time.Now()
 	var err error
 	for {
 		if err = f(); err == nil {
-			t.Logf("%s after %.1fs", what, time.Since(begin).Seconds())
+			t.Logf("%s after %.1fs", what, time.Since(since).Seconds())
 			return
+		}
+		if early := w.early(); early != "" {
+			w.fail(fmt.Sprintf("%s: %s", what, early))
+			t.Fatalf("%s: %s", what, early)
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%s: gave up after %.0fs: %v", what, time.Since(begin).Seconds(), err)
+			reason := fmt.Sprintf("%s: gave up after %.0fs: %v", what, time.Since(since).Seconds(), err)
+			w.fail(reason)
+			t.Fatal(reason)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -245,8 +370,7 @@ func binary(t *testing.T, env string) string {
 }
 
 func TestEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
+	ctx := begin(t)
 	prometheusBin := binary(t, "GPUOBS_PROMETHEUS")
 
 	p := plantest.Plan(t, "testdata/e2e.jsonnet")

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
@@ -30,8 +29,7 @@ type shard struct {
 // rules/shard/, a Thanos sidecar serves it, a Thanos querier sees both, and a Thanos ruler
 // evaluates rules/global/ through the querier and sends its alerts to the same Alertmanager.
 func TestShardedEndToEnd(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
+	ctx := begin(t)
 	prometheusBin, thanosBin := binary(t, "GPUOBS_PROMETHEUS"), binary(t, "GPUOBS_THANOS")
 
 	p := plantest.Plan(t, "testdata/e2e-sharded.jsonnet")
