@@ -167,35 +167,50 @@ func (h *webhook) to(receiver string) []notification {
 	return out
 }
 
-// freeAddr gives a loopback address for a server the test starts. Its port is free now and
-// lies below the kernel's range for outgoing connections, so that no scrape or query takes it
-// before the server binds it, and it is never given twice in one run.
+// freeAddr gives a loopback address for a server the test starts. Its port is free now and,
+// where the kernel leaves room, lies below its range for outgoing connections, so that no scrape
+// or query takes it before the server binds it; it is never given twice in one run.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	given.mu.Lock()
-	defer given.mu.Unlock()
 	for port := firstOutgoingPort() - 1; port >= 1024; port-- {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if given.addrs[addr] {
-			continue
+		if addr, ok := given.take(net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); ok {
+			return addr
 		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue
-		}
-		_ = l.Close()
-		given.addrs[addr] = true
-		return addr
 	}
-	t.Fatal("no free port below the kernel's range for outgoing connections")
-	return ""
+	addr, ok := given.take("127.0.0.1:0")
+	if !ok {
+		t.Fatal("no free port")
+	}
+	return addr
 }
 
-// given holds the addresses freeAddr gave.
-var given = struct {
+// addresses are the addresses freeAddr gave.
+type addresses struct {
 	mu    sync.Mutex
-	addrs map[string]bool
-}{addrs: map[string]bool{}}
+	given map[string]bool
+}
+
+var given = &addresses{given: map[string]bool{}}
+
+// take gives addr (port 0: one the kernel picks) where it is free now and was not given before.
+func (a *addresses) take(addr string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.given[addr] {
+		return "", false
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", false
+	}
+	addr = l.Addr().String()
+	_ = l.Close()
+	if a.given[addr] {
+		return "", false
+	}
+	a.given[addr] = true
+	return addr, true
+}
 
 // firstOutgoingPort is the first port the kernel hands to outgoing connections
 // (net.ipv4.ip_local_port_range), 32768 where that cannot be read.
@@ -236,7 +251,7 @@ func begin(t *testing.T) context.Context {
 // and the wait that failed.
 type waits struct {
 	mu     sync.Mutex
-	exited []string
+	exited string
 	failed string
 }
 
@@ -251,10 +266,13 @@ func waitsOf(t *testing.T) *waits {
 	return w.(*waits)
 }
 
+// exit records a process that ended before the test did; the first one is kept.
 func (w *waits) exit(what string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.exited = append(w.exited, what)
+	if w.exited == "" {
+		w.exited = what
+	}
 }
 
 func (w *waits) fail(reason string) {
@@ -273,10 +291,7 @@ func (w *waits) failure() string {
 func (w *waits) early() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.exited) == 0 {
-		return ""
-	}
-	return w.exited[0]
+	return w.exited
 }
 
 // start runs a binary until the test ends; its output goes to a log file in dir. Where it ends
