@@ -132,7 +132,7 @@ e2e:
 	$(GO) vet -tags e2e ./e2e/
 	e2e/build.sh $(E2E_BIN)
 	GPUOBS_PROMETHEUS=$(CURDIR)/$(E2E_BIN)/prometheus GPUOBS_ALERTMANAGER=$(CURDIR)/$(E2E_BIN)/alertmanager \
-		$(GO) test -tags e2e -count=1 -v -timeout 10m -run 'TestEndToEnd$$' ./e2e/
+		$(GO) test -tags e2e -count=1 -v -timeout 10m -run 'TestEndToEnd$$|TestHarness' ./e2e/
 
 ## e2e-sharded: the sharded output on two Prometheus (cluster an external label), Thanos
 ## sidecars, a querier and a ruler evaluating rules/global/ (Thanos built from tools/thanos),

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -215,31 +216,25 @@ func (a *addresses) take(addr string) (string, bool) {
 // firstOutgoingPort is the first port the kernel hands to outgoing connections
 // (net.ipv4.ip_local_port_range), 32768 where that cannot be read.
 func firstOutgoingPort() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				return n
+			}
+		}
 	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return 32768
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 32768
-	}
-	return n
+	return 32768
 }
 
-// begin bounds a test's run by limit. Where the test fails in a wait, it says why once more
-// after the processes' logs, so that the end of the output names the failure.
+// begin bounds a test's run by limit; the context it gives carries what the test's waits
+// learn (waitsIn). Where the test fails in a wait, it says why once more after the processes'
+// logs, so that the end of the output names the failure.
 func begin(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	w := &waits{}
-	runs.Store(t, w)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), waitsKey{}, w), limit)
 	t.Cleanup(func() {
 		cancel()
-		runs.Delete(t)
 		if reason := w.failure(); reason != "" {
 			t.Logf("failed: %s", reason)
 		}
@@ -247,23 +242,24 @@ func begin(t *testing.T) context.Context {
 	return ctx
 }
 
-// waits is what a test's waits learn while it runs: the processes that ended before it did,
-// and the wait that failed.
+// waits is what a test's waits learn while it runs: the first process that ended before the
+// test did, and the wait that failed.
 type waits struct {
 	mu     sync.Mutex
 	exited string
 	failed string
 }
 
-// runs maps each running test to its waits.
-var runs sync.Map
+type waitsKey struct{}
 
-func waitsOf(t *testing.T) *waits {
-	w, ok := runs.Load(t)
+// waitsIn gives the waits of the test whose context begin gave.
+func waitsIn(t *testing.T, ctx context.Context) *waits {
+	t.Helper()
+	w, ok := ctx.Value(waitsKey{}).(*waits)
 	if !ok {
-		t.Fatal("the test did not call begin")
+		t.Fatal("the context does not come from begin")
 	}
-	return w.(*waits)
+	return w
 }
 
 // exit records a process that ended before the test did; the first one is kept.
@@ -273,6 +269,13 @@ func (w *waits) exit(what string) {
 	if w.exited == "" {
 		w.exited = what
 	}
+}
+
+// early is the first process that ended before the test did, with how, or "".
+func (w *waits) early() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.exited
 }
 
 func (w *waits) fail(reason string) {
@@ -287,19 +290,12 @@ func (w *waits) failure() string {
 	return w.failed
 }
 
-// early is the first process that ended before the test did, with how, or "".
-func (w *waits) early() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.exited
-}
-
 // start runs a binary until the test ends; its output goes to a log file in dir. Where it ends
 // before the test does (a port taken, a flag refused), the test's next wait fails at once and
 // says so, with the end of its log.
 func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...string) {
 	t.Helper()
-	w := waitsOf(t)
+	w := waitsIn(t, ctx)
 	logFile, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
@@ -316,8 +312,7 @@ func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...str
 		defer close(done)
 		err := cmd.Wait()
 		if !stopping.Load() && ctx.Err() == nil {
-			log, _ := os.ReadFile(logFile.Name())
-			w.exit(fmt.Sprintf("%s ended before the test (%v); its log ends:\n%s", name, err, tail(string(log), 10)))
+			w.exit(fmt.Sprintf("%s ended before the test (%v); its log ends:\n%s", name, err, logTail(logFile.Name(), 10)))
 		}
 	}()
 	t.Cleanup(func() {
@@ -326,38 +321,46 @@ func start(t *testing.T, ctx context.Context, dir, name, bin string, args ...str
 		<-done // killed: its exit status says so
 		logFile.Close()
 		if t.Failed() {
-			log, _ := os.ReadFile(logFile.Name())
-			t.Logf("%s log:\n%s", name, tail(string(log), 40))
+			t.Logf("%s log:\n%s", name, logTail(logFile.Name(), 40))
 		}
 	})
 }
 
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
+// logTail is the last n lines of a process's log file.
+func logTail(path string, n int) string {
+	log, _ := os.ReadFile(path)
+	lines := strings.Split(string(log), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// eventually polls f until it returns nil, the deadline passes or a process the test started
-// ends.
+// eventually polls f until it returns nil; the test fails where wait gives up.
 func eventually(t *testing.T, ctx context.Context, what string, f func() error) {
 	t.Helper()
-	w := waitsOf(t)
+	w := waitsIn(t, ctx)
 	since := time.Now()
-	var err error
+	if err := wait(ctx, w, f); err != nil {
+		reason := what + ": " + err.Error()
+		w.fail(reason)
+		t.Fatal(reason)
+	}
+	t.Logf("%s after %.1fs", what, time.Since(since).Seconds())
+}
+
+// wait polls f until it returns nil. It gives up, saying why, when the deadline passes or a
+// process the test started has ended.
+func wait(ctx context.Context, w *waits, f func() error) error {
+	since := time.Now()
 	for {
-		if err = f(); err == nil {
-			t.Logf("%s after %.1fs", what, time.Since(since).Seconds())
-			return
+		err := f()
+		if err == nil {
+			return nil
 		}
 		if early := w.early(); early != "" {
-			w.fail(fmt.Sprintf("%s: %s", what, early))
-			t.Fatalf("%s: %s", what, early)
+			return errors.New(early)
 		}
 		select {
 		case <-ctx.Done():
-			reason := fmt.Sprintf("%s: gave up after %.0fs: %v", what, time.Since(since).Seconds(), err)
-			w.fail(reason)
-			t.Fatal(reason)
+			return fmt.Errorf("gave up after %.0fs: %w", time.Since(since).Seconds(), err)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
