@@ -512,8 +512,9 @@ func TestDamagedBlock(t *testing.T) {
 }
 
 // TestMarkdownFitsAComment: a target whose labels hold a 200,000-character value (a label
-// from the data) leaves the Markdown report within GitHub's comment limit, with a line
-// saying what was cut; the text report keeps it whole.
+// from the data) leaves the Markdown report within GitHub's comment limit with the alert's
+// row kept, the value cut with a mark and a line saying what was cut; the text report keeps
+// it whole.
 func TestMarkdownFitsAComment(t *testing.T) {
 	t.Parallel()
 	res, err := backtest.Run(context.Background(), fleetBlocks(t), []backtest.Side{{Name: "head", Files: []string{ruleFile(t, 85, "")}}}, backtest.Options{})
@@ -526,8 +527,11 @@ func TestMarkdownFitsAComment(t *testing.T) {
 	if err := errors.Join(backtest.Reporters.Write(&markdown, "markdown", res), backtest.Reporters.Write(&text, "text", res)); err != nil {
 		t.Fatal(err)
 	}
-	if n := utf8.RuneCountInString(markdown.String()); n > escape.CommentLimit || !strings.Contains(markdown.String(), "**Cut here:**") {
+	if n := utf8.RuneCountInString(markdown.String()); n > escape.CommentLimit || !strings.Contains(markdown.String(), "**Cut cells:**") || !strings.Contains(markdown.String(), "more characters") {
 		t.Errorf("the Markdown report has %d characters (limit %d), ending:\n%s", n, escape.CommentLimit, markdown.String()[max(0, markdown.Len()-400):])
+	}
+	if row := "| " + escape.Markdown(res.Alerts[0].Alert) + " |"; !strings.Contains(markdown.String(), row) {
+		t.Errorf("the Markdown report lost the alert's row %q:\n%s", row, markdown.String()[:min(markdown.Len(), 2000)])
 	}
 	if !strings.Contains(text.String(), strings.Repeat("n", 200_000)) {
 		t.Error("the text report lost the value")

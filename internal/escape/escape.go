@@ -136,6 +136,38 @@ func Comment(report string) string {
 	return b.String()
 }
 
+// cellLimits are the lengths FitComment tries in turn for a report's names and label values,
+// longest first: each a quarter of the one before.
+var cellLimits = []int{4096, 1024, 256, 64, 16}
+
+// FitComment is a Markdown report that GitHub accepts as a comment and that keeps every row:
+// render writes the report with cut applied to each name and label value before it is
+// escaped; where the whole report is over CommentLimit, each text is cut to the longest of
+// cellLimits at which it fits, its end replaced by a mark saying how much was cut, and a line
+// says so. Where even the shortest does not fit, Comment cuts lines.
+func FitComment(render func(cut func(string) string) string) string {
+	report := render(func(s string) string { return s })
+	for _, limit := range cellLimits {
+		if utf8.RuneCountInString(report) <= CommentLimit {
+			break
+		}
+		cut := 0
+		report = render(func(s string) string {
+			n := utf8.RuneCountInString(s)
+			if n <= limit {
+				return s
+			}
+			cut++
+			runes := []rune(s)
+			return string(runes[:limit]) + fmt.Sprintf("… (%d more characters)", n-limit)
+		})
+		if cut > 0 {
+			report += fmt.Sprintf("\n**Cut cells:** %d names or label values longer than %d characters end in … here, so that every row fits GitHub's %d characters; run the command with `--format text` or `--format json` for them whole.\n", cut, limit, CommentLimit)
+		}
+	}
+	return Comment(report)
+}
+
 // closers closes the code block and the <details> sections that are open at the end of a
 // Markdown text.
 func closers(markdown string) string {

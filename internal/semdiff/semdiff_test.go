@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gpuobs/gpuobs/generators"
 	"github.com/gpuobs/gpuobs/internal/emit"
@@ -225,8 +226,8 @@ func TestLayoutIsNotAChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const written = "        expr: |2-\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n"
-	relaid := strings.Replace(string(b), written, "        expr: max by(cluster,Hostname,gpu,UUID,pci_bus_id,modelName,namespace,pod)(DCGM_FI_DEV_GPU_TEMP)>85\n", 1)
+	const written = "        expr: |2-\n            max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              label_replace(\n                label_replace(DCGM_FI_DEV_GPU_TEMP, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                \"pod\",\n                \"$1\",\n                \"exported_pod\",\n                \"(.+)\"\n              )\n            )\n          >\n            85\n"
+	relaid := strings.Replace(string(b), written, "        expr: max by(cluster,Hostname,gpu,UUID,pci_bus_id,modelName,namespace,pod)(label_replace(label_replace(DCGM_FI_DEV_GPU_TEMP,\"namespace\",\"$1\",\"exported_namespace\",\"(.+)\"),\"pod\",\"$1\",\"exported_pod\",\"(.+)\"))>85\n", 1)
 	if relaid == string(b) {
 		t.Fatal("the temperature alert's expression is not in the file as expected")
 	}
@@ -423,5 +424,43 @@ func TestEveryReportShowsEveryKindOfChange(t *testing.T) {
 				t.Errorf("the %s report lacks %s:\n%s", format, want, b.String())
 			}
 		}
+	}
+}
+
+// TestMarkdownKeepsEveryChangeInAComment: a diff whose changes hold long text (a planted
+// alert's 200,000-character expression and annotation) fits GitHub's comment limit with every
+// change kept: each alert and record named, the long text cut with a mark, and a line saying
+// so; the JSON report keeps it whole.
+func TestMarkdownKeepsEveryChangeInAComment(t *testing.T) {
+	t.Parallel()
+	base := generate(t, "")
+	head := generate(t, "")
+	long := strings.Repeat("x", 200_000)
+	planted := func(job string) []byte {
+		return []byte("groups:\n  - name: planted\n    rules:\n      - alert: PlantedLong\n        expr: up{job=\"" + job + "\"} == 0\n        labels: {severity: warning}\n        annotations: {summary: \"" + job + "\"}\n      - alert: PlantedShort\n        expr: up{job=\"" + job + "\"} == 1\n        labels: {severity: warning}\n")
+	}
+	for dir, job := range map[string]string{base: "short", head: long} {
+		if err := os.WriteFile(filepath.Join(dir, "rules", "planted.yaml"), planted(job), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := semdiff.Compare("base", load(t, base), "head", load(t, head))
+	var whole, md strings.Builder
+	if err := semdiff.Reporters.Write(&whole, "json", r); err != nil {
+		t.Fatal(err)
+	}
+	if err := semdiff.Reporters.Write(&md, "markdown", r); err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCountInString(md.String()); n > escape.CommentLimit || !strings.Contains(md.String(), "**Cut cells:**") || strings.Contains(md.String(), "**Cut here:**") {
+		t.Errorf("the Markdown report has %d characters (limit %d), ending:\n%s", n, escape.CommentLimit, md.String()[max(0, md.Len()-600):])
+	}
+	for _, name := range []string{"PlantedLong", "PlantedShort"} {
+		if !strings.Contains(md.String(), escape.Code(name)) {
+			t.Errorf("the Markdown report lost alert %s", name)
+		}
+	}
+	if !strings.Contains(whole.String(), long) {
+		t.Error("the JSON report lost the expression")
 	}
 }
