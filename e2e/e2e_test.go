@@ -82,7 +82,7 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	}
 	for i, g := range e.gpus {
 		l := g.WithoutPod(e.m)
-		write(e.m.Exporter.HealthField, l.With(nil), cmp.Or(e.temp[i], 45))
+		write(e.m.Exporter.HealthFields[0], l.With(nil), cmp.Or(e.temp[i], 45))
 		write("DCGM_FI_DEV_POWER_USAGE", l.With(nil), float64(300+10*i))
 		write("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", l.With(nil), float64(e.dbe[i]))
 		if x := e.xid[i]; x > 0 {
@@ -409,7 +409,7 @@ func TestEndToEnd(t *testing.T) {
 	ready(t, ctx, "http://"+promAddr, "http://"+am)
 	// A healthy baseline, so that the counters have history.
 	eventually(t, ctx, "four GPUs scraped", func() error {
-		return wantSamples("http://"+promAddr, m.Exporter.HealthField, 4)
+		return wantSamples("http://"+promAddr, m.Exporter.HealthFields[0], 4)
 	})
 	time.Sleep(3 * time.Second)
 	faults(t, ctx, m, exp, "http://"+promAddr, am, hook)

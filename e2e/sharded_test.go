@@ -81,7 +81,7 @@ func TestShardedEndToEnd(t *testing.T) {
 
 	q := "http://" + querier
 	eventually(t, ctx, "the querier sees eight GPUs, four per cluster, cluster from the external labels", func() error {
-		got, err := query(q, "count by ("+m.Labels.Cluster+") ("+m.Exporter.HealthField+")")
+		got, err := query(q, "count by ("+m.Labels.Cluster+") ("+m.Exporter.HealthFields[0]+")")
 		if err != nil {
 			return err
 		}

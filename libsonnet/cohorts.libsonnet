@@ -46,7 +46,7 @@ local t = import 'lib/test.libsonnet';
   // Each GPU once, with its cohort label.
   local members(label) = e.fill(|||
     group $(by) ($(health))
-  |||, { by: e.by($.identity.gpuJoin + [label]), health: h }),
+  |||, { by: e.by($.identity.gpuJoin + [label]), health: $.exporter.health() }),
   // The error signals compared: events of the cohort window per GPU.
   local signals = {
     // New fatal XIDs, counted by their starts (fatalStarts).

@@ -135,28 +135,29 @@ local t = import 'lib/test.libsonnet';
       local pieces = {
         slot: std.join(', ', slot),
         gpuJoin: std.join(', ', $.identity.gpuJoin),
-        health: h,
+        health: $.exporter.health(),
         mig: l.migInstance,
         profile: l.migProfile,
       },
       local profiled = e.fill(|||
-        max by ($(slot)) (group by ($(slot), $(profile)) ($(health){$(mig)!=""}) * on ($(profile)) group_left () mig_profile:gpu_share:ratio)
-      |||, pieces),
+        max by ($(slot)) (group by ($(slot), $(profile)) ($(instances)) * on ($(profile)) group_left () mig_profile:gpu_share:ratio)
+      |||, pieces { instances: $.exporter.health(e.match(l.migInstance, '!=', '')) }),
       // A whole GPU's series have no instance label: grouped without it, they join slot "".
       local whole = e.fill(|||
-        group by ($(gpuJoin)) ($(health){$(mig)=""})
-      |||, pieces),
+        group by ($(gpuJoin)) ($(wholeGPUs))
+      |||, pieces { wholeGPUs: $.exporter.health(e.match(l.migInstance, '=', '')) }),
       // A GPU's count of instances is never 0; the filter says so to pint (promql/nan).
       local evenly = e.fill(|||
         group by ($(slot)) ($(health)) / on ($(gpuJoin)) group_left () (count by ($(gpuJoin)) (group by ($(slot)) ($(health))) > 0)
       |||, pieces),
       // Never 0 (a slot that reports has a holder, perhaps no pod); the filter says so to pint.
+      // Each holder's pod where the catalog reads it (the exporter's own counts once).
       local holders = e.fill(|||
-        (count by ($(slot)) (group by ($(slot), $(ns), $(pod)) ($(health))) > 0)
-      |||, pieces { ns: ns, pod: l.pod }),
+        (count by ($(slot)) (group by ($(slot), $(ns), $(pod)) ($(held))) > 0)
+      |||, pieces { ns: ns, pod: l.pod, held: $.exporter.workload($.exporter.health()) }),
       expr: e.fill(|||
         group by ($(alert), $(mig)) ($(held)) * on ($(slot)) group_left () (($(profiled) or $(whole) or $(evenly)) / $(holders))
-      |||, pieces { alert: std.join(', ', id), held: $.exporter.attributed(h), profiled: profiled, whole: whole, evenly: evenly, holders: holders }),
+      |||, pieces { alert: std.join(', ', id), held: $.exporter.attributed($.exporter.health()), profiled: profiled, whole: whole, evenly: evenly, holders: holders }),
       local shared(pod) = gpu('node-s', 0, a100, ['serving', pod]),
       local layout = [['3g.40gb', 'train-3g'], ['2g.20gb', 'train-2g'], ['1g.10gb', 'infer-a'], ['1g.10gb', 'infer-b']],
       local migGPU(i) = gpu('node-m', 0, h100, ['research', layout[i][1]], i + 1) { [l.migProfile]: layout[i][0] },
@@ -182,8 +183,8 @@ local t = import 'lib/test.libsonnet';
       family: 'cost',
       local gpu = std.join(', ', id + [l.migInstance]),
       local activity = e.fill(|||
-        max by ($(gpu)) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m]))
-      |||, { gpu: gpu }),
+        max by ($(gpu)) ($(activity))
+      |||, { gpu: gpu, activity: $.exporter.workload('avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])') }),
       expr: e.fill(|||
         sum by ($(by)) ($(share){$(ns)!=""} * on ($(gpu)) group_left () $(activity))
       |||, { by: std.join(', ', perNamespace), share: names.gpuShare, ns: ns, gpu: gpu, activity: activity }),

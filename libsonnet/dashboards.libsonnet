@@ -30,6 +30,10 @@ local names = import 'lib/names.libsonnet';
     [if drillVars != null then 'drillVars']: drillVars,
     stack: stack,
   },
+  // How many series a query has: 0 where it has none, not "No data".
+  local count(expr) = e.fill(|||
+    count($(expr)) or vector(0)
+  |||, { expr: expr }),
   // Green below the alert threshold, red above it.
   local alertAt(v) = [[null, 'green'], [v, 'red']],
   local ratio = { unit: 'percentunit', min: 0, max: 1 },
@@ -50,6 +54,19 @@ local names = import 'lib/names.libsonnet';
   local workload = e.fill(|||
     $(cluster), $(namespace), $(pod)=~"$pod"
   |||, { cluster: cluster, namespace: is(l.namespace, 'namespace'), pod: l.pod }),
+  // A field's series that the workload's pods hold, the pod in the catalog's labels whether it
+  // arrived there or as exported_* (a ServiceMonitor with honorLabels: false).
+  local workloadSeries(field) = e.fill(|||
+    $(exported) or $(field){$(plain)}
+  |||, {
+    exported: $.exporter.workload(e.fill(|||
+      $(field){$(cluster), $(namespace), $(pod)=~"$pod"}
+    |||, { field: field, cluster: cluster, namespace: is(l.exportedNamespace, 'namespace'), pod: l.exportedPod })),
+    field: field,
+    plain: e.fill(|||
+      $(workload), $(exported)=""
+    |||, { workload: workload, exported: l.exportedPod }),
+  }),
   local server = e.fill(|||
     $(cluster), namespace="$namespace", pod=~"$pod"
   |||, { cluster: cluster }),
@@ -58,10 +75,10 @@ local names = import 'lib/names.libsonnet';
     $(cluster), namespace="$namespace"
   |||, { cluster: cluster }),
 
-  local clusterVar = v('cluster', 'Cluster', 'label_values(cluster:kube_gpu_allocatable:sum, ' + l.cluster + ')'),
   // Variables list values from the recorded GPU-to-pod map (one series per GPU or pod's share),
-  // never by scanning raw exporter series.
-  local clusterVarRaw = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
+  // never by scanning raw exporter series: every install has it, with kube-state-metrics or
+  // without.
+  local clusterVar = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
   local nodeVar = v('node', 'Node', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.host + ')'),
 
   // The alert threshold a field's L5 panel shows, in the panel's unit, as the alert that owns it
@@ -94,14 +111,17 @@ local names = import 'lib/names.libsonnet';
     |||, { query: expr, scale: std.toString(u.scale) }),
   local unitOf(name) = display($.fields[name]).grafana,
   local collected(name) = $.fields[name].default || std.member($.exporter.extraCounters, name),
+  // What leaves out a field's 0 where it means "not measured" (fields' zeroIsUnmeasured): drawn
+  // as no reading, not as one.
+  local unmeasured(name) = if std.get($.fields[name], 'zeroIsUnmeasured', false, inc_hidden=true) then ' != 0' else '',
   // Per MIG instance where the field is; whole GPUs otherwise.
   local perInstance(f) = f.entity == 'mig-native',
   local fieldPanel(name) =
     local f = $.fields[name];
     local u = display(f);
     local sel = e.fill(|||
-      $(field){$(gpu)}
-    |||, { field: name, gpu: gpu });
+      $(field){$(gpu)}$(unmeasured)
+    |||, { field: name, gpu: gpu, unmeasured: unmeasured(name) });
     local value = if f.kind == 'counter' then e.fill(|||
       rate($(selector)[$__rate_interval])
     |||, { selector: sel }) else sel;
@@ -169,7 +189,7 @@ local names = import 'lib/names.libsonnet';
           panel('Cost by team', 'table', [q('sort_desc(team:gpu_cost_dollars_per_hour:sum{' + cluster + '})')], unit='currencyUSD', width=8),
           // Each node against its own allocatable GPUs: a node of 4 free GPUs among nodes of 8 is
           // free, not fragmented.
-          panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q('count(((' + freePerNode + ') > 0) < node:kube_gpu_allocatable:sum{' + cluster + '})')], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),
+          panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q(count('((' + freePerNode + ') > 0) < node:kube_gpu_allocatable:sum{' + cluster + '}'))], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),
           // kube-state-metrics names the node `node`; the exporter's host label is the same name.
           panel('Free GPUs by node', 'table', [q('(' + freePerNode + ') > 0')], width=4, drill='L3', drillVars={ node: l.node }),
         ]),
@@ -185,7 +205,7 @@ local names = import 'lib/names.libsonnet';
           panel('Longest scheduling wait, by namespace', 'bargauge', [q('sort_desc(namespace:kube_gpu_pod_scheduling_wait_seconds:max{' + cluster + '})', '{{namespace}}')], unit='s', thresholds=alertAt(e.seconds($.windows.unschedulable)), width=12),
         ] + (if !$.kubernetes.dra then [] else [
                panel('DRA claims waiting for a device, by namespace', 'timeseries', [q('namespace:kube_resourceclaims_unallocated:count{' + cluster + '}', '{{namespace}}')], description='ResourceClaims no device has been allocated to: on DRA nodes, the pods that wait for GPUs. GPUResourceClaimUnallocated tickets a claim waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
-               panel('Nodes failing to prepare DRA devices', 'stat', [q('count(ALERTS{alertname="GPUDRAPrepareFailing", alertstate="firing", ' + cluster + '})')], description="Nodes whose kubelet failed to prepare a pod's claimed devices in the last " + $.windows.unschedulable + ' (GPUDRAPrepareFailing): their pods stay in ContainerCreating.', width=12),
+               panel('Nodes failing to prepare DRA devices', 'stat', [q(count('ALERTS{alertname="GPUDRAPrepareFailing", alertstate="firing", ' + cluster + '}'))], description="Nodes whose kubelet failed to prepare a pod's claimed devices in the last " + $.windows.unschedulable + ' (GPUDRAPrepareFailing): their pods stay in ContainerCreating.', width=12),
              ])),
         row('Health', [
           panel('GPUs throttled by reason', 'timeseries', [q('cluster:dcgm_clock_throttle_' + r + ':sum{' + cluster + '}', r) for r in std.objectFields($.throttleReasons)], stack=true),
@@ -193,7 +213,7 @@ local names = import 'lib/names.libsonnet';
           panel('XID events', 'timeseries', [q('count by (xid) (group by (' + std.join(', ', $.identity.gpuJoin + ['xid']) + ') (' + names.xidEvents($.windows.event) + '{' + cluster + '}))', 'XID {{xid}}')], description='GPUs with a new XID in the last ' + $.windows.event + ', by code.'),
           panel('Hottest GPU', 'timeseries', [q('cluster:dcgm_gpu_temp:max{' + cluster + '}', 'max')], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius)),
           panel('GPUs reporting against capacity', 'timeseries', [q('cluster:dcgm_gpus_reporting:count{' + cluster + '}', 'reporting'), q('cluster:kube_gpu_capacity:sum{' + cluster + '}', 'capacity')]),
-          panel('Cordoned nodes', 'stat', [q('count(ALERTS{alertname="GPUNodeCordoned", alertstate="firing", ' + cluster + '})')], width=4),
+          panel('Cordoned nodes', 'stat', [q(count('ALERTS{alertname="GPUNodeCordoned", alertstate="firing", ' + cluster + '}'))], width=4),
         ]),
         row('SLOs', [
           panel('Burn rate', 'timeseries', [q('slo:error_budget:burn_rate{' + cluster + '}', '{{slo}} {{namespace}} {{' + inf.modelLabel + '}}')], description='1 spends the budget exactly over the period; the fast-burn page starts at ' + $.sloDefaults.tiers[0].factor + '.', thresholds=[[null, 'green'], [1, 'orange'], [$.sloDefaults.tiers[0].factor, 'red']], width=12),
@@ -207,7 +227,7 @@ local names = import 'lib/names.libsonnet';
       title: 'GPU node',
       description: 'The GPUs of one node side by side (MIG instances where a metric is per instance).',
       vars: { cluster: l.cluster, node: l.host },
-      variables: [clusterVarRaw, nodeVar],
+      variables: [clusterVar, nodeVar],
       links: ['L2', 'L5'],
       local dev(field, scale='') = 'max by (' + l.gpu + ', ' + l.uuid + ') (' + field + '{' + node + '}' + scale + ')',
       local byGPU = 'GPU {{' + l.gpu + '}}',
@@ -232,7 +252,7 @@ local names = import 'lib/names.libsonnet';
         ]),
         row('Thermals, power, clocks', [
           panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius), width=6, drill='L5'),
-          panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
+          panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP', unmeasured('DCGM_FI_DEV_MEMORY_TEMP')), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
           panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
           panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
           panel('Throttled (share of the last ' + $.windows.throttle + ')', 'timeseries', [q('avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])', byGPU + ' ' + r) for r in std.objectFields($.throttleReasons) if std.get($.throttleReasons[r], 'perGPU', true)], thresholds=alertAt(th.throttleRatio), width=12) + ratio,
@@ -288,9 +308,13 @@ local names = import 'lib/names.libsonnet';
       // The inference row goes with the inference section: so does its mention.
       description: 'The GPUs of one workload (pods of a namespace)' + (if $.enabled.inference then ', and its inference metrics when it serves with vLLM' else '') + '.',
       vars: { cluster: l.cluster, namespace: l.namespace, pod: l.pod },
+      // The namespaces a GPU's pod is in, and those a served engine's servers run in: a server
+      // whose GPU the exporter attributes to no pod (claimed through DRA) is one. (Engines'
+      // series name the namespace namespace: read where the catalog names it so too.)
+      local servingNamespaces = if !$.enabled.inference || l.namespace != 'namespace' then [] else [inf.profiles[x].running[0].name for x in inf.having('running')],
       variables: [
-        clusterVarRaw,
-        v('namespace', 'Namespace', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.namespace + ')'),
+        clusterVar,
+        v('namespace', 'Namespace', 'label_values({__name__=~"' + std.join('|', [names.gpuInfo] + servingNamespaces) + '", ' + cluster + '}, ' + l.namespace + ')'),
         v('pod', 'Pod', 'label_values(' + names.gpuInfo + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '}, ' + l.pod + ')', multi=true),
       ],
       links: ['L2', 'L5'],
@@ -308,10 +332,10 @@ local names = import 'lib/names.libsonnet';
         ],
       rows: [
         row('GPUs', [
-          panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + workload + '}', byPod)], drill='L5') + ratio,
-          panel('Tensor pipe activity', 'timeseries', [q('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{' + workload + '}', byPod)]) + ratio,
-          panel('DRAM activity', 'timeseries', [q('DCGM_FI_PROF_DRAM_ACTIVE{' + workload + '}', byPod)]) + ratio,
-          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + workload + '}', byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
+          panel('SM activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_SM_ACTIVE'), byPod)], drill='L5') + ratio,
+          panel('Tensor pipe activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE'), byPod)]) + ratio,
+          panel('DRAM activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_DRAM_ACTIVE'), byPod)]) + ratio,
+          panel('Memory used', 'timeseries', [q(workloadSeries('DCGM_FI_DEV_FB_USED'), byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
           panel("Stragglers: each GPU against its workload's median", 'timeseries', [
             q(names.trainingActivity($.windows.straggler) + '{' + workload + '}', byPod),
             q('quantile by (owner_name) (0.5, ' + names.trainingActivity($.windows.straggler) + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
@@ -357,7 +381,7 @@ local names = import 'lib/names.libsonnet';
       title: 'Single GPU',
       description: 'One GPU: every field the exporter collects over time, error events as annotations.',
       vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },
-      variables: [clusterVarRaw, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
+      variables: [clusterVar, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
       links: ['L3'],
       annotations: [
         { name: 'XID events', expr: e.fill(|||

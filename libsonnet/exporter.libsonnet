@@ -1,5 +1,6 @@
 // How dcgm-exporter and kube-state-metrics label their series, as configuration.
 local e = import 'lib/expr.libsonnet';
+local names = import 'lib/names.libsonnet';
 {
   // What changes between dcgm-exporter versions: the host label ('Hostname' up to 4.8.2,
   // 'hostname' from 4.8.3), from 4.8.3 the exporter's cumulative counters, its health check and
@@ -134,39 +135,66 @@ local e = import 'lib/expr.libsonnet';
     // tickets a cluster whose GPU series arrive under another job than this one), the managed
     // exporter's job where a cloud runs it.
     job: if managed == null then 'dcgm-exporter' else managed.job,
+    // The jobs the exporter's own installs give its targets (the Helm chart's ServiceMonitor,
+    // the GPU Operator's), and one of them other than the catalog's, for the scenarios of an
+    // exporter under another job.
+    documentedJobs:: ['dcgm-exporter', 'nvidia-dcgm-exporter'],
+    otherJob:: [j for j in self.documentedJobs if j != self.job][0],
     // Host label, from the version; override if you relabel.
     hostLabel: profile.hostLabel,
+    // Every spelling of the host label dcgm-exporter has sent (up to 4.8.2, and from 4.8.3).
+    hostLabels:: std.set([p.hostLabel for p in std.objectValues($.exporterProfiles)]),
     // Catalog field name -> the name the exporter exports, where they differ.
     fieldNames: profile.fieldNames,
-    // false when Prometheus scrapes with honorLabels: false (the Helm chart's ServiceMonitor
-    // default): pod attribution then arrives as exported_namespace/exported_pod/exported_container.
-    honorLabels: true,
-    // With honorLabels: true a series the exporter sends without pod labels (a GPU no pod holds)
-    // takes the scrape target's own: every idle GPU reads as held by the exporter's pod
-    // (gpu-operator/nvidia-dcgm-exporter-… under the GPU Operator's ServiceMonitor). The up
-    // series of the series' own target (same instance), matched on the pod labels, tells the
-    // exporter's own pod from a workload's, whatever the job: attributed() keeps a series
-    // only where its pod is not its target's, unattributed() reads the others as no pod's.
-    // '' with honorLabels: false, where the target's labels win over the exporter's and
-    // attribution arrives as exported_*.
-    ownPodTargets: if self.honorLabels then e.fill(|||
+    // Where a workload's pod arrives needs no setting: the rules read both ways a scrape
+    // delivers it. dcgm-exporter labels a GPU a pod holds with the pod's namespace, pod and
+    // container (and nothing on a GPU no pod holds). A ServiceMonitor with honorLabels: false
+    // (the default of the dcgm-exporter chart's and of the GPU Operator's) gives every series
+    // its target's own labels, the exporter's pod, and renames the exporter's to
+    // exported_namespace, exported_pod and exported_container (labels.exportedNamespace, ...);
+    // with honorLabels: true the exporter's win, and a GPU no pod holds takes the target's
+    // pod (the exporter's own); a plain scrape job without Kubernetes' target labels leaves
+    // such a GPU with none. workload() moves the exported_* values where the catalog reads the
+    // pod, and the up series of the series' own target (same instance), matched on the pod
+    // labels, tells the exporter's own pod from a workload's, whatever the job: attributed()
+    // keeps a series only where its pod is not its target's, unattributed() reads the others
+    // as no pod's.
+    ownPodTargets: e.fill(|||
       on ($(labels)) up
-    |||, { labels: std.join(', ', [$.labels.cluster, 'instance', $.labels.namespace, $.labels.pod]) }) else '',
+    |||, { labels: std.join(', ', [$.labels.cluster, 'instance', $.labels.namespace, $.labels.pod]) }),
     local targets = self.ownPodTargets,
     // The labels that name a target's own pod on its up series (and so on its alerts):
     // namespace, pod, container.
-    assert std.length(self.targetPodLabels) == 3 : 'exporter.targetPodLabels: three labels, the namespace, pod and container of a scrape target, not ' + std.toString(self.targetPodLabels),
-    targetPodLabels: if self.honorLabels then [$.labels.namespace, $.labels.pod, $.labels.container] else ['namespace', 'pod', 'container'],
+    targetPodLabels: [$.labels.namespace, $.labels.pod, $.labels.container],
     // The exporter pod of a host as its series carry it, for the scenarios.
     targetPod(host)::
       local names = self.targetPodLabels;
       { [names[0]]: 'gpu-operator', [names[1]]: 'nvidia-dcgm-exporter-' + host, [names[2]]: 'nvidia-dcgm-exporter' },
-    // The series of a selector that a workload's pod holds.
-    attributed(series):: if self.ownPodTargets == '' then series else e.fill('($(series) unless $(targets))', { series: series, targets: targets }),
-    // The series of metric that no workload's pod holds.
-    unattributed(metric)::
-      local noPod = e.fill('$(metric){$(pod)=""}', { metric: metric, pod: $.labels.pod });
-      if self.ownPodTargets == '' then noPod else e.fill('($(noPod) or $(metric) and $(targets))', { noPod: noPod, metric: metric, targets: targets }),
+    // The series of an expression over the exporter's series with the workload's pod, where a
+    // scrape renamed it exported_*, copied to the labels the catalog reads it by.
+    workload(series)::
+      local l = $.labels;
+      std.foldl(function(expr, names) e.fill(|||
+        label_replace($(expr), "$(to)", "$1", "$(from)", "(.+)")
+      |||, { expr: expr, to: names[0], from: names[1] }), [[l.namespace, l.exportedNamespace], [l.pod, l.exportedPod]], series),
+    // The series of an expression over the exporter's series that a workload's pod holds, the
+    // pod where the catalog reads it.
+    attributed(series):: e.fill('($(series) unless $(targets))', { series: $.exporter.workload(series), targets: targets }),
+    // The series that no workload's pod holds, of a selector that select(matchers) writes with
+    // the given matchers (a selector's inside) added.
+    unattributedOf(select)::
+      local l = $.labels;
+      local notExported = l.exportedPod + '=""';
+      e.fill('($(noPod) or $(notExported) and $(targets))', { noPod: select(e.inside([notExported, l.pod + '=""'])), notExported: select(notExported), targets: targets }),
+    // The series of metric (with matchers, a selector's inside) that no workload's pod holds.
+    unattributed(metric, matchers='')::
+      self.unattributedOf(function(m) metric + '{' + e.inside([matchers, m]) + '}'),
+    // What Go derives its rules from (plan: the namespace rollups, which GPU a pod holds):
+    // workload() and attributed() of <series>, and the health series no workload's pod holds.
+    workloadTemplate: self.workload('<series>'),
+    attributedTemplate: self.attributed('<series>'),
+    unattributedHealth: self.unattributedOf(self.health),
+    healthTemplate: self.health('<matchers>'),
     // The DCGM field of the driver version: the counter file's label row names it, and the
     // series carry it as a label of that name (labels.driverVersion, if you relabel it).
     driverField: profile.driverLabel,
@@ -191,13 +219,25 @@ local e = import 'lib/expr.libsonnet';
     // The driver's recovery action (DCGM field 1523); its alerts follow recoveryActions
     // (recovery.libsonnet). null where not collected (DCGM before 4, drivers before R570).
     recoveryActionField:: profile.recoveryActionField,
-    // Whether the GPUs are vGPU guests (NVIDIA vGPU/GRID in virtual machines, modelName
-    // "GRID A100-40C"): a guest reports no temperature, power, energy, PCIe replay,
-    // remapped-row or profiling field, so the alerts on those cannot fire there, and a GPU is
-    // counted by its memory clock instead.
-    vgpuGuests:: false,
-    // A default-collected field that every GPU reports; its disappearance means the GPU is gone.
-    healthField: if self.vgpuGuests then 'DCGM_FI_DEV_MEM_CLOCK' else 'DCGM_FI_DEV_GPU_TEMP',
+    // The default-collected fields that tell a GPU (or MIG instance) is there, read in turn:
+    // a GPU reads as present while it sends any of them, and gone when it sends none. Every
+    // GPU sends its temperature but a vGPU guest (NVIDIA vGPU/GRID in a virtual machine,
+    // modelName "GRID A100-40C"), which sends no temperature, power, energy, PCIe replay,
+    // remapped-row or profiling field; every GPU, guest and MIG instance sends its free
+    // framebuffer (in the exporter's default set and in GKE's managed one). A list of one
+    // field reads the fleet at half the cost where every GPU sends it.
+    healthFields: ['DCGM_FI_DEV_GPU_TEMP', 'DCGM_FI_DEV_FB_FREE'],
+    // The first: the field the scenarios send on a healthy GPU.
+    healthField:: self.healthFields[0],
+    // The series that tell a GPU is there, each GPU's (or instance's) first health field that
+    // it sends, with matchers (a selector's inside): the field itself where there is one, else
+    // the record of them all (names.health: the dozen rules that read it read one series per
+    // GPU, not one per field).
+    health(matchers='')::
+      local name = if std.length(self.healthFields) == 1 then self.healthFields[0] else names.health;
+      name + (if matchers == '' then '' else '{' + matchers + '}'),
+    // The health fields in words, for alert texts and runbooks.
+    healthText:: std.join(', else ', self.healthFields),
     // Whether the exporter runs with --kubernetes-virtual-gpus: a GPU shared by time-slicing or
     // MPS then has one series per pod (label vgpu, the replica), each a copy of the device's
     // value, except for perProcessFields, where each pod's series holds its own processes'
@@ -299,7 +339,6 @@ local e = import 'lib/expr.libsonnet';
 
   // Label names as the series carry them. Derived from `exporter`; override single names here.
   labels: {
-    local pod(name) = if $.exporter.honorLabels then name else 'exported_' + name,
     cluster: 'cluster',
     host: $.exporter.hostLabel,
     gpu: 'gpu',
@@ -308,9 +347,13 @@ local e = import 'lib/expr.libsonnet';
     device: 'device',
     modelName: 'modelName',
     driverVersion: $.exporter.driverField,
-    namespace: pod('namespace'),
-    pod: pod('pod'),
-    container: pod('container'),
+    namespace: 'namespace',
+    pod: 'pod',
+    container: 'container',
+    // The workload's pod where a scrape's target labels won (honorLabels: false): Prometheus
+    // renames the exporter's labels exported_<name>. The rules read both.
+    exportedNamespace: 'exported_' + self.namespace,
+    exportedPod: 'exported_' + self.pod,
     migInstance: 'GPU_I_ID',
     migProfile: 'GPU_I_PROFILE',
     // kube-state-metrics' node label.

@@ -24,8 +24,10 @@
 //              uses (utilization, memory, power, bandwidth), not for hardware health
 //   seriesLabels  labels that split a GPU's value into series of their own (the code of the
 //              exporter's XID counts): dashboards keep them apart
+//   zeroIsUnmeasured  a GPU that cannot measure the field sends 0 instead of nothing (DCGM
+//              reports 0, and dcgm-exporter writes it): dashboards draw a 0 as no reading
 {
-  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false, labels=[]) = {
+  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false, labels=[], zeroIsUnmeasured=false) = {
     id: id,
     type: type,
     kind: kind,
@@ -38,6 +40,7 @@
     rollup: rollup,
     byNamespace: byNamespace,
     seriesLabels:: labels,
+    zeroIsUnmeasured:: zeroIsUnmeasured,
   },
 
   // Fields that only the GPUs of some platforms report, by exporter.platform: the catalog and
@@ -80,7 +83,9 @@
     DCGM_FI_DEV_CLOCKS_EVENT_REASONS: field(112, 'gauge', 'bitmask', 'throttling', 'mig-repeated', 'Current clock event reasons (bitmask; 0x1 means idle, not throttled).', kind='bitmask'),
 
     // Temperature
-    DCGM_FI_DEV_MEMORY_TEMP: field(140, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'Memory (HBM) temperature.', default=true),
+    // Boards with GDDR memory (T4, L4, L40S, RTX) and vGPU guests measure no memory
+    // temperature and send 0 (NVIDIA/DCGM#311, NVIDIA/dcgm-exporter#460).
+    DCGM_FI_DEV_MEMORY_TEMP: field(140, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'Memory (HBM) temperature.', default=true, zeroIsUnmeasured=true),
     DCGM_FI_DEV_GPU_TEMP: field(150, 'gauge', 'celsius', 'thermal', 'mig-repeated', 'GPU temperature.', default=true, rollup='max'),
 
     // Power

@@ -75,6 +75,13 @@ local platform(c) =
   if p == null || std.type(p) == 'string' && std.member(known, p) then []
   else problem(['exporter', 'platform'], 'is ' + kind(p) + '; want one of ' + std.join(', ', known) + ' (the profiles of platformFields)');
 
+// exporter.healthFields lists at least one field name, read in turn.
+local healthFields(c) =
+  local f = std.get(section(c, 'exporter'), 'healthFields', null);
+  if f == null then []
+  else if std.type(f) != 'array' || f == [] || std.any([std.type(x) != 'string' for x in f]) then problem(['exporter', 'healthFields'], 'is ' + kind(f) + '; want a list of one or more field names, read in turn (DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_FB_FREE)')
+  else [];
+
 {
   problems(c)::
     each(['labels'], section(c, 'labels'), function(p, v) want(p, v, 'string', 'a label name'))
@@ -88,5 +95,6 @@ local platform(c) =
     + each(['slos'], section(c, 'slos'), slo)
     + each(['fields'], section(c, 'fields'), field)
     + platform(c)
+    + healthFields(c)
     + typed(['fleet'], section(c, 'fleet'), { [k]: ['number', 'a number'] for k in std.objectFields(section(c, 'fleet')) }),
 }

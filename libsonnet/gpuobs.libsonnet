@@ -27,16 +27,21 @@
 + {
   apiVersion: 'gpuobs/v1',
 
-  // The Prometheus servers the rules run on: their --enable-feature flags. A rule that needs a
-  // flag not listed here (limitk and info need promql-experimental-functions, fill() needs
-  // promql-binop-fill-modifiers) fails generation, and lint names the flag.
+  // The Prometheus servers the rules run on: the release line they run (version: 3.5 and 3.13
+  // are the long-term-support lines; 3.16 is the newest gpuobs tests with) and their
+  // --enable-feature flags. A rule that uses PromQL a later release added (first_over_time
+  // came in 3.7, the histogram trim operators in 3.11) or that needs a flag the release
+  // requires and enableFeatures does not list (limitk and info need
+  // promql-experimental-functions, fill() promql-binop-fill-modifiers, duration arithmetic
+  // promql-duration-expr before 3.14) fails generation by its catalog path, and gpuobs lint
+  // --prometheus-version says the same of hand-written rules.
   //
   // nativeHistograms: whether the servers keep vLLM's latency histograms as native histograms
   // (scrape_native_histograms, or convert_classic_histograms_to_nhcb without
   // always_scrape_classic_histograms): the SLOs, records, panels and runbooks then read the bare
   // name with histogram_count, histogram_fraction and histogram_quantile instead of the
   // _bucket, _count and _sum series, which such servers no longer have.
-  prometheus: { enableFeatures: [], nativeHistograms: false },
+  prometheus: { version: '3.16', enableFeatures: [], nativeHistograms: false },
 
   // The teams that own alerts, by their role in the catalog: the value is the team's name as
   // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.

@@ -136,14 +136,35 @@ local t = import 'lib/test.libsonnet';
     [exporterHost]: {
       family: 'exporter',
       comments: ['Reads its own last value while the target is down: a mapping outlives the series it came from.'],
+      // The host is the catalog's host label, else the first spelling of dcgm-exporter's own
+      // that the series carry (exporter.hostLabels), where the catalog reads the exporter's
+      // own: an exporter of another version than the catalog's still has its node
+      // (DCGMExporterLabelMismatch tickets the difference). A catalog whose host label is a
+      // relabelling of its own reads that alone.
+      local others = if std.member($.exporter.hostLabels, $.labels.host) then [x for x in $.exporter.hostLabels if x != $.labels.host] else [],
+      local spellings = [$.labels.host] + others,
+      local byTarget = [$.labels.cluster, 'instance'],
+      local hosts = if others == [] then e.fill('group by ($(target), $(host)) ($(health))', { target: std.join(', ', byTarget), host: $.labels.host, health: $.exporter.health() }) else e.fill(|||
+        group by ($(target), $(host)) (label_replace(label_join(group by ($(target), $(spellings)) ($(health)), "$(joined)", ";", $(quoted)), "$(host)", "$1", "$(joined)", ";*([^;]+).*"))
+      |||, { target: std.join(', ', byTarget), host: $.labels.host, spellings: std.join(', ', spellings), joined: 'host_labels', quoted: std.join(', ', [std.escapeStringJson(x) for x in spellings]), health: $.exporter.health() }),
       expr: e.fill(|||
-        group by ($(cluster), instance, $(host)) ($(health)) or ($(hosts) and on ($(cluster), instance) (up{job="$(job)"} == 0))
-      |||, { cluster: $.labels.cluster, host: $.labels.host, health: $.exporter.healthField, hosts: exporterHost, job: $.exporter.job }),
+        $(hosts) or ($(known) and on ($(target)) (up{job="$(job)"} == 0))
+      |||, { hosts: hosts, target: std.join(', ', byTarget), known: exporterHost, job: $.exporter.job }),
       local gpu = t.gpu($.labels, 'node-a', 0) { job: $.exporter.job },
-      tests: [t.recordCase('the exporter down for 50 minutes keeps its host',
-                           [t.series($.exporter.healthField, '65x10 _x50', gpu), t.series('up', '1x10 0x50', { [$.labels.cluster]: 'prod', job: $.exporter.job, instance: gpu.instance })],
-                           [t.sample({ [$.labels.cluster]: 'prod', instance: gpu.instance, [$.labels.host]: 'node-a' }, 1)],
-                           exporterHost)],
+      local gpuB(other) = t.gpu($.labels, 'node-b', 0) { job: $.exporter.job, instance: 'node-b:9400', [$.labels.host]: '', [other]: 'node-b' },
+      local up(g, values) = t.series('up', values, { [$.labels.cluster]: 'prod', job: $.exporter.job, instance: g.instance }),
+      tests: [
+        t.recordCase('the exporter down for 50 minutes keeps its host',
+                     [t.series($.exporter.healthField, '65x10 _x50', gpu), up(gpu, '1x10 0x50')],
+                     [t.sample({ [$.labels.cluster]: 'prod', instance: gpu.instance, [$.labels.host]: 'node-a' }, 1)],
+                     exporterHost),
+      ] + [
+        t.recordCase('an exporter that names its host ' + other,
+                     [t.series($.exporter.healthField, '65x60', gpuB(other)), up(gpuB(other), '1x60')],
+                     [t.sample({ [$.labels.cluster]: 'prod', instance: gpuB(other).instance, [$.labels.host]: 'node-b' }, 1)],
+                     exporterHost)
+        for other in others[:1]
+      ],
     },
     // New XID events of the event window, one series per GPU (pod) and code, the code in the
     // xid label and the value how many events were seen.
@@ -166,11 +187,13 @@ local t = import 'lib/test.libsonnet';
         max by ($(series)) (last_over_time(DCGM_FI_DEV_XID_ERRORS[$(gap)] offset $(window)))
       |||, { series: series, gap: $.windows.gap, window: w }),
       local fromGauge = e.fill(|||
-        count_values by ($(id)) ("xid", max by ($(id)) (DCGM_FI_DEV_XID_ERRORS > 0 unless on ($(series)) (DCGM_FI_DEV_XID_ERRORS == on ($(series)) group_left () $(before))))
-      |||, { id: id, series: series, before: before }),
+        count_values by ($(id)) ("xid", max by ($(id)) ($(new)))
+      |||, { id: id, new: $.exporter.workload(e.fill(|||
+        DCGM_FI_DEV_XID_ERRORS > 0 unless on ($(series)) (DCGM_FI_DEV_XID_ERRORS == on ($(series)) group_left () $(before))
+      |||, { series: series, before: before })) }),
       local fromCount = e.fill(|||
-        max by ($(id), xid) (max_over_time($(field){xid=~"[1-9][0-9]*"}[$(window)])) > 0
-      |||, { id: id, field: $.exporter.xidCountField, window: w }),
+        max by ($(id), xid) ($(counted)) > 0
+      |||, { id: id, counted: $.exporter.workload(e.fill('max_over_time($(field){xid=~"[1-9][0-9]*"}[$(window)])', { field: $.exporter.xidCountField, window: w })) }),
       // The cumulative count's last value at least an event window old.
       local totalBefore = e.fill(|||
         last_over_time($(total)[$(gap)] offset $(window))
@@ -189,13 +212,13 @@ local t = import 'lib/test.libsonnet';
             ($(total) unless $(before))
         )
         * on ($(gpuJoin), xid) group_right ()
-          group by ($(id), xid) ($(field){xid=~"[1-9][0-9]*"})
+          group by ($(id), xid) ($(held))
       |||, {
         total: xidTotalRecord,
         before: totalBefore,
         gpuJoin: std.join(', ', $.identity.gpuJoin),
         id: id,
-        field: $.exporter.xidTotalField,
+        held: $.exporter.workload(e.fill('$(field){xid=~"[1-9][0-9]*"}', { field: $.exporter.xidTotalField })),
       }),
       family: 'xid',
       expr: std.join(' or ', [
@@ -328,12 +351,11 @@ local t = import 'lib/test.libsonnet';
                  t.case('the exporter restarted as a new target: the count starts again', true, [held(code)] + counted(code, '3x29') + counted(code, '_x55 1x5', { instance: '10.250.0.1:9400' }), value=1, labels=xid(code)),
                  t.case('the cumulative count held across a 10-minute Prometheus outage', false, [held(code)] + counted(code, '2x40 _x10 2x9')),
                  // The XID kills the job: the count moves to the series without the pod (which
-                 // carries the exporter's own pod with honorLabels: true). The alert of the
+                 // carries the exporter's own pod, its scrape target's). The alert of the
                  // XID's first minute, on the pod, is kept firing beside it (keep_firing_for)
                  // where the alert keeps firing.
                  local exporterPod = $.exporter.targetPod(t.scenarioHost);
-                 local podless = if $.exporter.ownPodTargets == '' then { without: [l.namespace, l.pod], labels: {} } else { without: [], labels: { [k]: exporterPod[k] for k in [l.namespace, l.pod] } };
-                 t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, without=podless.without, labels=xid(code) + podless.labels, alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
+                 t.case('the job dies with the XID: the count moves to the series without the pod', true, [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false), value=1, labels=xid(code) + { [k]: exporterPod[k] for k in [l.namespace, l.pod] }, alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else []),
                ]),
     local xidRunbook(class, meaning, impact) = {
       meaning: meaning,
@@ -547,8 +569,8 @@ local t = import 'lib/test.libsonnet';
       family: 'memory',
       severity: 'warning',
       expr: e.fill(|||
-        max by ($(id)) (DCGM_FI_DEV_RETIRED_PENDING) > 0 or max by ($(id)) (DCGM_FI_DEV_ROW_REMAP_PENDING) > 0
-      |||, { id: id }),
+        max by ($(id)) ($(retired)) > 0 or max by ($(id)) ($(remap)) > 0
+      |||, { id: id, retired: $.exporter.workload('DCGM_FI_DEV_RETIRED_PENDING'), remap: $.exporter.workload('DCGM_FI_DEV_ROW_REMAP_PENDING') }),
       'for': '5m',
       summary: 'A GPU has memory pages or rows waiting for a reset to be retired or remapped.',
       description: gpuText + ' has pending page retirements or row remaps; they take effect at the next GPU reset.',
@@ -676,8 +698,8 @@ local t = import 'lib/test.libsonnet';
     // (an exporter that does not collect it) stays quiet. The exporter labels both fields of a
     // GPU alike, so they compare series to series before one aggregation.
     local linkBelowMax(field, max) = e.fill(|||
-      max by ($(id)) ($(field) < $(max))
-    |||, { id: id, field: field, max: max }),
+      max by ($(id)) ($(below))
+    |||, { id: id, below: $.exporter.workload(e.fill('$(field) < $(max)', { field: field, max: max })) }),
     local pcieLink(what) = hardware(
       "The GPU's PCIe link runs at a lower " + what + ' than the GPU and its slot support.',
       'Host-to-GPU transfers (data loading, checkpoints, KV-cache offload) run at a fraction of their speed for as long as the link stays trained down; a marginal link often goes on to replay and fall off the bus.',
@@ -716,7 +738,7 @@ local t = import 'lib/test.libsonnet';
       severity: 'warning',
       expr: e.fill(|||
         ($(belowMax)) and on ($(id)) max by ($(id)) ($(activity)) > $(busy)
-      |||, { belowMax: linkBelowMax('DCGM_FI_DEV_PCIE_LINK_GEN', 'DCGM_FI_DEV_PCIE_MAX_LINK_GEN'), id: id, activity: activity, busy: e.num(th.pcieBusyActivity) }),
+      |||, { belowMax: linkBelowMax('DCGM_FI_DEV_PCIE_LINK_GEN', 'DCGM_FI_DEV_PCIE_MAX_LINK_GEN'), id: id, activity: $.exporter.workload(activity), busy: e.num(th.pcieBusyActivity) }),
       'for': '15m',
       summary: 'A busy GPU runs its PCIe link at a lower generation than it supports.',
       description: gpuText + ' has run its PCIe link at generation {{ $value }} for ' + self['for'] + ' while its engine was more than ' + e.percent(th.pcieBusyActivity) + ' % active, below the generation the GPU and its slot support: the link did not train up under load.',
@@ -730,7 +752,7 @@ local t = import 'lib/test.libsonnet';
 
     local gaugeAbove(field, threshold) = e.fill(|||
       max by ($(id)) ($(field)) > $(threshold)
-    |||, { id: id, field: field, threshold: std.toString(threshold) }),
+    |||, { id: id, field: $.exporter.workload(field), threshold: std.toString(threshold) }),
 
     local thermal(alert, what, field, limit) = hardware(
       "The GPU's " + what + ' has stayed above ' + e.num(limit) + ' °C for ' + $.alerts[alert]['for'] + '.',
@@ -984,30 +1006,32 @@ local t = import 'lib/test.libsonnet';
     // DCGMExporterDown reads up of the catalog's job: it cannot fire for those targets, and an
     // exporter outage would read as every GPU missing.
     DCGMExporterJobMismatch: hw {
-      local h = $.exporter.healthField,
+      local h = $.exporter.healthText,
+      // The job of the scenarios' other exporter: a documented job other than the catalog's.
+      local other = $.exporter.otherJob,
       family: 'exporter',
       severity: 'warning',
       expr: e.fill(|||
-        count by ($(cluster), job) (group by ($(cluster), job, instance) ($(health){job!="$(job)"})) unless on ($(cluster)) group by ($(cluster)) (up{job="$(job)"})
-      |||, { cluster: l.cluster, health: h, job: $.exporter.job }),
+        count by ($(cluster), job) (group by ($(cluster), job, instance) ($(health))) unless on ($(cluster)) group by ($(cluster)) (up{job="$(job)"})
+      |||, { cluster: l.cluster, health: $.exporter.health(e.match('job', '!=', $.exporter.job)), job: $.exporter.job }),
       'for': '15m',
       identity: [l.cluster, 'job'],
       summary: "GPU series arrive under another job than the catalog's exporter job: exporter outages cannot alert.",
-      description: '{{ $value | printf "%.0f" }} exporter targets of job {{ $labels.job }} send ' + h + ' in cluster {{ $labels.' + l.cluster + ' }}, where job ' + $.exporter.job + ' (exporter.job) has no target: DCGMExporterDown watches up{job="' + $.exporter.job + '"} and cannot fire for them.',
+      description: '{{ $value | printf "%.0f" }} exporter targets of job {{ $labels.job }} send GPU series (' + h + ') in cluster {{ $labels.' + l.cluster + ' }}, where job ' + $.exporter.job + ' (exporter.job) has no target: DCGMExporterDown watches up{job="' + $.exporter.job + '"} and cannot fire for them.',
       tests: [
-        t.case("the GPU Operator's job name", true, [t.series(h, '65x60', { job: 'nvidia-dcgm-exporter' })], health=false, up='_x60', extra=[t.series('up', '1x60', { job: 'nvidia-dcgm-exporter', instance: '10.250.0.9:9400' })], target={ job: 'nvidia-dcgm-exporter' }, value=1),
+        t.case("another exporter job's name", true, [t.series($.exporter.healthField, '65x60', { job: other })], health=false, up='_x60', extra=[t.series('up', '1x60', { job: other, instance: '10.250.0.9:9400' })], target={ job: other }, value=1),
         t.case("the catalog's job", false, []),
-        t.case("a second exporter job beside the catalog's", false, [t.series(h, '65x60', { job: 'nvidia-dcgm-exporter', instance: 'other-node:9400', [l.host]: 'other-node' })]),
+        t.case("a second exporter job beside the catalog's", false, [t.series($.exporter.healthField, '65x60', { job: other, instance: 'other-node:9400', [l.host]: 'other-node' })]),
       ],
       runbook: {
         meaning: 'GPU series (' + h + ') arrive in this cluster from exporter targets of a job (the job label of the alert), and the catalog watches job ' + $.exporter.job + ' (exporter.job), which has no target there.',
         impact: 'DCGMExporterDown reads up{job="' + $.exporter.job + '"}: when one of these exporters goes down nothing says so, and its GPUs read as missing instead. The target queries of the exporter runbooks select nothing.',
         queries: [
-          q('Jobs sending GPU series', 'count by (job) (group by (job, instance) (' + h + '{' + is(l.cluster) + '}))'),
+          q('Jobs sending GPU series', 'count by (job) (group by (job, instance) (' + $.exporter.health(is(l.cluster)) + '))'),
           q("Targets of the catalog's job", 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + '}'),
         ],
         diagnosis: [
-          step('Is the job nvidia-dcgm-exporter (the ServiceMonitor of the GPU Operator)?', 'Set exporter.job to the job your scrape configuration gives the exporter, and regenerate.', 'Someone scrapes the exporter under a job of their own: settle on one job name, in the scrape configuration and in exporter.job.'),
+          step('Is the job one of the documented ones (' + std.join(', ', $.exporter.documentedJobs) + ": the GPU Operator's and the Helm chart's ServiceMonitors)?", 'Set exporter.job to the job your scrape configuration gives the exporter, and regenerate.', 'Someone scrapes the exporter under a job of their own: settle on one job name, in the scrape configuration and in exporter.job.'),
         ],
         mitigation: ['Set exporter.job to the job name the exporter targets carry (the GPU Operator: nvidia-dcgm-exporter) and regenerate; the ticket resolves once the catalog watches that job.'],
         escalation: rb.escalation.infra,
@@ -1020,6 +1044,7 @@ local t = import 'lib/test.libsonnet';
     // per-node alert compare those labels; without them they cannot work.
     DCGMExporterLabelMismatch: hw {
       local h = $.exporter.healthField,
+      local health = $.exporter.health,
       local missing = [l.host] + (if $.exporter.clusterOnSeries then [l.cluster] else []),
       local otherHost = if l.host == 'Hostname' then 'hostname' else 'Hostname',
       family: 'exporter',
@@ -1028,13 +1053,13 @@ local t = import 'lib/test.libsonnet';
       local without(m) =
         local by = std.join(', ', [x for x in [l.cluster, 'job', 'instance'] if x != m]);
         e.fill(|||
-          count by ($(by)) (group by ($(by), $(uuid)) ($(health){$(label)=""})) > 0
-        |||, { by: by, uuid: l.uuid, health: h, label: m }),
+          count by ($(by)) (group by ($(by), $(uuid)) ($(health))) > 0
+        |||, { by: by, uuid: l.uuid, health: health(e.match(m, '=', '')) }),
       expr: std.join(' or ', [without(m) for m in missing]),
       'for': '5m',
       identity: [l.cluster, 'job', 'instance'],
       summary: 'GPU series lack a label the catalog expects: per-node alerts and inhibition cannot work for them.',
-      description: '{{ $value | printf "%.0f" }} GPUs reporting ' + h + ' through {{ $labels.job }} target {{ $labels.instance }} carry no ' + std.join(' or no ', missing) + ' label: the label profile (exporter.version ' + $.exporter.version + ', labels.host ' + l.host + ') does not match what this exporter sends.',
+      description: '{{ $value | printf "%.0f" }} GPUs reporting ' + $.exporter.healthText + ' through {{ $labels.job }} target {{ $labels.instance }} carry no ' + std.join(' or no ', missing) + ' label: the label profile (exporter.version ' + $.exporter.version + ', labels.host ' + l.host + ') does not match what this exporter sends.',
       tests: [
         t.case('exporter names the host label ' + otherHost, true, [t.series(h, '65x60', { [l.host]: '', [otherHost]: 'gpu-node-1', instance: '10.250.0.2:9400' })], target={ job: $.exporter.job, instance: '10.250.0.2:9400' }, value=1),
         t.case('labels as the profile says', false, []),
@@ -1042,12 +1067,12 @@ local t = import 'lib/test.libsonnet';
              t.case('series without ' + l.cluster, true, [t.series(h, '65x60', { [l.cluster]: '', instance: '10.250.0.3:9400' })], target={ job: $.exporter.job, instance: '10.250.0.3:9400' }, without=[l.cluster], value=1),
            ] else []),
       runbook: {
-        meaning: 'GPU series of ' + $.exporter.healthField + ' from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
+        meaning: 'GPU series (' + $.exporter.healthText + ') from this exporter target lack the host label the catalog expects (' + l.host + ')' + (if $.exporter.clusterOnSeries then ' or the ' + l.cluster + ' label' else '') + '.',
         impact: 'Every alert and inhibit rule that compares the host or cluster of these GPUs sees an empty value: per-node grouping, the exporter-down and cordon inhibitions and the dashboards miss these GPUs. Nothing about them is silenced by mistake (inhibitions require the labels), but nothing is grouped right either.'
                 + (if $.alertmanager.inhibit.labelMismatch == 'DCGMExporterLabelMismatch' && $.alertmanager.inhibit.labelMismatchTargets != [] then ' While this ticket fires it silences, in its cluster, ' + std.join(', ', $.alertmanager.inhibit.labelMismatchTargets) + ' (every GPU reads as missing under its old labels); pages are never silenced by it.' else ''),
         queries: [
-          q('The labels the target really sends', 'topk(1, ' + $.exporter.healthField + '{job="$job", instance="$instance"})'),
-          q('Targets sending series without the host label', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.host + '=""})'),
+          q('The labels the target really sends', 'topk(1, ' + health('job="$job", instance="$instance"') + ')'),
+          q('Targets sending series without the host label', 'count by (job, instance) (' + health(l.host + '=""') + ')'),
         ],
         diagnosis: [
           step('Does the series carry the other spelling of the host label (Hostname up to dcgm-exporter 4.8.2, hostname from 4.8.3)?', 'The exporter was upgraded or differs from exporter.version: set exporter.version (or exporter.hostLabel) in your catalog to match, and regenerate.'),
@@ -1065,7 +1090,7 @@ local t = import 'lib/test.libsonnet';
     // lists the alerts it leaves blind. The exporter applies its counter file to every GPU of
     // its node, so the first GPU of each node (index 0) tells, at an eighth of the series.
     [if $.exporter.counterFileFields != [] then 'DCGMExporterStockCounterSet']: hw {
-      local h = $.exporter.healthField,
+      local h = $.exporter.healthText,
       local fields = $.exporter.counterFileFields,
       family: 'exporter',
       severity: 'warning',
@@ -1074,8 +1099,8 @@ local t = import 'lib/test.libsonnet';
         group by ($(cluster)) ($(field){$(gpu)="0"})
       |||, { cluster: l.cluster, field: f, gpu: l.gpu }),
       expr: e.fill(|||
-        count by ($(cluster)) (group by ($(cluster), $(host)) ($(health){$(gpu)="0"})) unless on ($(cluster)) ($(counterFile))
-      |||, { cluster: l.cluster, host: l.host, health: h, gpu: l.gpu, counterFile: std.join(' or ', [reported(f) for f in fields]) }),
+        count by ($(cluster)) (group by ($(cluster), $(host)) ($(health))) unless on ($(cluster)) ($(counterFile))
+      |||, { cluster: l.cluster, host: l.host, health: $.exporter.health(e.match(l.gpu, '=', '0')), counterFile: std.join(' or ', [reported(f) for f in fields]) }),
       // An exporter rollout replaces its pods within minutes; a counter file is missing for good.
       'for': '30m',
       identity: [l.cluster],
@@ -1090,11 +1115,11 @@ local t = import 'lib/test.libsonnet';
       ],
       runbook: {
         local fields = $.exporter.counterFileFields,
-        meaning: "The GPUs of the cluster (judged on the first GPU of each node: the exporter applies one counter file to all of a node's GPUs) report the exporter's default fields (" + $.exporter.healthField + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
+        meaning: "The GPUs of the cluster (judged on the first GPU of each node: the exporter applies one counter file to all of a node's GPUs) report the exporter's default fields (" + h + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
         impact: "Every alert that needs a field outside the default set can never fire in the cluster (listed below with the fields each needs); nothing else says so, and the dashboards' panels on those fields stay empty.",
         queries: [
           q("The counter file's fields the cluster reports", 'count by (__name__) ({__name__=~"' + std.join('|', fields) + '", ' + l.cluster + '="$' + l.cluster + '"})'),
-          q('GPUs per exporter target', 'count by (job, instance) (' + $.exporter.healthField + '{' + l.cluster + '="$' + l.cluster + '"})'),
+          q('GPUs per exporter target', 'count by (job, instance) (' + $.exporter.health(l.cluster + '="$' + l.cluster + '"') + ')'),
         ],
         diagnosis: [
           step('Does the exporter run with --collectors (-f) pointing at the generated counter file?', 'The file is mounted but its fields do not arrive: check that the ConfigMap holds the generated file and that the exporter pods restarted after it changed.', 'Deploy the counter file: the GPU Operator reads it from the ConfigMap named in dcgmExporter.config.name, the Helm chart from its counter-file values.'),
@@ -1115,6 +1140,7 @@ local t = import 'lib/test.libsonnet';
       family: 'exporter',
       severity: 'warning',
       local h = $.exporter.healthField,
+      local health = $.exporter.health,
       local nodeInAPI = e.fill(|||
         label_replace(kube_node_info{job="$(job)"}, "$(host)", "$1", "$(node)", "(.+)")
       |||, { job: $.kubeStateMetrics.job, host: l.host, node: l.node }),
@@ -1124,19 +1150,19 @@ local t = import 'lib/test.libsonnet';
       local gpu = [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName],
       expr: e.fill(|||
         max by ($(gpu)) (
-            present_over_time($(health)[$(window)])
+            $(present)
           unless on ($(cluster), instance) (up{job="$(exporter)"} == 0)
         )
         unless on ($(cluster), $(host), $(uuid)) $(health)
-        unless on ($(cluster), $(host), $(slot)) $(health){$(slot)!=""}
+        unless on ($(cluster), $(host), $(slot)) $(inSlot)
         and on ($(cluster), $(host)) (
             group by ($(cluster), $(host)) ($(gpuInfo))
           or group by ($(cluster), $(host)) ($(nodeInAPI))
         )
-      |||, { gpu: std.join(', ', gpu), health: h, window: w.missing, cluster: l.cluster, host: l.host, exporter: $.exporter.job, uuid: l.uuid, slot: l.pciBusId, gpuInfo: names.gpuInfo, nodeInAPI: nodeInAPI }),
+      |||, { gpu: std.join(', ', gpu), present: e.fill('present_over_time($(health)[$(window)])', { health: health(), window: w.missing }), health: health(), inSlot: health(e.match(l.pciBusId, '!=', '')), cluster: l.cluster, host: l.host, exporter: $.exporter.job, uuid: l.uuid, slot: l.pciBusId, gpuInfo: names.gpuInfo, nodeInAPI: nodeInAPI }),
       'for': '10m',
       summary: 'A GPU stopped reporting while its node is still in the cluster.',
-      description: gpuText + ' stopped reporting ' + h + ' while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',
+      description: gpuText + ' stopped reporting (' + $.exporter.healthText + ') while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',
       tests: [
         t.case('GPU vanished, its node still in the cluster', true, [], health='65x30 _x30', nodeInfo='1x60', value=1),
         t.case('one of two GPUs vanished, no kube-state-metrics', true, [
@@ -1153,12 +1179,21 @@ local t = import 'lib/test.libsonnet';
         // (Without the bus id, as exporters before 3.x send: the UUID alone tells.)
         t.case('a reboot renumbered the GPUs', false, [t.series(h, '65x30 _x30', labels={ [l.gpu]: '1', [l.pciBusId]: '' }), t.series(h, '_x31 65x29', labels={ [l.gpu]: '0', [l.pciBusId]: '' })], health=false, nodeInfo='1x60'),
         t.case('an RMA swap: a new GPU in the same slot', false, [t.series(h, '65x30 _x30'), t.series(h, '_x31 65x29', labels={ [l.uuid]: 'GPU-replacement' })], health=false, nodeInfo='1x60'),
+      ] + [
+        // A GPU that sends only a later health field (a vGPU guest sends no temperature), or
+        // whose first one stops while it goes on reporting, is there.
+        t.case('a GPU that sends only ' + f, false, [t.series(f, '1000x60')], health=false, nodeInfo='1x60')
+        for f in $.exporter.healthFields[1:]
+      ] + [
+        t.case('its ' + f + ' stops, its other health fields go on', false, [t.series(f, '65x30 _x30')] + [t.series(g, '1000x60') for g in $.exporter.healthFields if g != f], health=false, nodeInfo='1x60')
+        for f in $.exporter.healthFields[:1]
+        if std.length($.exporter.healthFields) > 1
       ],
       runbook: hardware(
-        'A GPU stopped reporting its health field (' + $.exporter.healthField + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
+        'A GPU stopped reporting any of its health fields (' + $.exporter.healthText + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
         'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert. A node deleted by the autoscaler does not raise this alert: its GPUs and its Kubernetes node leave together.',
         [
-          q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + $.exporter.healthField + nodeSel + ')'),
+          q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + health(nodeSel[1:std.length(nodeSel) - 1]) + ')'),
           q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + nodeSel + '[' + $.windows.missing + '])'),
           q('Is the node still in the Kubernetes API', 'kube_node_info{' + l.node + '="$' + l.host + '"}'),
         ],

@@ -63,6 +63,10 @@ local t = import 'lib/test.libsonnet';
     // A GPU no pod holds, outside maintenance, with more than this share of its framebuffer
     // used holds leaked memory (a process stuck in the driver after its pod was deleted).
     leakedMemoryRatio: 0.5,
+    // ...unless the GPU works (GPU_UTIL at least this share): a process that computes is a
+    // workload the exporter does not attribute (a GPU claimed through DRA where the exporter
+    // reads no claims, a process outside Kubernetes), not a leaked context.
+    leakedMemoryBusyRatio: 0.1,
   },
 
   // What outlives a workload: memory still held on a GPU after its pod is gone. The next pod
@@ -72,6 +76,9 @@ local t = import 'lib/test.libsonnet';
              GPUMemoryHeldWithoutPod: {
                local used = 'DCGM_FI_DEV_FB_USED',
                local free = 'DCGM_FI_DEV_FB_FREE',
+               local util = 'DCGM_FI_DEV_GPU_UTIL',
+               // A utilization share in the unit the exporter reports GPU_UTIL in.
+               local utilization(ratio) = if $.fields[util].unit == 'percent' then 100 * ratio else ratio,
                local gpu = std.join(', ', $.identity.gpu + [l.pciBusId]),
                family: 'memory',
                team: $.teams.infra,
@@ -84,7 +91,8 @@ local t = import 'lib/test.libsonnet';
                    > $(ratio)
                  )
                  unless on ($(node)) $(maintenance)
-               |||, { gpu: gpu, used: $.exporter.unattributed(used), free: $.exporter.unattributed(free), ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance }),
+                 unless on ($(gpu)) (max by ($(gpu)) ($(util)) >= $(busy))
+               |||, { gpu: gpu, used: $.exporter.unattributed(used), free: $.exporter.unattributed(free), ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance, util: util, busy: e.num(utilization($.thresholds.leakedMemoryBusyRatio)) }),
                'for': '15m',
                identity: $.identity.gpu + [l.pciBusId],
                summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
@@ -93,13 +101,15 @@ local t = import 'lib/test.libsonnet';
                  local mem(usedMiB) = [t.series(used, usedMiB + 'x60'), t.series(free, (81920 - usedMiB) + 'x60')];
                  [
                    t.case('memory held after the pod was deleted', true, mem(77824), pod=false, value=0.95),
+                   t.case('memory held, the GPU idle', true, mem(77824) + [t.series(util, '0x60')], pod=false, value=0.95),
+                   t.case('a workload no pod label names computes (a DRA claim)', false, mem(77824) + [t.series(util, utilization(0.9) + 'x60')], pod=false),
                    t.case('memory of the pod that holds the GPU', false, mem(77824)),
                    t.case('a GPU no pod holds, memory free', false, mem(512), pod=false),
                    t.case('diagnostics on a node in maintenance', false, mem(77824), pod=false, extra=[cordon], alsoFires=[cordoned]),
                    t.case('memory freed 10 minutes after the pod went', false, [t.series(used, '77824x10 512x50'), t.series(free, '4096x10 81408x50')], pod=false),
                  ],
                runbook: {
-                 meaning: 'No pod holds the GPU, yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
+                 meaning: 'No pod holds the GPU, and it does no work (GPU utilization under ' + e.percent($.thresholds.leakedMemoryBusyRatio) + ' %, or not reported), yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
                  impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
                  queries: [
                    { title: 'Memory use of the GPU', expr: e.fill(|||

@@ -184,7 +184,7 @@ local t = import 'lib/test.libsonnet';
                   severity: 'warning',
                   expr: e.fill(|||
                     max by ($(alert), health_watch, health_error_code) ($(health)) >= $(fail)
-                  |||, { alert: std.join(', ', $.identity.alert), health: health, fail: std.toString(fail) }),
+                  |||, { alert: std.join(', ', $.identity.alert), health: $.exporter.workload(health), fail: std.toString(fail) }),
                   'for': w.verdict,
                   identity: $.identity.alert + ['health_watch', 'health_error_code'],
                   summary: "DCGM's health check fails a system of a GPU.",

@@ -151,8 +151,10 @@ local t = import 'lib/test.libsonnet';
       labels: { [l.modelName]: sku },
       family: 'hygiene',
       expr: e.fill(|||
-        group by ($(gpu), $(driver)) ($(health){$(model)="$(sku)", $(driver)!="", $(driver)!~"($(branches))[.].+", $(driver)!~"($(newer))[.].+"})
-      |||, { gpu: std.join(', ', $.identity.gpu), driver: l.driverVersion, health: h, model: l.modelName, sku: sku, branches: branches(sku), newer: newerBranches(sku) }),
+        group by ($(gpu), $(driver)) ($(health))
+      |||, { gpu: std.join(', ', $.identity.gpu), driver: l.driverVersion, health: $.exporter.health(e.fill(|||
+        $(model)="$(sku)", $(driver)!="", $(driver)!~"($(branches))[.].+", $(driver)!~"($(newer))[.].+"
+      |||, { driver: l.driverVersion, model: l.modelName, sku: sku, branches: branches(sku), newer: newerBranches(sku) })) }),
     }
     for sku in std.objectFields($.compatibility.driverBranches)
   } + {
@@ -163,8 +165,10 @@ local t = import 'lib/test.libsonnet';
       labels: { [l.modelName]: sku },
       family: 'hygiene',
       expr: e.fill(|||
-        group by ($(gpu), $(driver)) ($(health){$(model)="$(sku)", $(driver)=~"($(newer))[.].+"})
-      |||, { gpu: std.join(', ', $.identity.gpu), driver: l.driverVersion, health: h, model: l.modelName, sku: sku, newer: newerBranches(sku) }),
+        group by ($(gpu), $(driver)) ($(health))
+      |||, { gpu: std.join(', ', $.identity.gpu), driver: l.driverVersion, health: $.exporter.health(e.fill(|||
+        $(model)="$(sku)", $(driver)=~"($(newer))[.].+"
+      |||, { driver: l.driverVersion, model: l.modelName, sku: sku, newer: newerBranches(sku) })) }),
     }
     for sku in std.objectFields($.compatibility.driverBranches)
   },
@@ -418,7 +422,7 @@ local t = import 'lib/test.libsonnet';
       // SKU elsewhere in the cluster do: the SKU supports profiling, this node lost it.
       expr: e.fill(|||
         count by ($(cluster), $(host), $(model)) (group by ($(gpu)) ($(health))) unless on ($(cluster), $(host)) group by ($(cluster), $(host)) ($(prof)) and on ($(cluster), $(model)) group by ($(cluster), $(model)) ($(prof))
-      |||, { cluster: l.cluster, host: l.host, model: l.modelName, gpu: std.join(', ', $.identity.gpu), health: h, prof: prof }),
+      |||, { cluster: l.cluster, host: l.host, model: l.modelName, gpu: std.join(', ', $.identity.gpu), health: $.exporter.health(), prof: prof }),
       'for': '15m',
       identity: [l.cluster, l.host, l.modelName],
       summary: 'GPUs report their device fields but no profiling fields.',
@@ -436,7 +440,7 @@ local t = import 'lib/test.libsonnet';
         notes: ['DCGM profiling is exclusive on a host: a profiler (Nsight Systems or Compute, DCGM diagnostics, a second hostengine) that takes the profiling module makes the exporter lose its profiling fields until it stops.'],
         queries: [
           q('Profiling fields of the node', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + ', ' + is(l.host) + '}'),
-          q('Nodes of the cluster without profiling', 'group by (' + l.host + ') (' + h + '{' + is(l.cluster) + '}) unless on (' + l.host + ') group by (' + l.host + ') (DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + '})'),
+          q('Nodes of the cluster without profiling', 'group by (' + l.host + ') (' + $.exporter.health(is(l.cluster)) + ') unless on (' + l.host + ') group by (' + l.host + ') (DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + '})'),
         ],
         diagnosis: [
           step('Is a profiler running on the node (`nvidia-smi` lists ncu or nsys, or a dcgmi diag is running)?', 'Wait for it to finish, or ask its owner; the fields come back when it releases the profiling module.'),

@@ -317,7 +317,7 @@ local t = import 'lib/test.libsonnet';
       |||, {
         cluster: l.cluster,
         slot: std.join(', ', $.identity.gpuJoin + (if onlyDRA then [] else [l.migInstance])),
-        health: $.exporter.healthField,
+        health: $.exporter.health(),
         gpuJoin: std.join(', ', $.identity.gpuJoin),
         fatalXid: fatalXid,
         window: $.windows.event,
@@ -330,9 +330,11 @@ local t = import 'lib/test.libsonnet';
       // rows, one was repaired after a fatal XID (the gauge still holds it), and a MIG GPU
       // with two instances counts two slots, as capacity does.
       local g(i, mig=null) = t.gpu(l, 'node-a', i, mig=mig),
-      local healthy = [t.series($.exporter.healthField, '60x60', g(i)) for i in [0, 1, 2, 3, 4]]
+      // (GPU 1 sends only the last health field, as a vGPU guest sends no temperature.)
+      local fields = $.exporter.healthFields,
+      local healthy = [t.series(if i == 1 then fields[std.length(fields) - 1] else fields[0], '60x60', g(i)) for i in [0, 1, 2, 3, 4]]
                       + [t.series($.exporter.healthField, '60x60', g(5, mig=m)) for m in [1, 2]],
-      tests: [t.recordCase('fatal XID, double-bit ECC and remap failure are unhealthy', healthy + [
+      tests: [t.recordCase('fatal XID, double-bit ECC and remap failure are unhealthy, a GPU without temperature healthy', healthy + [
         t.series('DCGM_FI_DEV_XID_ERRORS', '_x55 48x5', g(0) { err_code: '48' }),
         t.series('DCGM_FI_DEV_XID_ERRORS', '48x60', g(4) { err_code: '48' }),
         t.series('DCGM_FI_DEV_XID_ERRORS', '13x60', g(1)),

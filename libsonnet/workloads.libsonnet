@@ -156,15 +156,13 @@ local t = import 'lib/test.libsonnet';
       family: 'workload',
       expr: e.fill(|||
         max by ($(gpu)) (
-            avg_over_time(DCGM_FI_PROF_SM_ACTIVE{$(namespace)!="", $(mig)=""}[$(window)])
+            $(activity)
           * on ($(pod)) group_left ($(owner))
             max by ($(pod), $(owner)) ($(owners))
         )
       |||, {
         gpu: std.join(', ', $.identity.alert + owner),
-        namespace: l.namespace,
-        mig: l.migInstance,
-        window: w.straggler,
+        activity: $.exporter.workload(e.fill('avg_over_time(DCGM_FI_PROF_SM_ACTIVE{$(namespace)!="", $(mig)=""}[$(window)])', { namespace: l.namespace, mig: l.migInstance, window: w.straggler })),
         pod: std.join(', ', [l.cluster, l.namespace, l.pod]),
         owner: std.join(', ', owner),
         owners: $.training.owners,
@@ -656,7 +654,7 @@ local t = import 'lib/test.libsonnet';
       local h = $.exporter.healthField,
       expr: e.fill(|||
         count by ($(cluster)) (group by ($(cluster), $(driver)) ($(health))) > 1
-      |||, { cluster: l.cluster, driver: l.driverVersion, health: h }),
+      |||, { cluster: l.cluster, driver: l.driverVersion, health: $.exporter.health() }),
       'for': '30m',
       identity: [l.cluster],
       summary: 'GPUs of one cluster run different driver versions.',
@@ -670,8 +668,8 @@ local t = import 'lib/test.libsonnet';
         meaning: 'GPUs of one cluster run more than one NVIDIA driver version.',
         impact: 'CUDA images built for the newer driver fail on older nodes ("driver insufficient"); results may differ between nodes.',
         queries: [
-          q('GPUs per driver version', 'count by (' + l.driverVersion + ') (group by (' + std.join(', ', $.identity.gpuJoin) + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
-          q('Nodes per driver version', 'count by (' + l.driverVersion + ') (group by (' + l.host + ', ' + l.driverVersion + ') (' + $.exporter.healthField + '{' + is(l.cluster) + '}))'),
+          q('GPUs per driver version', 'count by (' + l.driverVersion + ') (group by (' + std.join(', ', $.identity.gpuJoin) + ', ' + l.driverVersion + ') (' + $.exporter.health(is(l.cluster)) + '))'),
+          q('Nodes per driver version', 'count by (' + l.driverVersion + ') (group by (' + l.host + ', ' + l.driverVersion + ') (' + $.exporter.health(is(l.cluster)) + '))'),
         ],
         diagnosis: [
           step('Is a driver rollout in progress?', 'Check that it progresses; the alert clears when it ends.', 'Find the nodes on the old version: they missed the image or rollout.'),

@@ -170,17 +170,26 @@ func TestQueriesReadOnlyWhatGpuobsKnows(t *testing.T) {
 				if c.Kind != promql.Selector {
 					return
 				}
-				_, field := m.Fields[c.Name]
-				_, metric := m.Metrics[c.Name]
-				histogram := counter(c.Name) && !field && !metric
-				if !field && !metric && !histogram && !recorded[c.Name] {
-					t.Errorf("%s %s: reads %s, which is neither a catalog metric nor a gpuobs recording rule", level, q.where, c.Name)
+				// A selector of several names ({__name__=~"a|b"}) reads each.
+				names := []string{c.Name}
+				if c.Name == "" {
+					names = nameAlternatives(expr)
 				}
-				if (level == "L1" || level == "L2") && !recorded[c.Name] {
-					t.Errorf("%s %s: reads raw series %s; fleet and cluster dashboards read recording rules only", level, q.where, c.Name)
-				}
-				if strings.HasSuffix(q.where, ".query") && !recorded[c.Name] {
-					t.Errorf("%s %s: a variable scans raw series %s; variables list values from recording rules", level, q.where, c.Name)
+				for _, name := range names {
+					_, field := m.Fields[name]
+					_, metric := m.Metrics[name]
+					histogram := counter(name) && !field && !metric
+					if !field && !metric && !histogram && !recorded[name] {
+						t.Errorf("%s %s: reads %q, which is neither a catalog metric nor a gpuobs recording rule", level, q.where, name)
+					}
+					if (level == "L1" || level == "L2") && !recorded[name] {
+						t.Errorf("%s %s: reads raw series %s; fleet and cluster dashboards read recording rules only", level, q.where, name)
+					}
+					// A variable lists values from recording rules, or a serving engine's gauges
+					// (a series per server), never by scanning the exporter's per-GPU series.
+					if strings.HasSuffix(q.where, ".query") && (field || !recorded[name] && !metric) {
+						t.Errorf("%s %s: a variable scans raw series %s; variables list values from recording rules", level, q.where, name)
+					}
 				}
 				if c.Range > 0 && counter(c.Name) && c.Range != rateInterval {
 					t.Errorf("%s %s: range [%v] over counter %s; use $__rate_interval", level, q.where, c.Range, c.Name)
@@ -226,9 +235,19 @@ func TestDrillDownLinks(t *testing.T) {
 	}
 }
 
+// nameAlternatives are the metric names a query's {__name__=~"a|b"} selector reads.
+func nameAlternatives(expr string) []string {
+	m := regexp.MustCompile(`__name__=~"([^"]*)"`).FindStringSubmatch(expr)
+	if m == nil {
+		return []string{""}
+	}
+	return strings.Split(m[1], "|")
+}
+
 // TestDashboardsFollowTheCatalog renders the dashboards of a catalog with dcgm-exporter
-// 4.8.3's host label, honorLabels: false and another temperature threshold, against golden
-// files: labels and thresholds come from the catalog (go test -update rewrites them).
+// 4.8.3's host label and another temperature threshold, against golden files: labels and
+// thresholds come from the catalog, and the workload's panels read its pod where a scrape with
+// honorLabels: false puts it too (go test -update rewrites them).
 func TestDashboardsFollowTheCatalog(t *testing.T) {
 	files, err := Generate(plantest.Plan(t, "../../internal/catalog/testdata/override.jsonnet"))
 	if err != nil {

@@ -222,12 +222,12 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 	}
 	for _, g := range gpus {
 		if c.Health != "" {
-			for _, e := range g.Entities(m, synth.EntityOf(m, m.Exporter.HealthField)) {
-				out = append(out, series{Series: synth.Series(m.Exporter.HealthField, e.Labels), Values: c.Health})
+			for _, e := range g.Entities(m, synth.EntityOf(m, m.Exporter.HealthFields[0])) {
+				out = append(out, series{Series: synth.Series(m.Exporter.HealthFields[0], e.Labels), Values: c.Health})
 			}
 		}
 		if c.ExtraHealth != "" {
-			out = append(out, series{Series: synth.Series(m.Exporter.HealthField, g.WithoutPod(m)), Values: c.ExtraHealth})
+			out = append(out, series{Series: synth.Series(m.Exporter.HealthFields[0], g.WithoutPod(m)), Values: c.ExtraHealth})
 		}
 		if c.Owner != "" {
 			for _, p := range g.Pods() {
@@ -364,7 +364,7 @@ func expectedAlert(a plan.Alert, e expectation) (expAlert, error) {
 	return expAlert{ExpLabels: labels, ExpAnnotations: annotations}, nil
 }
 
-// withCounterFile adds, beside every health-field series of a scenario, the series of the
+// withCounterFile adds, beside every series of a health field of a scenario, the series of the
 // counter file's first own field with the same labels (0 throughout), as an exporter with the
 // generated counter file sends; nothing for a scenario on the default counter set, or one that
 // sends that field itself.
@@ -380,10 +380,12 @@ func withCounterFile(m *model.Model, c model.AlertCase, in []series, steps int) 
 	}
 	out, seen := in, map[string]bool{}
 	for _, s := range in {
-		labels, ok := strings.CutPrefix(s.Series, m.Exporter.HealthField+"{")
-		if ok && !seen[labels] {
-			seen[labels] = true
-			out = append(out, series{Series: field + "{" + labels, Values: constant(0, steps)})
+		for _, health := range m.Exporter.HealthFields {
+			labels, ok := strings.CutPrefix(s.Series, health+"{")
+			if ok && !seen[labels] {
+				seen[labels] = true
+				out = append(out, series{Series: field + "{" + labels, Values: constant(0, steps)})
+			}
 		}
 	}
 	return out

@@ -5,10 +5,13 @@ package promtooltests
 // them is six times cheaper than block YAML.
 
 type testFile struct {
-	RuleFiles          []string    `yaml:"rule_files" json:"rule_files"`
-	EvaluationInterval string      `yaml:"evaluation_interval" json:"evaluation_interval"`
-	FuzzyCompare       bool        `yaml:"fuzzy_compare,omitempty" json:"fuzzy_compare,omitempty"`
-	Tests              []testGroup `yaml:"tests" json:"tests"`
+	RuleFiles          []string `yaml:"rule_files" json:"rule_files"`
+	EvaluationInterval string   `yaml:"evaluation_interval" json:"evaluation_interval"`
+	FuzzyCompare       bool     `yaml:"fuzzy_compare,omitempty" json:"fuzzy_compare,omitempty"`
+	// GroupEvalOrder is the order promtool evaluates the rule groups in at each step; without
+	// it the order is map order, a new one every run.
+	GroupEvalOrder []string    `yaml:"group_eval_order,omitempty" json:"group_eval_order,omitempty"`
+	Tests          []testGroup `yaml:"tests" json:"tests"`
 }
 
 type testGroup struct {

@@ -133,8 +133,16 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		// exercise both layers' files and the shard label's templates; the recording values
 		// are the embedded catalog's, which make test checks.
 		{"../../internal/testutil/plantest/testdata/sharded.jsonnet", []string{output.AlertTests}},
+		// Every job a documented install gives the exporter's targets: the scenarios of an
+		// exporter under another job pick one other than the catalog's.
+		{plantest.Catalog(t, "(import 'gpuobs.libsonnet') { exporter+: { job: 'nvidia-dcgm-exporter' } }\n"), []string{output.AlertTests}},
+		{plantest.Catalog(t, "(import 'gpuobs.libsonnet') { exporter+: { managed: 'gke' } }\n"), []string{output.AlertTests}},
 	} {
-		t.Run(filepath.Base(c.config), func(t *testing.T) {
+		name := filepath.Base(c.config)
+		if name == "gpuobs.jsonnet" {
+			name = filepath.Base(filepath.Dir(c.config))
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := generateInto(t, c.config)
 			if out, err := checkRules(t, dir); err != nil {
@@ -338,8 +346,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "label profile mismatch unnoticed", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         `DCGM_FI_DEV_GPU_TEMP{Hostname=""}`,
-			new:         `DCGM_FI_DEV_GPU_TEMP{Hostname="-"}`,
+			old:         `gpu_pod:dcgm_health:group{Hostname=""}`,
+			new:         `gpu_pod:dcgm_health:group{Hostname="-"}`,
 			wantFailure: "alertname: DCGMExporterLabelMismatch",
 		},
 		{
@@ -393,8 +401,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			name: "a DCGM health warning tickets", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			config:      "testdata/exporter-4.8.3.jsonnet",
-			old:         "(\n              DCGM_EXP_GPU_HEALTH_STATUS\n            )\n          >=\n            20",
-			new:         "(\n              DCGM_EXP_GPU_HEALTH_STATUS\n            )\n          >=\n            10",
+			old:         "  )\n          >=\n            20",
+			new:         "  )\n          >=\n            10",
 			wantFailure: "alertname: GPUHealthCheckFailed",
 		},
 		{
@@ -507,8 +515,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "MIG devices counted as whole GPUs against capacity in slots", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
-			new:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID) (DCGM_FI_DEV_GPU_TEMP)",
+			old:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (gpu_pod:dcgm_health:group)",
+			new:         "count by (cluster) (\n                  group by (cluster, Hostname, gpu, UUID) (gpu_pod:dcgm_health:group)",
 			wantFailure: `expr: "round(cluster:gpu_unavailable:ratio, 0.001)"`,
 		},
 		{
@@ -519,8 +527,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "time-sliced pods each priced the whole GPU", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) (DCGM_FI_DEV_GPU_TEMP)",
-			new:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (DCGM_FI_DEV_GPU_TEMP)",
+			old:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) (\n                        label_replace(",
+			new:         "group by (cluster, Hostname, gpu, UUID, GPU_I_ID) (\n                        label_replace(",
 			wantFailure: `expr: "gpu_pod:gpu_allocated:share"`,
 		},
 		{
@@ -537,8 +545,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 15m\n",
-			new:         "(DCGM_FI_DEV_GPU_TEMP)\n          >\n            85\n        for: 1m\n",
+			old:         "  )\n          >\n            85\n        for: 15m\n",
+			new:         "  )\n          >\n            85\n        for: 1m\n",
 			wantFailure: "alertname: GPUTemperatureHigh",
 		},
 		{
@@ -561,8 +569,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "unallocated idle GPUs alert", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{exported_namespace!=""}[5m])`,
-			new:         `avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[5m])`,
+			old:         "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"}[5m])",
+			new:         "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"elsewhere\"}[5m])",
 			wantFailure: "alertname: GPUAllocatedIdle",
 			config:      "../../internal/catalog/testdata/override.jsonnet",
 		},
@@ -574,8 +582,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a down exporter's host forgotten once its series are gone", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         "            group by (cluster, instance, Hostname) (DCGM_FI_DEV_GPU_TEMP)\n          or\n            (instance:dcgm_exporter_host:group and on (cluster, instance) (up{job=\"dcgm-exporter\"} == 0))\n",
-			new:         "            group by (cluster, instance, Hostname) (DCGM_FI_DEV_GPU_TEMP)\n",
+			old:         "(instance:dcgm_exporter_host:group and on (cluster, instance) (up{job=\"dcgm-exporter\"} == 0))",
+			new:         "(instance:dcgm_exporter_host:group and on (cluster, instance) (up{job=\"dcgm-exporter\"} == 2))",
 			wantFailure: `expr: "instance:dcgm_exporter_host:group"`,
 		},
 		// With honorLabels: true a GPU no pod holds carries its exporter target's own pod.
@@ -587,38 +595,38 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a busy GPU no pod holds read as a hung job of the exporter's pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9 unless on (cluster, instance, namespace, pod) up",
-			new:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9",
+			old:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9,\n                        \"namespace\",\n                        \"$1\",\n                        \"exported_namespace\",\n                        \"(.+)\"\n                      ),\n                      \"pod\",\n                      \"$1\",\n                      \"exported_pod\",\n                      \"(.+)\"\n                    )\n                  unless on (cluster, instance, namespace, pod)\n                    up\n",
+			new:         "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace!=\"\"} > 0.9,\n                        \"namespace\",\n                        \"$1\",\n                        \"exported_namespace\",\n                        \"(.+)\"\n                      ),\n                      \"pod\",\n                      \"$1\",\n                      \"exported_pod\",\n                      \"(.+)\"\n                    )\n                  unless on (cluster, instance, namespace, pod)\n                    up{job=\"elsewhere\"}\n",
 			wantFailure: "alertname: GPUBusyNotWorking",
 		},
 		{
 			name: "memory growth of a GPU no pod holds forecast as the exporter pod's", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "                  DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE\n              unless on (cluster, instance, namespace, pod)\n                up\n",
-			new:         "                  DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE\n",
+			old:         "predict_linear(DCGM_FI_DEV_FB_USED{namespace!=\"\"}[1h], 14400)\n                    >\n                      DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE,\n                    \"namespace\",\n                    \"$1\",\n                    \"exported_namespace\",\n                    \"(.+)\"\n                  ),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              unless on (cluster, instance, namespace, pod)\n                up\n",
+			new:         "predict_linear(DCGM_FI_DEV_FB_USED{namespace!=\"\"}[1h], 14400)\n                    >\n                      DCGM_FI_DEV_FB_USED + DCGM_FI_DEV_FB_FREE,\n                    \"namespace\",\n                    \"$1\",\n                    \"exported_namespace\",\n                    \"(.+)\"\n                  ),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              unless on (cluster, instance, namespace, pod)\n                up{job=\"elsewhere\"}\n",
 			wantFailure: "alertname: GPUMemoryExhaustionRisk",
 		},
 		{
 			name: "leaked memory missed on a GPU that carries the exporter's pod", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "(DCGM_FI_DEV_FB_USED{pod=\"\"} or DCGM_FI_DEV_FB_USED and on (cluster, instance, namespace, pod) up)",
-			new:         "DCGM_FI_DEV_FB_USED{pod=\"\"}",
+			old:         "DCGM_FI_DEV_FB_USED{exported_pod=\"\"} and on (cluster, instance, namespace, pod) up",
+			new:         "DCGM_FI_DEV_FB_USED{exported_pod=\"\"} and on (cluster, instance, namespace, pod) up{job=\"elsewhere\"}",
 			wantFailure: "alertname: GPUMemoryHeldWithoutPod",
 		},
 		{
 			name: "the exporter's pod in the GPU-to-pod map", file: "rules/recording.yaml", testFile: output.RecordingTests,
-			old:         "(DCGM_FI_DEV_GPU_TEMP unless on (cluster, instance, namespace, pod) up)",
-			new:         "DCGM_FI_DEV_GPU_TEMP",
+			old:         "- record: gpu_pod:dcgm_gpu_info:group\n        expr: |2-\n            group by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              (\n                  label_replace(\n                    label_replace(gpu_pod:dcgm_health:group, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                    \"pod\",\n                    \"$1\",\n                    \"exported_pod\",\n                    \"(.+)\"\n                  )\n                unless on (cluster, instance, namespace, pod)\n                  up\n",
+			new:         "- record: gpu_pod:dcgm_gpu_info:group\n        expr: |2-\n            group by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n              (\n                  label_replace(\n                    label_replace(gpu_pod:dcgm_health:group, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                    \"pod\",\n                    \"$1\",\n                    \"exported_pod\",\n                    \"(.+)\"\n                  )\n                unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n",
 			wantFailure: `expr: "namespace:dcgm_gpus_attributed:count"`,
 		},
 		{
 			name: "the exporter's namespace in a namespace rollup", file: "rules/recording.yaml", testFile: output.RecordingTests,
-			old:         "(DCGM_FI_DEV_FB_USED{namespace!=\"\"} unless on (cluster, instance, namespace, pod) up)",
-			new:         "DCGM_FI_DEV_FB_USED{namespace!=\"\"}",
+			old:         "DCGM_FI_DEV_FB_USED{namespace!=\"\"}, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              unless on (cluster, instance, namespace, pod)\n                up\n",
+			new:         "DCGM_FI_DEV_FB_USED{namespace!=\"\"}, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              unless on (cluster, instance, namespace, pod)\n                up{job=\"elsewhere\"}\n",
 			wantFailure: `expr: "namespace:dcgm_fb_used:sum"`,
 		},
 		{
 			name: "idle GPUs billed to the exporter's namespace", file: "rules/recording.yaml", testFile: output.RecordsTests,
-			old:         "GPU_I_ID) (\n              (DCGM_FI_DEV_GPU_TEMP unless on (cluster, instance, namespace, pod) up)\n",
-			new:         "GPU_I_ID) (\n              DCGM_FI_DEV_GPU_TEMP\n",
+			old:         "- record: gpu_pod:gpu_allocated:share\n        expr: |2-\n            group by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod, GPU_I_ID) (\n              (\n                  label_replace(\n                    label_replace(gpu_pod:dcgm_health:group, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                    \"pod\",\n                    \"$1\",\n                    \"exported_pod\",\n                    \"(.+)\"\n                  )\n                unless on (cluster, instance, namespace, pod)\n                  up\n",
+			new:         "- record: gpu_pod:gpu_allocated:share\n        expr: |2-\n            group by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod, GPU_I_ID) (\n              (\n                  label_replace(\n                    label_replace(gpu_pod:dcgm_health:group, \"namespace\", \"$1\", \"exported_namespace\", \"(.+)\"),\n                    \"pod\",\n                    \"$1\",\n                    \"exported_pod\",\n                    \"(.+)\"\n                  )\n                unless on (cluster, instance, namespace, pod)\n                  up{job=\"elsewhere\"}\n",
 			wantFailure: `expr: "round(namespace:gpu_allocated:sum, 0.001)"`,
 		},
 		{
@@ -635,8 +643,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a 1g MIG instance weighs like a whole GPU in a namespace average", file: "rules/recording.yaml", testFile: output.RecordingTests,
-			old:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                gpu_pod:gpu_allocated:share\n            )\n          /\n            sum by (cluster, namespace) (\n                gpu_pod:gpu_allocated:share\n",
-			new:         "sum by (cluster, namespace) (\n                DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"}\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                (gpu_pod:gpu_allocated:share > bool 0)\n            )\n          /\n            sum by (cluster, namespace) (\n                (gpu_pod:gpu_allocated:share > bool 0)\n",
+			old:         "DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"},\n                    \"namespace\",\n                    \"$1\",\n                    \"exported_namespace\",\n                    \"(.+)\"\n                  ),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                gpu_pod:gpu_allocated:share\n            )\n          /\n            sum by (cluster, namespace) (\n                gpu_pod:gpu_allocated:share\n",
+			new:         "DCGM_FI_PROF_SM_ACTIVE{namespace!=\"\"},\n                    \"namespace\",\n                    \"$1\",\n                    \"exported_namespace\",\n                    \"(.+)\"\n                  ),\n                  \"pod\",\n                  \"$1\",\n                  \"exported_pod\",\n                  \"(.+)\"\n                )\n              * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n                (gpu_pod:gpu_allocated:share > bool 0)\n            )\n          /\n            sum by (cluster, namespace) (\n                (gpu_pod:gpu_allocated:share > bool 0)\n",
 			wantFailure: `expr: "namespace:dcgm_sm_active:avg"`,
 		},
 		{
@@ -807,8 +815,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a time-sliced GPU's power counted once per pod", file: "rules/recording.yaml", testFile: output.RecordingTests, config: "testdata/virtual-gpus.jsonnet",
-			old:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n",
-			new:         "    DCGM_FI_DEV_POWER_USAGE{namespace!=\"\"}\n",
+			old:         "              )\n            * on (cluster, Hostname, gpu, UUID, GPU_I_ID, namespace, pod) group_left ()\n              gpu_pod:gpu_allocated:share\n          )\n  - name: gpuobs-release-recording",
+			new:         "              )\n          )\n  - name: gpuobs-release-recording",
 			wantFailure: `expr: "namespace:dcgm_power_usage:sum"`,
 		},
 		{
@@ -879,20 +887,20 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "a GPU renumbered by a reboot read as missing", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "              unless on (cluster, Hostname, UUID)\n                DCGM_FI_DEV_GPU_TEMP\n",
-			new:         "              unless on (cluster, Hostname, gpu, UUID)\n                DCGM_FI_DEV_GPU_TEMP\n",
+			old:         "              unless on (cluster, Hostname, UUID)\n                gpu_pod:dcgm_health:group\n",
+			new:         "              unless on (cluster, Hostname, gpu, UUID)\n                gpu_pod:dcgm_health:group\n",
 			wantFailure: "alertname: GPUSeriesMissing",
 		},
 		{
 			name: "the old board of an RMA swap read as missing", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "            unless on (cluster, Hostname, pci_bus_id)\n              DCGM_FI_DEV_GPU_TEMP{pci_bus_id!=\"\"}\n",
-			new:         "            unless on (cluster, Hostname, pci_bus_id)\n              DCGM_FI_DEV_GPU_TEMP{pci_bus_id=\"none\"}\n",
+			old:         "            unless on (cluster, Hostname, pci_bus_id)\n              gpu_pod:dcgm_health:group{pci_bus_id!=\"\"}\n",
+			new:         "            unless on (cluster, Hostname, pci_bus_id)\n              gpu_pod:dcgm_health:group{pci_bus_id=\"none\"}\n",
 			wantFailure: "alertname: GPUSeriesMissing",
 		},
 		{
 			name: "a missing GPU alerted once per pod it had", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName) (\n                    present_over_time(DCGM_FI_DEV_GPU_TEMP[1h])\n",
-			new:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n                    present_over_time(DCGM_FI_DEV_GPU_TEMP[1h])\n",
+			old:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName) (\n                    present_over_time(gpu_pod:dcgm_health:group[1h])\n",
+			new:         "                max by (cluster, Hostname, gpu, UUID, pci_bus_id, modelName, namespace, pod) (\n                    present_over_time(gpu_pod:dcgm_health:group[1h])\n",
 			wantFailure: "alertname: GPUSeriesMissing",
 		},
 		{
@@ -1037,8 +1045,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		},
 		{
 			name: "the default counter set tickets per node, not per cluster", file: "rules/alerts.yaml", testFile: output.AlertTests,
-			old:         `count by (cluster) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
-			new:         `count by (cluster, Hostname) (group by (cluster, Hostname) (DCGM_FI_DEV_GPU_TEMP{gpu="0"}))`,
+			old:         `count by (cluster) (group by (cluster, Hostname) (gpu_pod:dcgm_health:group{gpu="0"}))`,
+			new:         `count by (cluster, Hostname) (group by (cluster, Hostname) (gpu_pod:dcgm_health:group{gpu="0"}))`,
 			wantFailure: "alertname: DCGMExporterStockCounterSet",
 		},
 		{

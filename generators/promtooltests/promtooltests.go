@@ -28,6 +28,61 @@ func ruleFiles(p *plan.Plan) []string {
 	return out
 }
 
+// evalOrder is the order the tests evaluate the rule groups in: a group after the groups whose
+// records it reads (where no cycle forbids it), else in file order. Prometheus evaluates its
+// groups on their own schedules, so a read of another group's record is at most an interval
+// behind; the tests take the order without that lag, the same on every run.
+func evalOrder(p *plan.Plan) ([]string, error) {
+	var names []string
+	producer := map[string]string{}
+	for _, f := range p.RuleFiles() {
+		for _, g := range f.Groups {
+			if !slices.Contains(names, g.Name) {
+				names = append(names, g.Name)
+			}
+			for _, r := range g.Rules {
+				if r.Record != "" {
+					producer[r.Record] = g.Name
+				}
+			}
+		}
+	}
+	after := map[string][]string{}
+	for _, f := range p.RuleFiles() {
+		for _, g := range f.Groups {
+			for _, r := range g.Rules {
+				reads, err := promql.MetricNames(r.Expr)
+				if err != nil {
+					return nil, err
+				}
+				for _, name := range reads {
+					if h, ok := producer[name]; ok && h != g.Name && !slices.Contains(after[g.Name], h) {
+						after[g.Name] = append(after[g.Name], h)
+					}
+				}
+			}
+		}
+	}
+	var out []string
+	placed := map[string]bool{}
+	var place func(name string, visiting map[string]bool)
+	place = func(name string, visiting map[string]bool) {
+		if placed[name] || visiting[name] {
+			return
+		}
+		visiting[name] = true
+		for _, first := range after[name] {
+			place(first, visiting)
+		}
+		placed[name] = true
+		out = append(out, name)
+	}
+	for _, name := range names {
+		place(name, map[string]bool{})
+	}
+	return out, nil
+}
+
 // Generate renders the promtool test files.
 func Generate(p *plan.Plan) ([]emit.File, error) {
 	m := p.Model
@@ -40,11 +95,16 @@ func Generate(p *plan.Plan) ([]emit.File, error) {
 		return nil, err
 	}
 	recording := recordingTests(p, steps)
+	order, err := evalOrder(p)
+	if err != nil {
+		return nil, err
+	}
 	var files []emit.File
 	for _, f := range []struct {
 		path string
 		body testFile
 	}{{output.AlertTests, alerts}, {output.RecordingTests, recording}, {output.RecordsTests, recordTests(p)}} {
+		f.body.GroupEvalOrder = order
 		file, err := emit.JSONAsYAML(f.path, f.body)
 		if err != nil {
 			return nil, err
@@ -84,7 +144,7 @@ const (
 // and the clock-event bitmask (throttleReasons, or synth's cycle of reasons when negative).
 func gpuSeries(m *model.Model, g synth.GPU, steps int, c counters, throttleReasons int) []series {
 	var out []series
-	names := map[string]bool{m.Exporter.HealthField: true}
+	names := map[string]bool{m.Exporter.HealthFields[0]: true}
 	for name, f := range m.Fields {
 		if f.Rollup != model.RollupNone {
 			names[name] = true

@@ -418,10 +418,19 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		return gs.samples(sum)
 	}
 	switch r.Name {
+	case conventions.Health:
+		// Each series of the first health field (the one the fleet sends), every label kept.
+		var out []sample
+		for _, g := range fleet {
+			for _, e := range g.SeriesOf(m, m.Exporter.HealthFields[0]) {
+				out = append(out, sample{labels: e.Labels, value: 1})
+			}
+		}
+		return out
 	case conventions.GPUInfo:
 		var gs groups
 		for _, g := range fleet {
-			for _, e := range g.Entities(m, m.Fields[m.Exporter.HealthField].Entity) {
+			for _, e := range g.Entities(m, m.Fields[m.Exporter.HealthFields[0]].Entity) {
 				gs.add(e.Attribution(m).Project(m.Identity.Alert), 1)
 			}
 		}

@@ -158,7 +158,7 @@ func TestShardedFormats(t *testing.T) {
 			t.Errorf("the global layer reads %s; remote write drops it", name)
 		}
 	}
-	for _, name := range []string{p.Model.Exporter.HealthField, "node:dcgm_power_usage:sum", "cluster:dcgm_power_usage:sum_avg5m"} {
+	for _, name := range []string{p.Model.Exporter.HealthFields[0], "node:dcgm_power_usage:sum", "cluster:dcgm_power_usage:sum_avg5m"} {
 		if keep.MatchString(name) != strings.HasSuffix(name, "_avg5m") {
 			t.Errorf("remote write keeps %s: %v", name, keep.MatchString(name))
 		}

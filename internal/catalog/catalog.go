@@ -326,6 +326,7 @@ func (d *decoder) add(path, format string, args ...any) {
 
 // strict decodes one JSON value, rejecting unknown fields, and reports under path.
 func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
+	raw, ok := d.withoutRetired(path, raw)
 	if err := decodeStrict(raw, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
@@ -342,11 +343,38 @@ func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
 			if reader, ok := jsonnetOnly[field]; ok {
 				msg += fmt.Sprintf("; write it hidden, %s:: (%s)", field, reader)
 			}
+
 		}
 		d.add(path, "%s", msg)
 		return false
 	}
-	return true
+	return ok
+}
+
+// withoutRetired reports each setting of an object that gpuobs no longer has (retired), and
+// returns the object without them, so that the rest of it is still checked.
+func (d *decoder) withoutRetired(path string, raw json.RawMessage) (json.RawMessage, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw, true
+	}
+	found := false
+	for _, name := range model.SortedKeys(fields) {
+		at := strings.TrimPrefix(path+"."+name, ".")
+		if why, ok := retired[at]; ok {
+			d.add(at, "is gone: %s; delete it", why)
+			delete(fields, name)
+			found = true
+		}
+	}
+	if !found {
+		return raw, true
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return raw, true
+	}
+	return out, false
 }
 
 // jsonnetOnly names the fields of a catalog entry that only the catalog's Jsonnet reads, with
@@ -354,6 +382,14 @@ func (d *decoder) strict(path string, raw json.RawMessage, v any) bool {
 // decoder, which then says how to write them.
 var jsonnetOnly = map[string]string{
 	"panelThresholds": "only the L5 panels read it, in dashboards.libsonnet",
+}
+
+// retired are the settings gpuobs no longer has, by catalog path, with what replaced them: a
+// catalog that still sets one is told why, and what to do.
+var retired = map[string]string{
+	"exporter.honorLabels": "the rules read a workload's pod where the scrape puts it, pod or exported_pod (honorLabels true or false)",
+	"exporter.vgpuGuests":  "the rules read each GPU by the first of exporter.healthFields it sends, and a vGPU guest sends its free framebuffer",
+	"exporter.healthField": "exporter.healthFields lists the fields that tell a GPU is there, read in turn",
 }
 
 // decodeStrict decodes one JSON value into v, rejecting unknown fields.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,8 +75,8 @@ func TestUserOverride(t *testing.T) {
 	if m.Labels.Host != "hostname" {
 		t.Errorf("host label %q, want the override", m.Labels.Host)
 	}
-	if m.Labels.Namespace != "exported_namespace" || m.Labels.Pod != "exported_pod" {
-		t.Errorf("honorLabels: false must move pod attribution to exported_*: %+v", m.Labels)
+	if !slices.Equal(m.Exporter.HealthFields, []string{"DCGM_FI_DEV_MEM_CLOCK"}) || !strings.Contains(m.Alerts["GPUSeriesMissing"].Expr, "DCGM_FI_DEV_MEM_CLOCK") {
+		t.Errorf("the health fields did not reach the alerts: %v", m.Exporter.HealthFields)
 	}
 	a := m.Alerts["GPUTemperatureHigh"]
 	if a.For != "20m" || !strings.Contains(a.Expr, "> 90") || !strings.Contains(a.Expr, "hostname") {
@@ -91,7 +92,7 @@ func TestUserOverride(t *testing.T) {
 
 // TestBadInput checks the error output for each kind of bad catalog against golden files.
 func TestBadInput(t *testing.T) {
-	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "bad-deploy", "bad-xid", "bad-xid-class", "bad-recovery", "bad-kubernetes", "bad-allocation", "bad-platform", "bad-urls", "schema-and-more", "bad-panel-thresholds", "bad-fanout"} {
+	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "bad-deploy", "bad-xid", "bad-xid-class", "bad-recovery", "bad-kubernetes", "bad-allocation", "bad-platform", "bad-urls", "schema-and-more", "bad-panel-thresholds", "bad-fanout", "retired-settings", "older-prometheus", "bad-prometheus-version"} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Load(Options{ConfigPath: filepath.Join("testdata", name+".jsonnet")})
 			var problems Problems
@@ -212,8 +213,8 @@ func TestFieldNamesRenameTheWholeCatalog(t *testing.T) {
 	if _, ok := m.Fields["DCGM_FI_DEV_GPU_TEMP"]; ok {
 		t.Error("the old name survived")
 	}
-	if m.Exporter.HealthField != "DCGM_FI_DEV_GPU_TEMPERATURE" || !strings.Contains(m.Alerts["GPUTemperatureHigh"].Expr, "DCGM_FI_DEV_GPU_TEMPERATURE") {
-		t.Errorf("health field %s, alert %s", m.Exporter.HealthField, m.Alerts["GPUTemperatureHigh"].Expr)
+	if m.Exporter.HealthFields[0] != "DCGM_FI_DEV_GPU_TEMPERATURE" || !strings.Contains(m.Alerts["GPUTemperatureHigh"].Expr, "DCGM_FI_DEV_GPU_TEMPERATURE") {
+		t.Errorf("health field %s, alert %s", m.Exporter.HealthFields[0], m.Alerts["GPUTemperatureHigh"].Expr)
 	}
 	// The alert reads the per-GPU record, named after the catalog's field; its scenarios feed
 	// the series the exporter really exports.
@@ -348,5 +349,36 @@ func TestFeaturesTheServersRun(t *testing.T) {
 	}
 	if _, err := Load(Options{ConfigPath: config}); err != nil {
 		t.Errorf("with the flag listed: %v", err)
+	}
+}
+
+// TestANewerTargetTakesWhatItAdded: the rules older-prometheus.jsonnet has refused on 3.5 load
+// on a target that has what they use (3.16), and on 3.13 only the flag first_over_time still
+// needs there is asked for.
+func TestANewerTargetTakesWhatItAdded(t *testing.T) {
+	older, err := os.ReadFile(filepath.Join("testdata", "older-prometheus.jsonnet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for version, want := range map[string]string{"3.16": "", "3.13": "alerts.GPUTemperatureHigh.expr: function first_over_time needs --enable-feature=promql-experimental-functions on Prometheus 3.13"} {
+		dir := t.TempDir()
+		text := strings.Replace(string(older), "version: '3.5'", "version: '"+version+"'", 1)
+		if err := os.WriteFile(filepath.Join(dir, "gpuobs.jsonnet"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(Options{ConfigPath: filepath.Join(dir, "gpuobs.jsonnet")})
+		var problems Problems
+		if !errors.As(err, &problems) {
+			t.Fatalf("%s: want Problems (the untested record), got %v", version, err)
+		}
+		for _, p := range problems {
+			msg := p.Path + ": " + p.Message
+			if strings.Contains(msg, "Prometheus 3.") && (want == "" || !strings.HasPrefix(msg, want)) {
+				t.Errorf("on %s: %s", version, msg)
+			}
+		}
+		if want != "" && !strings.Contains(err.Error(), want) {
+			t.Errorf("on %s: no %q in %v", version, want, err)
+		}
 	}
 }

@@ -23,6 +23,7 @@ local names = import 'lib/names.libsonnet';
   throttle: { [r]: names.gpuThrottle(r) for r in std.objectFields(gpuobs.throttleReasons) },
   rateWindow: gpuobs.recording.rateWindow,
   gpuInfo: names.gpuInfo,
+  health: names.health,
   gpuShare: names.gpuShare,
 }`
 	path := filepath.Join(t.TempDir(), "names.jsonnet")
@@ -34,8 +35,8 @@ local names = import 'lib/names.libsonnet';
 		t.Fatal(err)
 	}
 	var got struct {
-		Signals, Rates, Counters, Throttle map[string]string
-		RateWindow, GPUInfo, GPUShare      string
+		Signals, Rates, Counters, Throttle    map[string]string
+		RateWindow, GPUInfo, GPUShare, Health string
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -54,6 +55,9 @@ local names = import 'lib/names.libsonnet';
 		if want := conventions.GPUCounter(conventions.SignalName(field)); got.Counters[field] != want {
 			t.Errorf("gpuCounter(%s) = %s, Go names it %s", field, got.Counters[field], want)
 		}
+	}
+	if got.Health != conventions.Health {
+		t.Errorf("health = %s, Go names it %s", got.Health, conventions.Health)
 	}
 	if got.GPUInfo != conventions.GPUInfo {
 		t.Errorf("gpuInfo = %s, Go names it %s", got.GPUInfo, conventions.GPUInfo)

@@ -52,7 +52,10 @@ func validate(m *model.Model) Problems {
 	if !dcgmField.MatchString(m.Exporter.DriverField) {
 		v.add("exporter.driverField", "is %q, not a DCGM field name: the counter file's label row must name the field (DCGM_FI_DRIVER_VERSION, or DCGM_FI_SYSTEM_DRIVER_VERSION from 4.9), which dcgm-exporter refuses otherwise; rename the label with labels.driverVersion instead", m.Exporter.DriverField)
 	}
-	for _, name := range []string{m.Exporter.HealthField, m.Exporter.ThrottleReasonsField} {
+	if len(m.Exporter.HealthFields) == 0 {
+		v.add("exporter.healthFields", "is empty; list the fields that tell a GPU is there (DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_FB_FREE)")
+	}
+	for _, name := range append(slices.Clone(m.Exporter.HealthFields), m.Exporter.ThrottleReasonsField) {
 		if _, ok := m.Fields[name]; !ok {
 			v.add("exporter", "names field %q, which is not in fields", name)
 		}
@@ -242,18 +245,38 @@ func (v *validator) promQL(m *model.Model, path, expr string) (string, bool) {
 		v.add(path, "invalid PromQL: %v", err)
 		return "", false
 	}
+	target, err := promql.ParseVersion(m.Prometheus.Version)
+	if err != nil {
+		return canonical, true // prometheus.version itself is reported once
+	}
 	if n, err := promql.Parse(expr); err == nil {
-		for _, f := range promql.FeaturesNeeded(n) {
-			if !slices.Contains(m.Prometheus.EnableFeatures, f) {
-				v.add(path, "needs Prometheus' --enable-feature=%s, which prometheus.enableFeatures does not list: the server refuses the rule file; add it there if your servers run with it", f)
-			}
+		for _, l := range promql.Lacks(n, target, m.Prometheus.EnableFeatures) {
+			v.add(path, "%s", l.Message(target))
 		}
 	}
 	return canonical, true
 }
 
-// features checks prometheus.enableFeatures against the flags Prometheus 3 knows.
+// templates checks an alert's labels and annotations against the target Prometheus: a
+// template function it lacks fails the rule file at load.
+func (v *validator) templates(m *model.Model, path string, texts map[string]string) {
+	target, err := promql.ParseVersion(m.Prometheus.Version)
+	if err != nil {
+		return
+	}
+	for _, key := range model.SortedKeys(texts) {
+		for _, l := range promql.TemplateLacks(texts[key], target) {
+			v.add(path+"."+key, "%s", l.Message(target))
+		}
+	}
+}
+
+// features checks prometheus.version and prometheus.enableFeatures against the releases and the
+// flags Prometheus 3 knows.
 func (v *validator) features(m *model.Model) {
+	if _, err := promql.ParseVersion(m.Prometheus.Version); err != nil {
+		v.add("prometheus.version", "%v: set the release line your servers run, such as 3.5 or 3.13", err)
+	}
 	for i, f := range m.Prometheus.EnableFeatures {
 		if !slices.Contains(prometheusFeatures, f) {
 			v.add(fmt.Sprintf("prometheus.enableFeatures[%d]", i), "%q is not a feature flag of Prometheus 3 (--enable-feature): use one of %s", f, strings.Join(prometheusFeatures, ", "))
@@ -263,9 +286,11 @@ func (v *validator) features(m *model.Model) {
 
 // prometheusFeatures are the --enable-feature values Prometheus 3 (v0.316, as pinned) accepts,
 // from its flag's help.
+// Older releases' flags for what later ones made stable (promql-duration-expr up to 3.13,
+// promql-extended-range-selectors up to 3.15) are in it too: a target of those releases needs them.
 var prometheusFeatures = []string{"concurrent-rule-eval", "created-timestamp-zero-ingestion", "delayed-compaction", "exemplar-storage", "extra-scrape-metrics",
 	"histograms-st-encoding", "memory-snapshot-on-shutdown", "metadata-wal-records", "old-ui", "openmetrics2", "otlp-deltatocumulative", "otlp-native-delta-ingestion",
-	"promql-binop-fill-modifiers", "promql-delayed-name-removal", "promql-experimental-functions", "promql-per-step-stats", "promql-unquoted-utf8-names", "query-cost",
+	"promql-binop-fill-modifiers", "promql-delayed-name-removal", "promql-duration-expr", "promql-experimental-functions", "promql-extended-range-selectors", "promql-per-step-stats", "promql-unquoted-utf8-names", "query-cost",
 	"search-api", "st-storage", "st-synthesis", "type-and-unit-labels", "use-start-timestamps", "use-uncached-io", "xor2-encoding", "zstd-scrape"}
 
 // display checks that a unit's display names a Grafana unit and a positive scale.
@@ -414,6 +439,8 @@ func (v *validator) alert(m *model.Model, name string, a *model.Alert) {
 	if canonical, ok := v.promQL(m, p+".expr", a.Expr); ok {
 		a.Expr = canonical
 	}
+	v.templates(m, p+".labels", a.Labels)
+	v.templates(m, p, map[string]string{"summary": a.Summary, "description": a.Description})
 	for k := range a.Labels {
 		if field, ok := map[string]string{"severity": "severity", m.Labels.Team: "team", "family": "family"}[k]; ok {
 			v.add(p+".labels."+k, "is set from the alert's %s field; remove it from labels", field)

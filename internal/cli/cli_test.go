@@ -126,7 +126,7 @@ func TestInitFromScrape(t *testing.T) {
 	content, _ := os.ReadFile(path)
 	for _, want := range []string{
 		"version: '4.9',", "the driver label is DCGM_FI_SYSTEM_DRIVER_VERSION",
-		"honorLabels: false,", "platform: 'gb200',", "job: 'dcgm-exporter',",
+		"Pod attribution arrives as exported_pod: the rules read pod and exported_pod alike", "platform: 'gb200',", "job: 'dcgm-exporter',",
 		"'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',", "'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',",
 		"Fields the catalog does not know (declare them in fields to read them): DCGM_FI_DEV_VENDOR_SPECIFIC_COUNTER",
 		"MIG strategy", "the cluster:",
@@ -137,7 +137,7 @@ func TestInitFromScrape(t *testing.T) {
 	}
 	dir := generate(t, "-c", path)
 	alerts, err := os.ReadFile(filepath.Join(dir, "rules", "alerts.yaml"))
-	if err != nil || !strings.Contains(string(alerts), `up{job="dcgm-exporter"}`) || !strings.Contains(string(alerts), "exported_pod") {
+	if err != nil || !strings.Contains(string(alerts), `up{job="dcgm-exporter"}`) || !strings.Contains(string(alerts), `"exported_pod"`) {
 		t.Errorf("the generated rules do not follow the scrape: %v", err)
 	}
 
@@ -157,7 +157,7 @@ func TestInitFromScrape(t *testing.T) {
 // the scrape holds: the GPU Operator's default set leaves the ECC alert blind.
 func TestLintAgainstAScrape(t *testing.T) {
 	code, _, stderr := run(t, "lint", "--scrape", "../scrape/testdata/helm-49.prom", "../../rules")
-	for _, want := range []string{"helm-49.prom:5: the series name the node hostname, the catalog reads Hostname", "set exporter.version to 4.9", "set exporter.honorLabels to false"} {
+	for _, want := range []string{"helm-49.prom:5: the series name the node hostname, the catalog reads Hostname", "set exporter.version to 4.9"} {
 		if code != ExitError || !strings.Contains(stderr, want) {
 			t.Errorf("a 4.9 scrape against the embedded catalog: exit %d, want %q in\n%s", code, want, stderr)
 		}
@@ -184,10 +184,9 @@ func TestLintAgainstAScrape(t *testing.T) {
 		}
 	}
 	// A curl of the exporter (no job: not what Prometheus stored) shows the exporter's own
-	// labels: a catalog that relabels the host label and scrapes with honorLabels: false
-	// matches it.
+	// labels: a catalog that relabels the host label matches it.
 	relabels := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
-	if err := os.WriteFile(relabels, []byte("(import 'gpuobs.libsonnet') { exporter+: { honorLabels: false }, labels+: { host: 'node' } }\n"), 0o644); err != nil {
+	if err := os.WriteFile(relabels, []byte("(import 'gpuobs.libsonnet') { labels+: { host: 'node' } }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := run(t, "lint", "-c", relabels, "--scrape", "../scrape/testdata/gb200-mig.prom", "../../rules"); code == ExitError {
@@ -688,5 +687,25 @@ func TestGenerateLoadsEachOutputOnce(t *testing.T) {
 	generateWith("-c", "../testutil/plantest/testdata/small.jsonnet")
 	if other := passes(); len(other) <= len(first) {
 		t.Errorf("another catalog's output kept no pass of its own: %v", other)
+	}
+}
+
+// TestLintPrometheusVersion: --prometheus-version holds hand-written rules to the release the
+// team's servers run: first_over_time (3.7) is an error on 3.5 and passes on 3.16, the
+// catalog's default; a version gpuobs does not know is a usage error.
+func TestLintPrometheusVersion(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "mine.yaml")
+	if err := os.WriteFile(rules, []byte("groups:\n  - name: mine\n    rules:\n      - record: cluster:up:first\n        expr: sum by (cluster) (first_over_time(up[1h]))\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := run(t, "lint", "--prometheus-version", "3.5", rules)
+	if code != ExitFindings || !strings.Contains(stdout, "function first_over_time came in Prometheus 3.7, and the target (prometheus.version) is 3.5") || !strings.Contains(stdout, "[promql/feature]") {
+		t.Errorf("3.5: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := run(t, "lint", rules); code != ExitOK || strings.Contains(stdout, "promql/feature") {
+		t.Errorf("the catalog's 3.16: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "lint", "--prometheus-version", "2.53", rules); code != ExitUsage || !strings.Contains(stderr, "outside the releases gpuobs knows") {
+		t.Errorf("2.53: exit %d\n%s", code, stderr)
 	}
 }

@@ -69,24 +69,13 @@ func scrapeCatalog(in *scrape.Install, files []string, m *model.Model) []byte {
 	line("  exporter+: {")
 	line("    // The exporter's version: %s.", in.VersionEvidence)
 	line("    version: '%s',", in.Version)
-	switch {
-	case !in.Stored() && in.Attribution != "":
-		line("    // A curl of the exporter shows its own pod labels; whether Prometheus keeps them (pod,")
-		line("    // honorLabels: true, the default here) or renames them (exported_pod: set honorLabels:")
-		line("    // false) is your ServiceMonitor's honorLabels; a text Prometheus stored would tell.")
-	case in.Attribution == "exported_pod":
-		line("    // Pod attribution arrives as exported_pod: Prometheus scrapes with honorLabels: false.")
-		line("    honorLabels: false,")
-	case in.Attribution == "pod":
-		line("    // Pod attribution arrives as pod: Prometheus keeps the exporter's labels (honorLabels: true).")
-	default:
-		line("    // No GPU of these scrapes is held by a pod, so they do not show where pod attribution")
-		line("    // arrives: pod (honorLabels: true, the default here) or exported_pod (set honorLabels: false).")
+	if in.Attribution != "" {
+		line("    // Pod attribution arrives as %s: the rules read pod and exported_pod alike (a", in.Attribution)
+		line("    // ServiceMonitor's honorLabels true or false), so there is nothing to set.")
 	}
 	if in.VGPUGuests {
-		line("    // The GPUs are vGPU guests (%s): they send no temperature, so gpuobs counts them by", orNone(in.Models))
-		line("    // their memory clock.")
-		line("    vgpuGuests: true,")
+		line("    // The GPUs are vGPU guests (%s): they send no temperature, so gpuobs reads them by", orNone(in.Models))
+		line("    // the next of exporter.healthFields they send (%s).", strings.Join(m.Exporter.HealthFields[1:], ", "))
 	}
 	if in.GB200 {
 		line("    // Grace Blackwell's NVLink fabric or C2C fields are there.")

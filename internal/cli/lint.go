@@ -17,6 +17,7 @@ import (
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"github.com/gpuobs/gpuobs/internal/plan"
+	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/source"
 )
 
@@ -39,6 +40,7 @@ type lintOptions struct {
 	writeBaseline string
 	changedSince  string
 	global        []string
+	prometheus    string
 }
 
 func newLintCommand(opts Options) *cobra.Command {
@@ -85,6 +87,7 @@ and lint.ignore. Exit codes: 0 clean, 3 problems at or above --fail-on, 1 error,
 	cmd.Flags().StringVar(&o.writeBaseline, "write-baseline", "", "write every problem found to this baseline file and exit 0")
 	cmd.Flags().StringSliceVar(&o.global, "global", nil, "rule files or directories the global layer of a sharded fleet evaluates (Thanos or Mimir ruler), besides those under a directory named global")
 	cmd.Flags().StringVar(&o.changedSince, "changed-since", "", "git ref: report only problems in files changed since it (the rest is still read, for the rules it records)")
+	cmd.Flags().StringVar(&o.prometheus, "prometheus-version", "", "the Prometheus release the rules run on (3.5, 3.13, ...), instead of the catalog's prometheus.version: PromQL it lacks is reported (promql/feature)")
 	return cmd
 }
 
@@ -99,6 +102,11 @@ func (o *lintOptions) run(paths []string) error {
 	if o.counters != "" && len(o.scrapes) > 0 {
 		return fmt.Errorf("--exporter-counters and --scrape both say what the exporter collects: give one")
 	}
+	if o.prometheus != "" {
+		if _, err := promql.ParseVersion(o.prometheus); err != nil {
+			return fmt.Errorf("--prometheus-version: %w", err)
+		}
+	}
 	read := readInputs(paths)
 	m, err := o.loadWithCounters(paths)
 	if err != nil {
@@ -106,6 +114,9 @@ func (o *lintOptions) run(paths []string) error {
 	}
 	if err := lint.CheckSuppressions(m); err != nil {
 		return failed(err)
+	}
+	if o.prometheus != "" {
+		m.Prometheus.Version = o.prometheus
 	}
 	p, err := o.buildPlan(m)
 	if err != nil {

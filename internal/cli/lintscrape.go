@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -63,12 +64,9 @@ func profileAgainstScrapes(m *model.Model, files []string, in *scrape.Install) e
 	} else if in.Version != m.Exporter.Version {
 		problems = append(problems, fmt.Errorf("%s: the scrapes show dcgm-exporter %s (%s), the catalog reads %s: set exporter.version to %s", strings.Join(files, ", "), in.Version, in.VersionEvidence, m.Exporter.Version, in.Version))
 	}
-	// Only a stored text shows whether Prometheus renamed the pod labels (honorLabels).
-	if in.Stored() && in.Attribution != "" && in.Attribution != m.Labels.Pod {
-		problems = append(problems, fmt.Errorf("%s: pod attribution arrives as %s, the catalog reads %s: set exporter.honorLabels to %t", at(in.Attribution+`="`), in.Attribution, m.Labels.Pod, in.Attribution == "pod"))
-	}
-	if in.VGPUGuests && m.Exporter.HealthField == "DCGM_FI_DEV_GPU_TEMP" {
-		problems = append(problems, fmt.Errorf("%s: the GPUs are vGPU guests (%s), which send no temperature, the catalog's health field: set exporter.vgpuGuests: true", strings.Join(files, ", "), strings.Join(in.Models, ", ")))
+	// (A cut text shows only some families: it does not tell.)
+	if len(in.Cut()) == 0 && !slices.ContainsFunc(m.Exporter.HealthFields, func(f string) bool { return slices.Contains(in.Fields, f) }) {
+		problems = append(problems, fmt.Errorf("%s: the GPUs send none of the health fields (exporter.healthFields: %s), which tell a GPU is there: add one they send", strings.Join(files, ", "), strings.Join(m.Exporter.HealthFields, ", ")))
 	}
 	for _, f := range in.Fields {
 		field, known := m.Fields[f]

@@ -23,17 +23,10 @@ gpuobs {
     // field set leaves blind.
     // managed: 'gke',
 
-    // The GPUs are vGPU guests (GRID models in virtual machines): no temperature field.
-    // vgpuGuests: true,
-
     // Grace Blackwell NVL72 racks in the fleet (alone or beside HGX nodes): the NVLink
     // fabric, NVLink-C2C and NVLink 5 fields join the counter file, with their alerts and an
     // L3 row.
     // platform: 'gb200',
-
-    // Prometheus scrapes the exporter with honorLabels: false (the Helm chart's default
-    // ServiceMonitor): pod attribution arrives as exported_namespace/exported_pod.
-    // honorLabels: false,
 
     // Newer counter files name the clock-event bitmask DCGM_FI_DEV_CLOCKS_EVENT_REASONS.
     // throttleReasonsField: 'DCGM_FI_DEV_CLOCKS_EVENT_REASONS',

@@ -55,6 +55,10 @@ func ThrottleSignalName(reason string) string { return "dcgm_clock_throttle_" + 
 // labelled with the alert identity; value 1.
 var GPUInfo = RecordName(LevelGPUPod, "dcgm_gpu_info", "group")
 
+// Health is the record of the series that tell each GPU (or MIG instance) is there: each one's
+// first health field that it sends, with every label of the exporter's series.
+var Health = RecordName(LevelGPUPod, "dcgm_health", "group")
+
 // Operation is the operation part of a recorded name (avg of cluster:dcgm_sm_active:avg).
 func Operation(record string) string { return record[strings.LastIndex(record, ":")+1:] }
 

@@ -61,21 +61,39 @@ type promqlFeature struct{}
 
 func (promqlFeature) Name() string { return "promql/feature" }
 func (promqlFeature) Doc() string {
-	return "PromQL that needs a Prometheus feature flag the catalog's prometheus.enableFeatures does not list (limitk, info, fill)"
+	return "PromQL the target Prometheus (prometheus.version) does not parse as it runs: a construct a later release added, or one that needs a feature flag prometheus.enableFeatures does not list (limitk, info, fill)"
 }
 func (promqlFeature) Run(in *Inputs, report func(Problem)) {
+	target, err := promql.ParseVersion(in.Model.Prometheus.Version)
+	if err != nil {
+		return // the catalog's own check says so
+	}
 	enabled := in.Model.Prometheus.EnableFeatures
 	in.Exprs(func(f *source.File, _ *source.Rule, _ *source.Query, e *source.Expr) {
-		promql.Walk(e.Node, func(n *promql.Node, _ []*promql.Node) {
-			if n.Needs == "" || slices.Contains(enabled, n.Needs) {
-				return
+		for _, l := range promql.Lacks(e.Node, target, enabled) {
+			n := &promql.Node{Start: l.Start, End: l.End}
+			report(at(f, e, n, Error, "%s", l.Message(target)))
+		}
+	})
+	// Prometheus checks alert templates when it loads a rule file.
+	in.Rules(func(r *source.Rule) {
+		for _, values := range []struct {
+			annotation bool
+			texts      map[string]string
+		}{{false, r.Labels}, {true, r.Annotations}} {
+			for _, name := range model.SortedKeys(values.texts) {
+				for _, l := range promql.TemplateLacks(values.texts[name], target) {
+					pos, ok := r.LabelAt(name)
+					if values.annotation {
+						pos, ok = r.AnnotationAt(name)
+					}
+					if !ok {
+						pos = r.Pos
+					}
+					report(Problem{Severity: Error, Path: r.File.Path, Pos: pos, Width: 1, Message: l.Message(target)})
+				}
 			}
-			what := n.Name
-			if n.Kind == promql.Binary {
-				what = "a fill modifier on " + n.Name
-			}
-			report(at(f, e, n, Error, "%s needs Prometheus' --enable-feature=%s, which the catalog's prometheus.enableFeatures does not list: a server without it refuses the rule file (or the query); add the flag there if your servers run with it", what, n.Needs))
-		})
+		}
 	})
 }
 

@@ -565,18 +565,26 @@ func TestNCCLSeriesFanOut(t *testing.T) {
 	}
 }
 
-// TestTheExportersOwnNamespaceIsNoScope: with honorLabels: false (the Helm chart's
-// ServiceMonitor) a GPU series' namespace is the exporter's own, the same on every GPU, and
-// pinning it scopes nothing; its exported_namespace is the workload's and does.
-func TestTheExportersOwnNamespaceIsNoScope(t *testing.T) {
-	p := plantest.Plan(t, plantest.Catalog(t, "(import 'gpuobs.libsonnet') { exporter+: { honorLabels: false } }"))
-	own := map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{namespace="gpu-operator"})`)}
-	if got := runCheck(t, p, cardinalityBudget{}, own); len(got) != 1 {
-		t.Errorf("the exporter's namespace pinned: %+v, want the budget exceeded", got)
-	}
-	workload := map[string]string{"d.json": dashboard("L4", `max by (Hostname, gpu) (DCGM_FI_PROF_SM_ACTIVE{exported_namespace="$namespace"})`)}
-	if got := runCheck(t, p, cardinalityBudget{}, workload); len(got) != 0 {
-		t.Errorf("the workload's namespace pinned: %+v", got)
+// TestAnExportedNamespaceScopesItsPods: a panel of one workload's GPUs keeps its namespace's
+// pods, whether it picks the namespace where the exporter's label arrives or where a scrape
+// whose target's labels win puts it (exported_namespace, honorLabels: false); the same panel
+// without a pick is over the budget. On the embedded catalog and on the adopter's.
+func TestAnExportedNamespaceScopesItsPods(t *testing.T) {
+	for _, c := range []struct{ config, host, ns, exported string }{
+		{"", "Hostname", "namespace", "exported_namespace"},
+		{"../testutil/plantest/testdata/adopter.jsonnet", "node", "k8s_namespace", "exported_k8s_namespace"},
+	} {
+		p := plantest.Plan(t, c.config)
+		for _, pick := range []string{c.ns, c.exported} {
+			workload := map[string]string{"d.json": dashboard("L4", `max by (`+c.host+`, gpu) (DCGM_FI_PROF_SM_ACTIVE{`+pick+`="$namespace"})`)}
+			if got := runCheck(t, p, cardinalityBudget{}, workload); len(got) != 0 {
+				t.Errorf("%s: the workload's namespace picked by %s: %+v", c.config, pick, got)
+			}
+		}
+		every := map[string]string{"d.json": dashboard("L4", `max by (`+c.host+`, gpu) (DCGM_FI_PROF_SM_ACTIVE)`)}
+		if got := runCheck(t, p, cardinalityBudget{}, every); len(got) != 1 {
+			t.Errorf("%s: no namespace picked: %+v, want the budget exceeded", c.config, got)
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Exporter describes how dcgm-exporter is deployed and scraped.
 type Exporter struct {
@@ -13,22 +16,28 @@ type Exporter struct {
 	Job string `json:"job"`
 	// HostLabel is the label naming the host (Hostname or hostname, by version).
 	HostLabel string `json:"hostLabel"`
-	// HonorLabels is false when Prometheus scrapes with honorLabels: false: pod attribution then
-	// arrives as exported_namespace, exported_pod and exported_container.
-	HonorLabels bool `json:"honorLabels"`
 	// OwnPodTargets matches a series to its own scrape target's up series by the pod labels
-	// ("on (cluster, instance, namespace, pod) up"), where honorLabels: true gives a GPU no
-	// pod holds the exporter's own pod; "" where the target's pod labels are not the
-	// attribution's.
+	// ("on (cluster, instance, namespace, pod) up"): a series whose pod is its target's own
+	// (the exporter's, on a GPU no pod holds or wherever the target's labels win) is no
+	// workload's.
 	OwnPodTargets string `json:"ownPodTargets"`
 	// TargetPodLabels name the scrape target's own namespace, pod and container on its up
-	// series (the catalog's pod labels with honorLabels: true, else Kubernetes' own).
+	// series.
 	TargetPodLabels []string `json:"targetPodLabels"`
+	// WorkloadTemplate and AttributedTemplate are the catalog's exporter.workload() and
+	// exporter.attributed() of "<series>" (see Workload and Attributed).
+	WorkloadTemplate   string `json:"workloadTemplate"`
+	AttributedTemplate string `json:"attributedTemplate"`
+	// HealthTemplate is the catalog's exporter.health() of "<matchers>" (see Health).
+	HealthTemplate string `json:"healthTemplate"`
+	// UnattributedHealth selects the health series (Health) that no workload's pod holds.
+	UnattributedHealth string `json:"unattributedHealth"`
 	// ThrottleReasonsField is the clock-event bitmask field the exporter collects.
 	ThrottleReasonsField string `json:"throttleReasonsField"`
-	// HealthField is a default-collected field every GPU reports: its disappearance means the GPU
-	// is gone.
-	HealthField string `json:"healthField"`
+	// HealthFields are default-collected fields that tell a GPU (or MIG instance) is there,
+	// read in turn: a GPU is present while it sends any of them (a vGPU guest sends no
+	// temperature), gone when it sends none. The first is what scenarios send.
+	HealthFields []string `json:"healthFields"`
 	// DriverField is the DCGM field of the driver version, which the counter file's label row
 	// names (the series' label is Labels.DriverVersion, the field's name unless relabelled).
 	DriverField string `json:"driverField"`
@@ -103,11 +112,28 @@ func (m *Model) OtherVersionName(name string) (RenamedField, bool) {
 	return RenamedField{}, false
 }
 
-// Attributed keeps the series of a selector that a workload's pod holds: not the ones whose
-// pod labels are their exporter target's own.
-func (e Exporter) Attributed(series string) string {
-	if e.OwnPodTargets == "" {
-		return series
+// Health selects the series of the health fields, each GPU's (or MIG instance's) first that
+// it sends, with matchers (a selector's inside, or "") on each: the catalog's
+// exporter.health(), whose template HealthTemplate is.
+func (e Exporter) Health(matchers string) string {
+	if matchers == "" {
+		return strings.ReplaceAll(e.HealthTemplate, "{<matchers>}", "")
 	}
-	return "(" + series + " unless " + e.OwnPodTargets + ")"
+	return strings.ReplaceAll(e.HealthTemplate, "<matchers>", matchers)
 }
+
+// Workload copies, on the series of an expression over the exporter's series, the workload's
+// pod from the labels a scrape renamed it to (exported_*) to the labels the catalog reads it by.
+func (e Exporter) Workload(series string) string {
+	return strings.ReplaceAll(e.WorkloadTemplate, seriesPiece, series)
+}
+
+// Attributed keeps the series of an expression over the exporter's series that a workload's
+// pod holds, the pod where the catalog reads it: not the ones whose pod labels are their
+// exporter target's own.
+func (e Exporter) Attributed(series string) string {
+	return strings.ReplaceAll(e.AttributedTemplate, seriesPiece, series)
+}
+
+// seriesPiece stands for the expression in WorkloadTemplate and AttributedTemplate.
+const seriesPiece = "<series>"

@@ -16,6 +16,11 @@ type Labels struct {
 	Namespace string `json:"namespace"`
 	Pod       string `json:"pod"`
 	Container string `json:"container"`
+	// ExportedNamespace and ExportedPod hold the workload's pod where a scrape's target labels
+	// won (honorLabels: false): Prometheus renames the exporter's labels exported_<name>.
+	// Rules read both.
+	ExportedNamespace string `json:"exportedNamespace"`
+	ExportedPod       string `json:"exportedPod"`
 	// MIGInstance and MIGProfile name a MIG instance and its profile.
 	MIGInstance string `json:"migInstance"`
 	MIGProfile  string `json:"migProfile"`

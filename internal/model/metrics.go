@@ -54,6 +54,9 @@ var histogramSuffixes = []string{"_bucket", "_count", "_sum"}
 
 // Prometheus describes the Prometheus servers the rules run on.
 type Prometheus struct {
+	// Version is the release line the servers run (3.5, 3.13, 3.16): a rule that uses PromQL a
+	// later release added, or that needs a flag on this one, is refused.
+	Version string `json:"version"`
 	// EnableFeatures are the server's --enable-feature flags: the experimental PromQL it
 	// accepts (promql-experimental-functions for limitk and info, promql-binop-fill-modifiers
 	// for fill).

@@ -121,10 +121,7 @@ func (l *Labels) scraped(name string) labelflow.Set {
 func exporterLabels(m *model.Model, field string) labelflow.Set {
 	l := m.Labels
 	s := labelflow.NewSet(false, l.Cluster, l.Host, l.GPU, l.UUID, l.PCIBusID, l.Device, l.ModelName, l.DriverVersion,
-		"job", "instance", l.Namespace, l.Pod, l.Container, l.MIGInstance, l.MIGProfile)
-	if !m.Exporter.HonorLabels {
-		s = s.With("namespace", "pod", "container")
-	}
+		"job", "instance", l.Namespace, l.Pod, l.Container, l.ExportedNamespace, l.ExportedPod, "exported_"+l.Container, l.MIGInstance, l.MIGProfile)
 	if m.Fields[field].Kind == model.KindLastEvent {
 		s = s.With("err_code", "err_msg")
 	}

@@ -278,19 +278,48 @@ func GroupName(family, kind string) string { return "gpuobs-" + family + "-" + k
 func recordingGroups(m *model.Model, recorded []Recorded) ([]Group, error) {
 	byFamily := map[string][]Rule{}
 	interval := map[string]string{}
+	family := map[string]string{}
+	for _, r := range recorded {
+		family[r.Name] = r.Family
+	}
 	for _, r := range recorded {
 		interval[r.Family] = cmp.Or(r.Interval, m.Recording.Interval)
 		expr, err := promql.Pretty(r.Expr)
 		if err != nil {
 			return nil, fmt.Errorf("recording rule %s: %w", r.Name, err)
 		}
-		byFamily[r.Family] = append(byFamily[r.Family], Rule{Record: r.Name, Expr: expr, Labels: r.Labels, Comments: r.Comments})
+		byFamily[r.Family] = append(byFamily[r.Family], Rule{Record: r.Name, Expr: expr, Labels: r.Labels, Comments: withOtherGroups(r, family)})
 	}
 	var out []Group
 	for _, family := range model.SortedKeys(byFamily) {
 		out = append(out, Group{Name: GroupName(family, "recording"), Interval: interval[family], Rules: byFamily[family]})
 	}
 	return out, nil
+}
+
+// pintDependency is the comment that tells pint a rule reads a record of another group on
+// purpose (its rule/dependency check).
+const pintDependency = "pint disable rule/dependency"
+
+// withOtherGroups is a recording rule's comments, with, where it reads records that another
+// group records and its comments do not say why, a line that names them and pint's
+// rule/dependency check disabled: groups evaluate on their own schedules, so such a read is at
+// most one evaluation interval behind.
+func withOtherGroups(r Recorded, family map[string]string) []string {
+	if slices.Contains(r.Comments, pintDependency) {
+		return r.Comments
+	}
+	var others []string
+	promql.Walk(r.Parsed, func(n *promql.Node, _ []*promql.Node) {
+		if f, ok := family[n.Name]; ok && n.Kind == promql.Selector && f != r.Family && !slices.Contains(others, n.Name) {
+			others = append(others, n.Name)
+		}
+	})
+	if len(others) == 0 {
+		return r.Comments
+	}
+	slices.Sort(others)
+	return append(slices.Clone(r.Comments), "Reads "+strings.Join(others, ", ")+", recorded by another group: at most one evaluation interval behind.", pintDependency)
 }
 
 // alerts derives the final alert rules.

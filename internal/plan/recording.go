@@ -117,7 +117,10 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 // series' own (a MIG instance's framebuffer, a pod's processes' under virtual GPUs) as it is.
 func namespaceRollup(m *model.Model, s Signal, window string) string {
 	l := m.Labels
-	attributed := s.source(window, fmt.Sprintf(`%s!=""`, l.Namespace))
+	raw := s.source(window, fmt.Sprintf(`%s!=""`, l.Namespace))
+	// The pod where the catalog reads it, whichever way the scrape delivered it: a series of the
+	// exporter's own pod has no share and leaves the joins.
+	attributed := m.Exporter.Workload(raw)
 	slotPod := append(slices.Clone(m.Identity.GPUJoin), l.MIGInstance, l.Namespace, l.Pod)
 	on := "on (" + strings.Join(slotPod, ", ") + ")"
 	weighted := fmt.Sprintf("%s * %s group_left () %s", attributed, on, conventions.GPUShare)
@@ -130,21 +133,18 @@ func namespaceRollup(m *model.Model, s Signal, window string) string {
 	default:
 		// The shares join only the series a workload's pod holds; alone, the series of the
 		// exporter's own pod are left out here.
-		return fmt.Sprintf("%s %s (%s)", agg, perNamespace, m.Exporter.Attributed(attributed))
+		return fmt.Sprintf("%s %s (%s)", agg, perNamespace, m.Exporter.Attributed(raw))
 	}
 }
 
 // gpuInfo maps each GPU (or MIG instance) to the pod that holds it: its health series by the
-// alert identity, and where the series carry their exporter target's own pod (honorLabels:
-// true on a GPU no pod holds), without pod labels, as a GPU no pod holds.
+// alert identity, the workload's pod wherever the scrape put it, and where the series carry no
+// pod or their exporter target's own, without pod labels, as a GPU no pod holds.
 func gpuInfo(m *model.Model) string {
-	l, health := m.Labels, m.Exporter.HealthField
-	held := fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.Attributed(health))
-	if m.Exporter.OwnPodTargets == "" {
-		return held
-	}
+	l := m.Labels
+	held := fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.Attributed(m.Exporter.Health("")))
 	unheld := slices.DeleteFunc(slices.Clone(m.Identity.Alert), func(s string) bool { return s == l.Namespace || s == l.Pod })
-	return fmt.Sprintf("%s or group %s (%s and %s)", held, by(unheld...), health, m.Exporter.OwnPodTargets)
+	return fmt.Sprintf("%s or group %s (%s)", held, by(unheld...), m.Exporter.UnattributedHealth)
 }
 
 // formatShare is the share of a GPU that slices of its DRAMemorySlices memory slices hold,
@@ -223,7 +223,18 @@ func allocationRules(m *model.Model) []Recorded {
 		return both(labels, fmt.Sprintf("sum %s (%s)", by(labels...), requested), fmt.Sprintf("sum %s (%s)", by(labels...), strings.Join(draClaimed, " or ")))
 	}
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
-	out := []Recorded{
+	var out []Recorded
+	if len(m.Exporter.HealthFields) > 1 {
+		// The series that tell a GPU is there, read once for every rule that reads them: each
+		// field's series grouped (their presence is what counts: value 1, no unit, so that no
+		// reading of one unit stands in for another's), the first one a GPU sends taken.
+		var fields []string
+		for _, f := range m.Exporter.HealthFields {
+			fields = append(fields, "group without () ("+f+")")
+		}
+		out = append(out, Recorded{Level: conventions.LevelGPUPod, Name: conventions.Health, Expr: strings.Join(fields, " or ")})
+	}
+	out = append(out, []Recorded{
 		// Which pod holds which GPU, read once: alerts join it, GPU counts read it.
 		{Level: conventions.LevelGPUPod, Name: conventions.GPUInfo, Expr: gpuInfo(m)},
 		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, AllocatableSignal, "sum"), Expr: allocatable},
@@ -233,7 +244,7 @@ func allocationRules(m *model.Model) []Recorded {
 		{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, RequestedSignal, "sum"), Expr: requestedBy(namespace)},
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, RequestedSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, RequestedSignal, "sum"))},
-	}
+	}...)
 	for _, level := range []string{conventions.LevelNode, conventions.LevelCluster, conventions.LevelFleet} {
 		out = append(out, Recorded{Level: level, Name: rec(level, AllocationSignal, "ratio"),
 			Expr: fmt.Sprintf("%s / %s", rec(level, RequestedSignal, "sum"), rec(level, AllocatableSignal, "sum"))})

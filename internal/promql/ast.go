@@ -3,7 +3,6 @@ package promql
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -46,10 +45,10 @@ type Node struct {
 	Args []*Node
 	// Start and End are byte offsets of the node in the expression.
 	Start, End int
-	// Needs is the Prometheus feature flag (--enable-feature) the node needs, or "": an
-	// experimental function or aggregation (limitk, info), a fill modifier of a binary
-	// operation.
-	Needs string
+	// Constructs name what the node uses that not every Prometheus 3 release parses without a
+	// flag (versions.go): an experimental or recent function or aggregation, a fill modifier,
+	// a duration expression, anchored or smoothed; nil for most nodes.
+	Constructs []string
 	// vector is a binary operation's vector matching where it is not the default (Vector): a
 	// lint run holds the nodes of tens of thousands of expressions, most of them without one.
 	vector *VectorMatching
@@ -71,18 +70,6 @@ func (n *Node) Vector() VectorMatching {
 		return VectorMatching{}
 	}
 	return *n.vector
-}
-
-// FeaturesNeeded lists, in order, the Prometheus feature flags an expression's nodes need.
-func FeaturesNeeded(n *Node) []string {
-	var out []string
-	Walk(n, func(c *Node, _ []*Node) {
-		if c.Needs != "" && !slices.Contains(out, c.Needs) {
-			out = append(out, c.Needs)
-		}
-	})
-	slices.Sort(out)
-	return out
 }
 
 // Prometheus feature flags that PromQL constructs need.
@@ -144,8 +131,11 @@ func convertBinary(n *parser.BinaryExpr) *Node {
 			out.vector = &v
 		}
 		if vm.FillValues.LHS != nil || vm.FillValues.RHS != nil {
-			out.Needs = FillModifiers
+			out.Constructs = append(out.Constructs, "the fill modifiers")
 		}
+	}
+	if n.Op == parser.TRIM_UPPER || n.Op == parser.TRIM_LOWER {
+		out.Constructs = append(out.Constructs, "the histogram trim operators")
 	}
 	return out
 }
@@ -166,15 +156,23 @@ func convert(e parser.Expr) *Node {
 				out.Matchers = append(out.Matchers, Matcher{Name: m.Name, Type: m.Type.String(), Value: m.Value})
 			}
 		}
+		if n.Anchored {
+			out.Constructs = append(out.Constructs, "the anchored modifier")
+		}
+		if n.Smoothed {
+			out.Constructs = append(out.Constructs, "the smoothed modifier")
+		}
+		out.Constructs = append(out.Constructs, durationConstructs(n.OriginalOffsetExpr)...)
 		return out
 	case *parser.MatrixSelector:
 		out := convert(n.VectorSelector)
 		out.Range, out.End = n.Range, int(n.EndPos)
+		out.Constructs = append(out.Constructs, durationConstructs(n.RangeExpr)...)
 		return out
 	case *parser.Call:
 		out := &Node{Kind: Call, Name: n.Func.Name, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
-		if n.Func.Experimental {
-			out.Needs = ExperimentalFunctions
+		if _, ok := versioned["function "+n.Func.Name]; ok || n.Func.Experimental {
+			out.Constructs = []string{"function " + n.Func.Name}
 		}
 		for _, a := range n.Args {
 			out.Args = append(out.Args, convert(a))
@@ -183,7 +181,7 @@ func convert(e parser.Expr) *Node {
 	case *parser.AggregateExpr:
 		out := &Node{Kind: Aggregate, Name: n.Op.String(), Grouping: n.Grouping, Without: n.Without, Start: int(n.PosRange.Start), End: int(n.PosRange.End)}
 		if n.Op.IsExperimentalAggregator() {
-			out.Needs = ExperimentalFunctions
+			out.Constructs = []string{"aggregation " + n.Op.String()}
 		}
 		if n.Param != nil {
 			out.Args = append(out.Args, convert(n.Param))
@@ -197,7 +195,11 @@ func convert(e parser.Expr) *Node {
 		return &Node{Kind: Unary, Name: n.Op.String(), Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}}
 	case *parser.SubqueryExpr:
 		r := n.PositionRange()
-		return &Node{Kind: Subquery, Range: n.Range, Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}}
+		var constructs []string
+		for _, d := range []*parser.DurationExpr{n.RangeExpr, n.StepExpr, n.OriginalOffsetExpr} {
+			constructs = append(constructs, durationConstructs(d)...)
+		}
+		return &Node{Kind: Subquery, Range: n.Range, Start: int(r.Start), End: int(r.End), Args: []*Node{convert(n.Expr)}, Constructs: constructs}
 	case *parser.NumberLiteral:
 		r := n.PositionRange()
 		return &Node{Kind: Number, Value: n.Val, Start: int(r.Start), End: int(r.End)}

@@ -51,6 +51,8 @@
 
   // 'by (a, b)'
   by(labels):: 'by (' + std.join(', ', labels) + ')',
+  // A label matcher, a selector's piece: match('gpu', '=', '0') is gpu="0".
+  match(label, op, value):: label + op + std.escapeStringJson(value),
   // The inside of a selector from matchers, each a selector's inside ('' for none).
   inside(matchers):: std.join(', ', [m for m in matchers if m != '']),
 

@@ -23,6 +23,10 @@
   // Which pod holds which GPU (or MIG instance), labelled with the alert identity.
   gpuInfo:: 'gpu_pod:dcgm_gpu_info:group',
 
+  // The series of the exporter's health fields, each GPU's first that it sends, with every
+  // label of the exporter's series (derived where exporter.healthFields lists several).
+  health:: 'gpu_pod:dcgm_health:group',
+
   // The SM activity of each GPU of a training job's pods over window, labelled with the job
   // (declared in workloads.libsonnet: the straggler record; the InfiniBand and NCCL sections
   // find the training jobs' pods by it).

@@ -2,8 +2,8 @@ local gpuobs = import 'gpuobs.libsonnet';
 local local_overrides = import 'lib/extra.libsonnet';
 
 gpuobs + local_overrides {
-  // A fleet of vGPU guests: no temperature field, GPUs counted by their memory clock.
-  exporter+: { hostLabel: 'hostname', honorLabels: false, vgpuGuests: true },
+  // A fleet of vGPU guests, read by their memory clock alone (no temperature field).
+  exporter+: { hostLabel: 'hostname', healthFields: ['DCGM_FI_DEV_MEM_CLOCK'] },
   thresholds+: { gpuTemperatureCelsius: 90 },
   // A templated label: Prometheus expands it like an annotation.
   alerts+: { GPUTemperatureHigh+: { 'for': '20m', labels+: { gpu_slot: 'slot-{{ $labels.gpu }}' } } },

@@ -65,20 +65,10 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 	// (one may hold the whole fleet), and the scrape job.
 	notWorkload := map[string]bool{l.Cluster: true, l.Host: true, l.Node: true, "instance": true, l.UUID: true, l.PCIBusID: true, l.GPU: true, l.Device: true,
 		l.MIGInstance: true, l.MIGProfile: true, l.Pod: true, "pod": true, l.Container: true, "container": true, l.Namespace: true, "namespace": true,
-		l.ModelName: true, l.DriverVersion: true, "job": true}
-	// With honorLabels: false a GPU series' namespace and pod are its scrape target's, the
-	// exporter's own (workloads are exported_*): a pin on them holds every GPU it reports.
-	targetOnly := map[string]bool{}
-	for _, name := range a.model.Exporter.TargetPodLabels {
-		targetOnly[name] = name != l.Namespace && name != l.Pod && name != l.Container
-	}
+		l.ExportedNamespace: true, l.ExportedPod: true, l.ModelName: true, l.DriverVersion: true, "job": true}
 	pinned, workload := map[string]bool{}, false
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
-		_, gpuSeries := a.model.Fields[c.Name]
 		for _, m := range c.Matchers {
-			if gpuSeries && targetOnly[m.Name] {
-				continue
-			}
 			byVariable := strings.Contains(m.Value, "$") && (m.Type == "=" || m.Type == "=~" && single[strings.Trim(m.Value, "${}")])
 			if m.Type == "=" || byVariable {
 				pinned[m.Name] = true
@@ -97,8 +87,10 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 		pod:     present(l.Pod, "pod", l.Container, "container"),
 		ns:      present(l.Namespace, "namespace"),
 
-		namespacePinned: pinned[l.Namespace] || pinned["namespace"] || workload,
-		podPinned:       pinned[l.Pod] || pinned["pod"],
+		// A workload's namespace and pod: where the exporter's arrive, or where a scrape whose
+		// target's labels win renames them (exported_*).
+		namespacePinned: pinned[l.Namespace] || pinned["namespace"] || pinned[l.ExportedNamespace] || workload,
+		podPinned:       pinned[l.Pod] || pinned["pod"] || pinned[l.ExportedPod],
 		// A GPU lives on one host of one cluster: pinning it pins them.
 		gpuPinned: pinned[l.UUID] || pinned[l.PCIBusID],
 	}

@@ -1,0 +1,1 @@
+(import 'gpuobs.libsonnet') { prometheus+: { version: '2.53' } }
