@@ -11,7 +11,7 @@ GOLANGCI  := $(GO) tool -modfile=tools/golangci-lint/go.mod golangci-lint
 RULES     := $(wildcard rules/*.yaml)
 PROMTESTS := $(wildcard tests/promtool/*.yaml)
 
-JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/lib/*.libsonnet) internal/cli/starter.jsonnet
+JSONNET   := $(wildcard libsonnet/*.libsonnet libsonnet/*/*.libsonnet) internal/cli/starter.jsonnet
 
 .PHONY: all build fmt check-fmt check-tidy lint-go generate check-generated test test-go test-promtool test-alertmanager lint-generated lint-pint test-integrations test-precommit test-mutations promtool amtool bench fuzz e2e e2e-sharded
 

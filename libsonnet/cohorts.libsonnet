@@ -110,7 +110,12 @@ local t = import 'lib/test.libsonnet';
       ] + [
         t.series(h, '65x60', g(v[0], v[1]))
         for v in [[0, '550.90.07'], [1, '550.90.07'], [2, '535.183.01']]
-      ], [x { labels+: { [l.cluster]: 'prod' } } for x in (if c == 'driver' then [t.sample({ [l.driverVersion]: '535.183.01' }, 0.2), t.sample({ [l.driverVersion]: '550.90.07' }, 0.5)] else [t.sample({ [l.modelName]: 'NVIDIA H100 80GB HBM3' }, 0.4)])], 'round(' + level(c) + ':dcgm_sm_active:avg, 0.001)')],
+      ], [
+        x { labels+: { [l.cluster]: 'prod' } }
+        for x in (
+          if c == 'driver' then [t.sample({ [l.driverVersion]: '535.183.01' }, 0.2), t.sample({ [l.driverVersion]: '550.90.07' }, 0.5)] else [t.sample({ [l.modelName]: 'NVIDIA H100 80GB HBM3' }, 0.4)]
+        )
+      ], 'round(' + level(c) + ':dcgm_sm_active:avg, 0.001)')],
     }
     for c in std.objectFields($.cohorts)
   } + {
@@ -166,7 +171,11 @@ local t = import 'lib/test.libsonnet';
           case('two errors: noise', false, [t.series('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '0x10 2x50', entities=[0])]),
         ],
       runbook: {
-        meaning: 'The GPUs of one ' + c + ' (' + label + ') had over ' + e.num(th.cohortErrorRatio) + '× the ' + std.strReplace(std.join(' or ', std.objectFields(signals)), '_', ' ') + ' events per GPU of the rest of their cluster in the last ' + w.cohort + ' (at least ' + e.num(th.cohortMinEvents) + ' events).',
+        meaning: 'The GPUs of one ' + c + ' (' + label + ') had over ' + e.num(th.cohortErrorRatio) + '× the ' + std.strReplace(
+          std.join(' or ', std.objectFields(signals)),
+          '_',
+          ' ',
+        ) + ' events per GPU of the rest of their cluster in the last ' + w.cohort + ' (at least ' + e.num(th.cohortMinEvents) + ' events).',
         impact: 'Jobs on the cohort fail more often; if the cohort is a new driver or firmware, the rollout spreads the failures.',
         queries: [
           { title: 'Events per GPU by ' + c, expr: e.fill(|||

@@ -14,6 +14,11 @@ local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
+  // The namespace labels that name a namespace's team, for chargeback by team.
+  metrics+: {
+    kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
+  },
+
   // How GPUs are shared, for capacity, availability, cost and the namespace rollups.
   sharing: {
     // The share of its GPU a MIG instance stands for, by GPU_I_PROFILE: compute slices over the
@@ -164,11 +169,23 @@ local t = import 'lib/test.libsonnet';
       tests: [
         t.recordCase('a GPU shared by 4 time-sliced pods',
                      [t.series(h, '65x60', shared('llm-' + i)) for i in std.range(0, 3)],
-                     [t.sample(shared('llm-' + i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null }, 0.25) for i in std.range(0, 3)],
+                     [
+                       t.sample(
+                         shared('llm-' + i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null },
+                         0.25,
+                       )
+                       for i in std.range(0, 3)
+                     ],
                      names.gpuShare),
         t.recordCase('a 3g+2g+1g+1g layout',
                      [t.series(h, '65x60', migGPU(i)) for i in std.range(0, 3)],
-                     [t.sample(migGPU(i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null, [l.migProfile]:: null }, t.round3([3, 2, 1, 1][i] / 7)) for i in std.range(0, 3)],
+                     [
+                       t.sample(
+                         migGPU(i) { [l.container]:: null, job:: null, instance:: null, [l.device]:: null, [l.driverVersion]:: null, [l.migProfile]:: null },
+                         t.round3([3, 2, 1, 1][i] / 7),
+                       )
+                       for i in std.range(0, 3)
+                     ],
                      'round(' + names.gpuShare + ', 0.001)'),
       ],
     },
@@ -195,13 +212,25 @@ local t = import 'lib/test.libsonnet';
       section: 'cost',
       family: 'cost',
       expr: gpuHours('namespace:gpu_allocated:sum'),
-      tests: check('namespace:gpu_hours_allocated:sum1d', [t.sample(research { [l.modelName]: h100 }, researchGPUs * testSamples * hoursPerSample), t.sample(serving { [l.modelName]: a100 }, testSamples * hoursPerSample)]),
+      tests: check(
+        'namespace:gpu_hours_allocated:sum1d',
+        [
+          t.sample(research { [l.modelName]: h100 }, researchGPUs * testSamples * hoursPerSample),
+          t.sample(serving { [l.modelName]: a100 }, testSamples * hoursPerSample),
+        ],
+      ),
     },
     'namespace:gpu_hours_used:sum1d': {
       section: 'cost',
       family: 'cost',
       expr: gpuHours('namespace:gpu_used:sum'),
-      tests: check('namespace:gpu_hours_used:sum1d', [t.sample(research { [l.modelName]: h100 }, researchUsed * testSamples * hoursPerSample), t.sample(serving { [l.modelName]: a100 }, 0.25 * testSamples * hoursPerSample)]),
+      tests: check(
+        'namespace:gpu_hours_used:sum1d',
+        [
+          t.sample(research { [l.modelName]: h100 }, researchUsed * testSamples * hoursPerSample),
+          t.sample(serving { [l.modelName]: a100 }, 0.25 * testSamples * hoursPerSample),
+        ],
+      ),
     },
     // GPUs allocated on SKUs the price table does not list: chargeback would price them at 0.
     'cluster:gpu_unpriced:sum': {

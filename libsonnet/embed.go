@@ -11,7 +11,7 @@ import (
 
 // FS holds the catalog's Jsonnet sources; gpuobs.libsonnet is its entry point.
 //
-//go:embed *.libsonnet lib/*.libsonnet
+//go:embed *.libsonnet */*.libsonnet
 var FS embed.FS
 
 // Entry is the file a catalog evaluation starts from when the user gives no config.

@@ -332,34 +332,14 @@ local names = import 'lib/names.libsonnet';
       local ksm(extra) = e.ksm($.kubeStateMetrics.job, labels + extra);
       if !self.devicePlugin then [
         // Device i is published in the steps that have more than i GPUs.
-        t.series('kube_resourceslice_device_info', std.join(' ', [(if p[0] > i then '1' else '_') + 'x' + p[1] for p in steps]), ksm({ resourceslice: node + '-gpu', driver: $.kubernetes.draDriver, pool_name: node, node_name: node, device_name: 'gpu-' + i }))
+        t.series(
+          'kube_resourceslice_device_info',
+          std.join(' ', [(if p[0] > i then '1' else '_') + 'x' + p[1] for p in steps]),
+          ksm({ resourceslice: node + '-gpu', driver: $.kubernetes.draDriver, pool_name: node, node_name: node, device_name: 'gpu-' + i }),
+        )
         for i in std.range(0, std.foldl(std.max, [p[0] for p in steps], 0) - 1)
-      ] else [t.series('kube_node_status_capacity', t.steps([[p[0] * $.sharing.replicas, p[1]] for p in steps]), ksm({ node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' }))],
-  },
-
-  // Label names as the series carry them. Derived from `exporter`; override single names here.
-  labels: {
-    cluster: 'cluster',
-    host: $.exporter.hostLabel,
-    gpu: 'gpu',
-    uuid: 'UUID',
-    pciBusId: 'pci_bus_id',
-    device: 'device',
-    modelName: 'modelName',
-    driverVersion: $.exporter.driverField,
-    namespace: 'namespace',
-    pod: 'pod',
-    container: 'container',
-    // The workload's pod where a scrape's target labels won (honorLabels: false): Prometheus
-    // renames the exporter's labels exported_<name>. The rules read both.
-    exportedNamespace: 'exported_' + self.namespace,
-    exportedPod: 'exported_' + self.pod,
-    migInstance: 'GPU_I_ID',
-    migProfile: 'GPU_I_PROFILE',
-    // kube-state-metrics' node label.
-    node: 'node',
-    // The label every alert carries with its owning team (routing matches on it), and that
-    // the cost records by team keep.
-    team: 'team',
+      ] else [
+        t.series('kube_node_status_capacity', t.steps([[p[0] * $.sharing.replicas, p[1]] for p in steps]), ksm({ node: node, resource: $.kubeStateMetrics.gpuResource, unit: 'integer' })),
+      ],
   },
 }

@@ -27,7 +27,21 @@
 //   zeroIsUnmeasured  a GPU that cannot measure the field sends 0 instead of nothing (DCGM
 //              reports 0, and dcgm-exporter writes it): dashboards draw a 0 as no reading
 {
-  local field(id, type, unit, family, entity, help, default=false, profiling=false, kind=type, rollup='none', byNamespace=false, labels=[], zeroIsUnmeasured=false) = {
+  local field(
+    id,
+    type,
+    unit,
+    family,
+    entity,
+    help,
+    default=false,
+    profiling=false,
+    kind=type,
+    rollup='none',
+    byNamespace=false,
+    labels=[],
+    zeroIsUnmeasured=false,
+  ) = {
     id: id,
     type: type,
     kind: kind,

@@ -3,176 +3,75 @@
 // Use it from your own gpuobs.jsonnet and override mixin-style:
 //   local gpuobs = import 'gpuobs.libsonnet';
 //   gpuobs { thresholds+: { gpuTemperatureCelsius: 90 } }
-(import 'units.libsonnet')
+//
+// config.libsonnet holds the settings every family reads (labels, teams, sections, windows);
+// each family file (hardware/*, workloads, serving, ...) starts with its own thresholds and
+// windows, then its records and alerts. Builders live in lib/.
+//
+// Alert fields: family, severity (critical pages, warning tickets, info), team, expr, for,
+// summary (plain sentence), description (Prometheus template), identity (labels the alert
+// keeps), tests: promtool scenarios, each on its own synthetic GPU (lib/test.libsonnet),
+// runbook: its page (lib/runbook.libsonnet says what it holds), and panelThresholds: the
+// alert's threshold on the L5 panel of each field it reads (dashboards.libsonnet).
+(import 'config.libsonnet')
++ (import 'units.libsonnet')
 + (import 'fields.libsonnet')
 + (import 'exporter.libsonnet')
 + (import 'xids.libsonnet')
-+ (import 'hardware.libsonnet')
-+ (import 'recovery.libsonnet')
-+ (import 'fabric.libsonnet')
++ (import 'hardware/xid.libsonnet')
++ (import 'hardware/memory.libsonnet')
++ (import 'hardware/nvlink.libsonnet')
++ (import 'hardware/pcie.libsonnet')
++ (import 'hardware/thermal.libsonnet')
++ (import 'hardware/throttling.libsonnet')
++ (import 'hardware/exporter.libsonnet')
++ (import 'hardware/recovery.libsonnet')
++ (import 'hardware/fabric.libsonnet')
 + (import 'infiniband.libsonnet')
-+ (import 'nccl.libsonnet')
-+ (import 'workloads.libsonnet')
-+ (import 'engines.libsonnet')
-+ (import 'scheduling.libsonnet')
++ (import 'nccl/inspector.libsonnet')
++ (import 'nccl/alerts.libsonnet')
++ (import 'workloads/inference.libsonnet')
++ (import 'workloads/allocation.libsonnet')
++ (import 'workloads/training.libsonnet')
++ (import 'workloads/hygiene.libsonnet')
++ (import 'engines/engines.libsonnet')
++ (import 'engines/vllm.libsonnet')
++ (import 'engines/sglang.libsonnet')
++ (import 'engines/dynamo.libsonnet')
++ (import 'engines/trtllm.libsonnet')
++ (import 'engines/triton.libsonnet')
++ (import 'scheduling/pods.libsonnet')
++ (import 'scheduling/nodes.libsonnet')
++ (import 'scheduling/drivers.libsonnet')
 + (import 'cohorts.libsonnet')
-+ (import 'slos.libsonnet')
++ (import 'slos/burnrate.libsonnet')
++ (import 'slos/inference.libsonnet')
++ (import 'slos/availability.libsonnet')
 + (import 'histograms.libsonnet')
-+ (import 'serving.libsonnet')
++ (import 'serving/throughput.libsonnet')
++ (import 'serving/shedding.libsonnet')
++ (import 'serving/canary.libsonnet')
 + (import 'cost.libsonnet')
-+ (import 'dashboards.libsonnet')
++ (import 'dashboards/fleet.libsonnet')
++ (import 'dashboards/cluster.libsonnet')
++ (import 'dashboards/node.libsonnet')
++ (import 'dashboards/workload.libsonnet')
++ (import 'dashboards/gpu.libsonnet')
 + (import 'alertmanager.libsonnet')
 + (import 'maintenance.libsonnet')
 + (import 'lint.libsonnet')
 + {
-  apiVersion: 'gpuobs/v1',
-
-  // The Prometheus servers the rules run on: the release line they run (version: 3.5 and 3.13
-  // are the long-term-support lines; 3.16 is the newest gpuobs tests with) and their
-  // --enable-feature flags. A rule that uses PromQL a later release added (first_over_time
-  // came in 3.7, the histogram trim operators in 3.11) or that needs a flag the release
-  // requires and enableFeatures does not list (limitk and info need
-  // promql-experimental-functions, fill() promql-binop-fill-modifiers, duration arithmetic
-  // promql-duration-expr before 3.14) fails generation by its catalog path, and gpuobs lint
-  // --prometheus-version says the same of hand-written rules.
-  //
-  // nativeHistograms: whether the servers keep vLLM's latency histograms as native histograms
-  // (scrape_native_histograms, or convert_classic_histograms_to_nhcb without
-  // always_scrape_classic_histograms): the SLOs, records, panels and runbooks then read the bare
-  // name with histogram_count, histogram_fraction and histogram_quantile instead of the
-  // _bucket, _count and _sum series, which such servers no longer have.
-  prometheus: { version: '3.16', enableFeatures: [], nativeHistograms: false },
-
-  // The teams that own alerts, by their role in the catalog: the value is the team's name as
-  // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.
-  teams: {
-    // GPU hardware, exporters, nodes and the availability SLO.
-    infra: 'infra',
-    // Scheduling, workloads, cost and the serving platform.
-    'ml-platform': 'ml-platform',
-    // Inference SLOs and model releases.
-    inference: 'inference',
-  },
-
-  // Catalog sections, all on: switch off what your fleet does not run, and every record,
-  // alert, SLO, panel, runbook, test and counter row of the section goes (a rule of another
-  // section that reads one fails generation, naming both). inference: the serving engines'
-  // latency and request-error SLOs, the shedding, queue and KV-cache alerts
-  // (inference.engines) and L4's serving panels; vllm: the rules on vLLM's own metrics
-  // (throughput, the latency breakdown, goodput, metric names), on with inference where
-  // inference.engines lists vllm;
-  // release: canary
-  // against baseline (on every served engine's first tokens and errors); cost: prices, chargeback and idle cost; cohorts:
-  // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
-  // scheduling: unschedulable GPU pods, quotas, device plugin; infiniband (off unless switched
-  // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs; nccl
-  // (off unless switched on): NCCL Inspector's measured stragglers and starved collectives.
-  enabled: {
-    inference: true,
-    vllm: self.inference && std.member($.inference.engines, 'vllm'),
-    release: true,
-    cost: true,
-    cohorts: true,
-    retention: true,
-    scheduling: true,
-    infiniband: false,
-    nccl: false,
-  },
-
-  // runbook_url of an alert is this base + the alert name + '.md'.
-  // grafanaURL is where the generated dashboards are served: runbooks link into it.
-  runbooks: {
-    baseURL: 'https://github.com/gpuobs/gpuobs/blob/main/runbooks/',
-    grafanaURL: 'https://grafana.example.com',
-  },
-
-  // Label sets used to aggregate. gpu: one series per physical GPU (recording rules);
-  // alert: what every GPU alert keeps; gpuJoin: labels that match a GPU across both.
-  identity: {
-    local l = $.labels,
-    gpu: [l.cluster, l.host, l.gpu, l.uuid, l.modelName],
-    gpuJoin: [l.cluster, l.host, l.gpu, l.uuid],
-    alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName, l.namespace, l.pod],
-  },
-
-  // Recording rules declared in the catalog (name: { family, expr }), for expressions several
-  // alerts share. Each must be read by an alert, whose scenarios then test it.
-  records+: {},
-
-  // Recording rule evaluation.
-  recording: {
-    interval: '1m',
-    rateWindow: '5m',
-    // Retention tiers: the records of these levels (the L1 and L2 signals, cost and SLO
-    // budgets) copied at 5m and 1h resolution, in their own slower groups; a long-term store
-    // keeps only these (README: "Retention tiers").
-    retention: {
-      intervals: ['5m', '1h'],
-      levels: ['fleet', 'cluster', 'namespace', 'team', 'slo'],
-    },
-  },
-
-  // Where the rules run. single: one Prometheus (or one engine) sees every series, the cluster
-  // label on them; rules in rules/*.yaml. sharded: one Prometheus per shard, shardLabel its
-  // external label (so not on the scraped series), and a global engine above the shards
-  // (thanos: Thanos ruler over a querier; mimir: Mimir ruler over what the shards remote-write).
-  // Each rule is placed by what it reads: rules that keep shardLabel and read raw series run in
-  // the shard (rules/shard/), rules that aggregate across shards or read their results run in
-  // the global layer (rules/global/), which never reads raw series.
-  topology: {
-    mode: 'single',
-    shardLabel: $.labels.cluster,
-    globalEngine: 'thanos',
-    // The query_offset of the global layer's groups: they read as of this long before their
-    // evaluation time, when every shard's records for it have arrived. A shard writes a
-    // group's records up to the group's duration after their timestamp (its slowest group
-    // took 3.2 s at 12,500 GPUs, BenchmarkShardedEvaluation/shard), and remote write sends
-    // them within its batch_send_deadline (5s by default): 30s covers the two 3.6 times over.
-    // '0s' reads at the evaluation time.
-    globalQueryOffset: '30s',
-    // true where each cluster's Prometheus names its cluster only as an external label
-    // (kube-prometheus-stack's prometheusSpec.externalLabels, no relabeling that puts it on
-    // the series): the label self-check then does not ask for it on GPU series, alert texts
-    // read it from the external labels, and runbook queries select no cluster (run them in
-    // that cluster's Prometheus). Alertmanager gets it on every alert either way: Prometheus
-    // adds its external labels to the alerts it sends.
-    clusterExternal: false,
-  },
-
-  // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).
-  deploy: {
-    // A Prometheus Operator PrometheusRule; the labels must match your Prometheus'
-    // ruleSelector (kube-prometheus-stack selects release: <its release name>).
-    operator: { name: 'gpuobs', namespace: 'monitoring', labels: { 'app.kubernetes.io/managed-by': 'gpuobs' } },
-    // The Mimir/Cortex ruler namespace (mimirtool rules load).
-    mimir: { namespace: 'gpuobs' },
-    // Grafana: uidPrefix starts every dashboard UID and tags the dashboards that link to each
-    // other (a second install in one organization takes another prefix); editable lets users
-    // change them in Grafana (provisioning overwrites such edits); sidecar also writes each
-    // dashboard as a ConfigMap for Grafana's sidecar (grafana/<level>.yaml); schemas are the
-    // dashboard schemas written: 'classic' (dashboards/<level>.json, the dashboard JSON of
-    // file provisioning, the sidecar and the HTTP API) and 'v2' (dashboards/v2/<level>.json,
-    // the dashboard.grafana.app/v2 resource of Grafana 13's API, Git Sync and grafana-operator).
-    grafana: {
-      uidPrefix: 'gpuobs',
-      editable: false,
-      schemas: ['classic'],
-      sidecar: { enabled: false, namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
-    },
-  },
-
-  // promtool scenarios: every case runs in one test group and is checked at evalTime.
-  tests: {
-    interval: '1m',
-    evalTime: '60m',
-  },
-
   // A scenario of the library expects another alert of the library to fire with it only while
   // that alert exists: a catalog that removes an alert (alerts: std.objectRemoveKey(...)) or
   // an SLO keeps the others' scenarios valid. ($ is the final catalog, the user's included.)
   alerts: std.mapWithKey(
     function(_, a) a + (if std.objectHas(a, 'tests') then {
-                          tests: [c + (if std.objectHas(c, 'alsoFires') then { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] } else {}) for c in a.tests],
+                          tests: [
+                            c + (
+                              if std.objectHas(c, 'alsoFires') then { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] } else {}
+                            )
+                            for c in a.tests
+                          ],
                         } else {}),
     super.alerts
   ),

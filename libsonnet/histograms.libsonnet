@@ -77,7 +77,11 @@ local t = import 'lib/test.libsonnet';
       // The histogram's state as [observations in each bucket..., sum]: what each phase adds
       // a minute, and the state at the end of each phase (from empty).
       local perMinute = [p[1] + [p[2]] for p in phases];
-      local ends = std.foldl(function(acc, i) acc + [add(acc[i], [phases[i][0] * x for x in perMinute[i]])], std.range(0, std.length(phases) - 1), [std.repeat([0], buckets + 1)]);
+      local ends = std.foldl(
+        function(acc, i) acc + [add(acc[i], [phases[i][0] * x for x in perMinute[i]])],
+        std.range(0, std.length(phases) - 1),
+        [std.repeat([0], buckets + 1)],
+      );
       // A state's quantities as the series carry them: the observations up to each bound
       // (the last is every observation), then the sum; summed once per state, in order.
       local cumulative(state) = std.foldl(function(acc, i) acc + [acc[i - 1] + state[i]], std.range(1, buckets - 1), [state[0]]) + [state[buckets]];
@@ -96,7 +100,13 @@ local t = import 'lib/test.libsonnet';
         local histogram(state) = '{{schema:-53 sum:' + n(state[buckets]) + ' count:' + n(cumulative(state)[buckets - 1])
                                  + ' custom_values:[' + std.join(' ', [n(b) for b in bounds]) + '] buckets:[' + std.join(' ', [n(c) for c in state[0:buckets]]) + ']}}';
         local first = [if i == 0 then ends[0] else add(ends[i], perMinute[i]) for i in std.range(0, std.length(phases) - 1)];
-        [t.series(metric, std.join(' ', [histogram(first[i]) + '+' + histogram(perMinute[i]) + 'x' + phase[i].times for i in std.range(0, std.length(phases) - 1)]), labels)]
+        [
+          t.series(
+            metric,
+            std.join(' ', [histogram(first[i]) + '+' + histogram(perMinute[i]) + 'x' + phase[i].times for i in std.range(0, std.length(phases) - 1)]),
+            labels,
+          ),
+        ]
       else
         local le(b) = if b == std.floor(b) then n(b) + whole else n(b);
         [

@@ -133,7 +133,12 @@ local t = import 'lib/test.libsonnet';
     down: onHost(e.fill('label_replace($(x), "condition", "down", "", "")', { x: downNow })),
     flapping: onHost(e.fill(|||
       label_replace(increase(node_infiniband_link_downed_total$(sel)[$(window)]) > 0 unless on ($(node), device, port) $(down), "condition", "flapping", "", "")
-    |||, { sel: sel, window: w.infinibandFlap, down: e.fill('node_infiniband_state_id$(sel) < $(active)', { sel: sel, active: std.toString(ib.activeState) }), node: std.join(', ', [l.cluster, ib.nodeLabel]) })),
+    |||, {
+      sel: sel,
+      window: w.infinibandFlap,
+      down: e.fill('node_infiniband_state_id$(sel) < $(active)', { sel: sel, active: std.toString(ib.activeState) }),
+      node: std.join(', ', [l.cluster, ib.nodeLabel]),
+    })),
   }),
   local underJob = e.fill(|||
     group by ($(node)) ($(jobs))
@@ -181,7 +186,20 @@ local t = import 'lib/test.libsonnet';
     local job = { owner: 'llama-70b', ownerKind: $.training.scenarioKind },
     local secondNode(values='0.8x60') = [
       t.series('DCGM_FI_PROF_SM_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
-      t.series('kube_pod_owner', '1x60', { job: $.kubeStateMetrics.job, instance: 'kube-state-metrics:8080', namespace: 'ml-team', pod: t.scenarioHost + '-b-0', owner_kind: job.ownerKind, owner_name: job.owner, owner_is_controller: 'true', uid: 'b' }),
+      t.series(
+        'kube_pod_owner',
+        '1x60',
+        {
+          job: $.kubeStateMetrics.job,
+          instance: 'kube-state-metrics:8080',
+          namespace: 'ml-team',
+          pod: t.scenarioHost + '-b-0',
+          owner_kind: job.ownerKind,
+          owner_name: job.owner,
+          owner_is_controller: 'true',
+          uid: 'b',
+        },
+      ),
     ],
     local target(condition) = { [l.host]: t.scenarioHost, device: 'mlx5_0', port: '1', condition: condition },
     local flap = '0x50 1x10',
@@ -243,15 +261,28 @@ local t = import 'lib/test.libsonnet';
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) counts {{ $value | humanize }} {{ $labels.counter }} per minute (threshold ' + e.num(th.infinibandErrorsPerMinute) + '): a marginal cable, transceiver or port, which retransmits and slows the collectives before the link goes down.',
       local errors(counter, values) = t.series(ib.errors[counter], values, { job: ib.job, [ib.nodeLabel]: t.scenarioHost + ':9100', device: 'mlx5_1', port: '1' }),
       tests: [
-        t.case('symbol errors on one port', true, [], extra=[errors('symbol_error', t.risingPerMinute(5 * th.infinibandErrorsPerMinute))], target={ [l.host]: t.scenarioHost, device: 'mlx5_1', port: '1', counter: 'symbol_error' }, value=5 * th.infinibandErrorsPerMinute),
+        t.case(
+          'symbol errors on one port',
+          true,
+          [],
+          extra=[errors('symbol_error', t.risingPerMinute(5 * th.infinibandErrorsPerMinute))],
+          target={ [l.host]: t.scenarioHost, device: 'mlx5_1', port: '1', counter: 'symbol_error' },
+          value=5 * th.infinibandErrorsPerMinute,
+        ),
         t.case('a few errors, below the threshold', false, [], extra=[errors('port_errors_received', t.risingPerHour(30 * th.infinibandErrorsPerMinute))]),
         t.case('errors that stopped', false, [], extra=[errors('symbol_error', '0+50x30 1500x30')]),
       ],
       runbook: {
-        meaning: "A port's " + std.join(', ', std.objectFields(ib.errors)) + ' counter rose by more than ' + e.num(th.infinibandErrorsPerMinute) + ' a minute over ' + w.infinibandErrors + ' for ' + $.alerts.GPUInfiniBandPortErrors['for'] + '.',
+        meaning: "A port's " + std.join(
+          ', ',
+          std.objectFields(ib.errors),
+        ) + ' counter rose by more than ' + e.num(th.infinibandErrorsPerMinute) + ' a minute over ' + w.infinibandErrors + ' for ' + $.alerts.GPUInfiniBandPortErrors['for'] + '.',
         impact: 'Corrupted packets are dropped and retransmitted: collectives through the port slow down; the link may go down next.',
         queries: [
-          { title: 'Errors per minute, by counter', expr: std.join(' or ', [e.fill('60 * rate($(counter)$(port)[$(window)])', { counter: ib.errors[k], port: thePort, window: w.infinibandErrors }) for k in std.objectFields(ib.errors)]) },
+          {
+            title: 'Errors per minute, by counter',
+            expr: std.join(' or ', [e.fill('60 * rate($(counter)$(port)[$(window)])', { counter: ib.errors[k], port: thePort, window: w.infinibandErrors }) for k in std.objectFields(ib.errors)]),
+          },
         ],
         diagnosis: [
           { check: 'Symbol or link-integrity errors (the physical layer)?', yes: 'Reseat or replace the cable and transceiver; check the switch port.', no: 'Receive errors alone: malformed packets from the far end; check the switch and the sender.' },
@@ -287,7 +318,8 @@ local t = import 'lib/test.libsonnet';
         t.case('an idle port', false, [], extra=transmitting('0x60', '0x60')),
       ],
       runbook: {
-        meaning: 'The port had data to send and no credits from the far end to send it during more than ' + e.percent(th.infinibandTransmitWaitShare) + ' % of its transmit opportunity over ' + w.infinibandCongestion + ', for ' + $.alerts.GPUInfiniBandCongested['for'] + ' (lost bytes: PortXmitWait ticks × infiniband.transmitWaitBytes, ' + e.num(ib.transmitWaitBytes) + ').',
+        meaning: 'The port had data to send and no credits from the far end to send it during more than ' + e.percent(th.infinibandTransmitWaitShare) + ' % of its transmit opportunity over ' +
+                 w.infinibandCongestion + ', for ' + $.alerts.GPUInfiniBandCongested['for'] + ' (lost bytes: PortXmitWait ticks × infiniband.transmitWaitBytes, ' + e.num(ib.transmitWaitBytes) + ').',
         impact: 'Collectives through the port slow down; every rank of a job waits for the slowest link.',
         queries: [
           { title: 'Share of transmit time lost waiting', expr: ib.transmitWaitShare(portMatchers, w.infinibandCongestion) },

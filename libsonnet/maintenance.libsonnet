@@ -51,8 +51,22 @@ local t = import 'lib/test.libsonnet';
       tests: [
         // A page that takes its pod labels from the GPU-to-pod map has none where no pod
         // holds the GPU (not even the exporter's own, with honorLabels: true).
-        firing { name: firing.name + ', on a node in maintenance (cordoned, no GPU pods)', pod: false, extra+: [cordon], alsoFires: [cordoned], [if std.length(std.findSubstr(names.gpuInfo, p.expr)) > 0 then 'without']: [l.namespace, l.pod] },
-        firing { name: firing.name + ', on a cordoned node where GPU pods still run', fires: false, extra+: [cordon], alsoFires: [cordoned, { alert: page, value: firing.value, labels: std.get(firing, 'labels', {}) } + (if std.objectHas(firing, 'firing') then { firing: firing.firing } else {})] },
+        firing {
+          name: firing.name + ', on a node in maintenance (cordoned, no GPU pods)',
+          pod: false,
+          extra+: [cordon],
+          alsoFires: [cordoned],
+          [if std.length(std.findSubstr(names.gpuInfo, p.expr)) > 0 then 'without']: [l.namespace, l.pod],
+        },
+        firing {
+          name: firing.name + ', on a cordoned node where GPU pods still run',
+          fires: false,
+          extra+: [cordon],
+          alsoFires: [
+            cordoned,
+            { alert: page, value: firing.value, labels: std.get(firing, 'labels', {}) } + (if std.objectHas(firing, 'firing') then { firing: firing.firing } else {}),
+          ],
+        },
       ],
       runbook+: {
         notes+: ['This is the ticket form of ' + page + ': the node is cordoned and no pod holds its GPUs, so the fault was found during maintenance (often by diagnostics such as `dcgmi diag`) and affects no workload. Repair as ' + page + "'s runbook says; once pods run on the node again the same fault pages."],
@@ -92,7 +106,16 @@ local t = import 'lib/test.libsonnet';
                  )
                  unless on ($(node)) $(maintenance)
                  unless on ($(gpu)) (max by ($(gpu)) ($(util)) >= $(busy))
-               |||, { gpu: gpu, used: $.exporter.unattributed(used), free: $.exporter.unattributed(free), ratio: std.toString($.thresholds.leakedMemoryRatio), node: node, maintenance: inMaintenance, util: util, busy: e.num(utilization($.thresholds.leakedMemoryBusyRatio)) }),
+               |||, {
+                 gpu: gpu,
+                 used: $.exporter.unattributed(used),
+                 free: $.exporter.unattributed(free),
+                 ratio: std.toString($.thresholds.leakedMemoryRatio),
+                 node: node,
+                 maintenance: inMaintenance,
+                 util: util,
+                 busy: e.num(utilization($.thresholds.leakedMemoryBusyRatio)),
+               }),
                'for': '15m',
                identity: $.identity.gpu + [l.pciBusId],
                summary: 'A GPU no pod holds keeps its memory in use: a leaked context.',
@@ -109,7 +132,8 @@ local t = import 'lib/test.libsonnet';
                    t.case('memory freed 10 minutes after the pod went', false, [t.series(used, '77824x10 512x50'), t.series(free, '4096x10 81408x50')], pod=false),
                  ],
                runbook: {
-                 meaning: 'No pod holds the GPU, and it does no work (GPU utilization under ' + e.percent($.thresholds.leakedMemoryBusyRatio) + ' %, or not reported), yet more than ' + e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
+                 meaning: 'No pod holds the GPU, and it does no work (GPU utilization under ' + e.percent($.thresholds.leakedMemoryBusyRatio) + ' %, or not reported), yet more than ' +
+                          e.percent($.thresholds.leakedMemoryRatio) + ' % of its framebuffer has been in use for ' + $.alerts.GPUMemoryHeldWithoutPod['for'] + ': a process that outlived its pod (stuck in the driver, a zombie) holds a CUDA context.',
                  impact: 'The device plugin offers the GPU as free: the next pod scheduled there runs out of memory or fails to start.',
                  queries: [
                    { title: 'Memory use of the GPU', expr: e.fill(|||

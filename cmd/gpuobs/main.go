@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/cli"
-	_ "github.com/gpuobs/gpuobs/internal/hugeheap" // the heap on huge pages, before the other inits touch it
 )
 
 // gcPercent is the garbage collector's target for a run of gpuobs, which allocates much and

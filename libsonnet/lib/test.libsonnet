@@ -42,7 +42,30 @@
   //   without    identity labels the alert lacks in this scenario
   //   labels     identity labels the alert has beyond the GPU's (the code of an XID)
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
-  case(name, fires, series, value=null, pod=true, mig=false, gpus=1, drivers=[], models=[], owner='', ownerKind='', health='65x60', extraHealth=null, counterFile=true, up='1x60', nodeInfo=null, extra=[], target=null, firing=null, without=[], labels={}, alsoFires=[]):: {
+  case(
+    name,
+    fires,
+    series,
+    value=null,
+    pod=true,
+    mig=false,
+    gpus=1,
+    drivers=[],
+    models=[],
+    owner='',
+    ownerKind='',
+    health='65x60',
+    extraHealth=null,
+    counterFile=true,
+    up='1x60',
+    nodeInfo=null,
+    extra=[],
+    target=null,
+    firing=null,
+    without=[],
+    labels={},
+    alsoFires=[],
+  ):: {
     name: name,
     fires: fires,
     series: series,
@@ -83,7 +106,18 @@
   // The labels dcgm-exporter puts on a GPU's series, for record cases: l is the catalog's
   // label profile, pod [namespace, name] or null, mig the GPU instance id or null.
   gpu(l, host, index, sku='NVIDIA H100 80GB HBM3', pod=null, mig=null, profile='3g.40gb')::
-    { [l.cluster]: 'prod', [l.host]: host, [l.gpu]: std.toString(index), [l.uuid]: 'GPU-' + host + '-' + index, [l.pciBusId]: '00000000:18:00.0', [l.device]: 'nvidia' + index, [l.modelName]: sku, [l.driverVersion]: '550.90.07', job: 'dcgm-exporter', instance: host + ':9400' }
+    {
+      [l.cluster]: 'prod',
+      [l.host]: host,
+      [l.gpu]: std.toString(index),
+      [l.uuid]: 'GPU-' + host + '-' + index,
+      [l.pciBusId]: '00000000:18:00.0',
+      [l.device]: 'nvidia' + index,
+      [l.modelName]: sku,
+      [l.driverVersion]: '550.90.07',
+      job: 'dcgm-exporter',
+      instance: host + ':9400',
+    }
     + (if pod == null then {} else { [l.namespace]: pod[0], [l.pod]: pod[1], [l.container]: 'main' })
     + (if mig == null then {} else { [l.migInstance]: std.toString(mig), [l.migProfile]: profile }),
 

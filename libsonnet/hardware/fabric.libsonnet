@@ -5,9 +5,10 @@
 // take part in its NVLink domain, and a GPU whose C2C link is down has lost its Grace CPU: both
 // page. A degraded fabric, a registration that does not complete, NVLink 5 errors and C2C
 // errors ticket, as NVLink errors do.
-local e = import 'lib/expr.libsonnet';
-local rb = import 'lib/runbook.libsonnet';
-local t = import 'lib/test.libsonnet';
+local e = import '../lib/expr.libsonnet';
+local gpu = import '../lib/gpu.libsonnet';
+local rb = import '../lib/runbook.libsonnet';
+local t = import '../lib/test.libsonnet';
 {
   thresholds+: {
     // NVLink 5 errors that forward error correction could not correct, and NVLink-C2C CRC
@@ -50,9 +51,9 @@ local t = import 'lib/test.libsonnet';
   local th = $.thresholds,
   local w = $.windows,
   local fabric = $.fabricStates,
-  local a = $.gpuAlerts,
+  local a = gpu($),
   local gpuText = a.gpuText,
-  local hw = { team: $.teams.infra },
+  local hw = a.owner,
   local gaugeIs(field, values) = std.join(' or ', [
     e.fill(|||
       max by ($(id)) ($(field)) == $(value)
@@ -117,8 +118,23 @@ local t = import 'lib/test.libsonnet';
       description: gpuText + ' has read fabric health ' + fabric.health.unhealthy + ' (unhealthy) or fabric registration ' + fabric.registration.failure + ' (failure) for ' + w.verdict + ' (value {{ $value }}): work that spans its NVLink domain fails on it.',
       tests: stateCases('health', ['unhealthy'], ['healthy', 'not supported'], w.verdict)
              + stateCases('registration', ['failure'], ['success', 'not supported'], w.verdict)
-             + [t.case('health unhealthy on a MIG GPU (the value repeated on each instance)', true, [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health.unhealthy, 20]]))], value=fabric.health.unhealthy, mig=true)]
-             + [t.case('a fabric of limited capacity', false, [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health['limited capacity'], 20]]))], alsoFires=[t.also('GPUFabricDegraded', fabric.health['limited capacity'])])],
+             + [
+               t.case(
+                 'health unhealthy on a MIG GPU (the value repeated on each instance)',
+                 true,
+                 [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health.unhealthy, 20]]))],
+                 value=fabric.health.unhealthy,
+                 mig=true,
+               ),
+             ]
+             + [
+               t.case(
+                 'a fabric of limited capacity',
+                 false,
+                 [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health['limited capacity'], 20]]))],
+                 alsoFires=[t.also('GPUFabricDegraded', fabric.health['limited capacity'])],
+               ),
+             ],
       runbook: runbook(
         "The GPU cannot take part in its rack's NVLink domain: NVML reports its fabric health unhealthy (" + fabricHealth + ' ' + fabric.health.unhealthy + '), or its registration with the fabric failed (' + registration + ' ' + fabric.registration.failure + '; ' + 'DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE says why).',
         'Jobs that span the NVLink domain (multi-node NVLink through IMEX channels) fail on this GPU or hang in their collectives; CUDA may refuse new work on it.',
@@ -138,7 +154,14 @@ local t = import 'lib/test.libsonnet';
       summary: "A GPU's NVLink fabric runs at limited capacity.",
       description: gpuText + ' has read fabric health ' + fabric.health['limited capacity'] + ' (limited capacity) for ' + w.verdict + ': a link or route of its NVLink domain is degraded or in recovery, and collectives across the rack slow down.',
       tests: stateCases('health', ['limited capacity'], ['healthy', 'not supported'], w.verdict)
-             + [t.case('an unhealthy fabric', false, [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health.unhealthy, 20]]))], alsoFires=[t.also('GPUFabricUnhealthy', fabric.health.unhealthy)])],
+             + [
+               t.case(
+                 'an unhealthy fabric',
+                 false,
+                 [t.series(fabricHealth, t.steps([[fabric.health.healthy, 40], [fabric.health.unhealthy, 20]]))],
+                 alsoFires=[t.also('GPUFabricUnhealthy', fabric.health.unhealthy)],
+               ),
+             ],
       runbook: runbook(
         "The GPU's NVLink fabric works at limited capacity (" + fabricHealth + ' ' + fabric.health['limited capacity'] + '): ' + 'DCGM_FI_DEV_FABRIC_HEALTH_MASK tells which condition (degraded bandwidth, route recovery in progress, an unhealthy route, an access-timeout recovery).',
         'Jobs keep running; collectives across the NVLink domain run slower on this GPU, and every rank of the job waits for it.',

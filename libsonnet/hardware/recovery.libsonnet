@@ -2,10 +2,10 @@
 // (DCGM_FI_DEV_GPU_RECOVERY_ACTION, exporter.recoveryActionField) and the exporter's DCGM health
 // check (DCGM_EXP_GPU_HEALTH_STATUS, exporter.healthStatusField). Each alert exists where its
 // field is collected (dcgm-exporter 4.8.3 and later by default).
-local e = import 'lib/expr.libsonnet';
-local names = import 'lib/names.libsonnet';
-local rb = import 'lib/runbook.libsonnet';
-local t = import 'lib/test.libsonnet';
+local e = import '../lib/expr.libsonnet';
+local gpu = import '../lib/gpu.libsonnet';
+local rb = import '../lib/runbook.libsonnet';
+local t = import '../lib/test.libsonnet';
 {
   // The recovery actions of nvmlDeviceGpuRecoveryAction_t, by value: the name the alert
   // carries (label recovery_action), what it means, what to do, and its tier: critical pages
@@ -58,9 +58,10 @@ local t = import 'lib/test.libsonnet';
     warning: 'GPURecoveryPending',
   },
   local tiers = std.set([actions[c].severity for c in codes]),
-  local gpuText = $.gpuAlerts.gpuText,
+  local g = gpu($),
+  local gpuText = g.gpuText,
   local id = std.join(', ', $.identity.gpu),
-  local attributed = $.gpuAlerts.attributed,
+  local attributed = g.attributed,
   // The GPUs that ask for an action, recorded once: the alerts read this handful of series,
   // not every GPU's.
   local asked = 'gpu:dcgm_gpu_recovery_action:max',
@@ -113,7 +114,12 @@ local t = import 'lib/test.libsonnet';
                   t.case('the GPU was reset: no action asked', false, [t.series(field, mine[0] + 'x30 0x30')]),
                   t.case('no action asked', false, [t.series(field, '0x60')]),
                 ] + [
-                  t.case('an action of another tier', false, recovery(other[0], 10), alsoFires=[{ alert: bySeverity[actions[other[0]].severity], value: std.parseInt(other[0]), labels: named(other[0]) }])
+                  t.case(
+                    'an action of another tier',
+                    false,
+                    recovery(other[0], 10),
+                    alsoFires=[{ alert: bySeverity[actions[other[0]].severity], value: std.parseInt(other[0]), labels: named(other[0]) }],
+                  )
                   for _ in std.range(1, std.min(1, std.length(other)))
                 ],
                 runbook: {
@@ -159,7 +165,12 @@ local t = import 'lib/test.libsonnet';
                 description: gpuText + ' has asked for recovery action {{ $value }} for ' + w.verdict + '; the catalog (recoveryActions) knows ' + listed + ': look the value up in nvmlDeviceGpuRecoveryAction_t and add it.',
                 tests: [
                   t.case('a value newer drivers send', true, recovery(std.toString(unknown), 10), value=unknown),
-                  t.case('a known action', false, recovery(codes[0], 10), alsoFires=[{ alert: bySeverity[actions[codes[0]].severity], value: std.parseInt(codes[0]), labels: named(codes[0]) }]),
+                  t.case(
+                    'a known action',
+                    false,
+                    recovery(codes[0], 10),
+                    alsoFires=[{ alert: bySeverity[actions[codes[0]].severity], value: std.parseInt(codes[0]), labels: named(codes[0]) }],
+                  ),
                   t.case('no action asked', false, [t.series(field, '0x60')]),
                 ],
                 runbook: {

@@ -1,0 +1,187 @@
+// Settings every family file reads: label names, identities, windows shared by several
+// families, teams, sections, where the rules run and how they are tested.
+{
+  windows: {
+    // How long an XID or ECC event keeps its alert firing...
+    event: '10m',
+    // ...and how much longer the alert stays firing after that (keep_firing_for), so that the
+    // same fault repeating within an incident (a GPU that errors again after its reset) stays
+    // one page instead of resolving and paging again; the alert resolves this long after the
+    // last event window ends.
+    incident: '30m',
+    // How far back a GPU that stopped reporting is remembered.
+    missing: '1h',
+    // How long a gap in a GPU's data (a Prometheus restart, a scrape outage) the XID alerts
+    // look past to tell an old XID from a new one; XIDs held across a longer gap are announced
+    // again when the data resumes.
+    gap: '30m',
+  },
+
+  // Label names as the series carry them. Derived from `exporter`; override single names here.
+  labels: {
+    cluster: 'cluster',
+    host: $.exporter.hostLabel,
+    gpu: 'gpu',
+    uuid: 'UUID',
+    pciBusId: 'pci_bus_id',
+    device: 'device',
+    modelName: 'modelName',
+    driverVersion: $.exporter.driverField,
+    namespace: 'namespace',
+    pod: 'pod',
+    container: 'container',
+    // The workload's pod where a scrape's target labels won (honorLabels: false): Prometheus
+    // renames the exporter's labels exported_<name>. The rules read both.
+    exportedNamespace: 'exported_' + self.namespace,
+    exportedPod: 'exported_' + self.pod,
+    migInstance: 'GPU_I_ID',
+    migProfile: 'GPU_I_PROFILE',
+    // kube-state-metrics' node label.
+    node: 'node',
+    // The label every alert carries with its owning team (routing matches on it), and that
+    // the cost records by team keep.
+    team: 'team',
+  },
+
+  apiVersion: 'gpuobs/v1',
+
+  // The Prometheus servers the rules run on: the release line they run (version: 3.5 and 3.13
+  // are the long-term-support lines; 3.16 is the newest gpuobs tests with) and their
+  // --enable-feature flags. A rule that uses PromQL a later release added (first_over_time
+  // came in 3.7, the histogram trim operators in 3.11) or that needs a flag the release
+  // requires and enableFeatures does not list (limitk and info need
+  // promql-experimental-functions, fill() promql-binop-fill-modifiers, duration arithmetic
+  // promql-duration-expr before 3.14) fails generation by its catalog path, and gpuobs lint
+  // --prometheus-version says the same of hand-written rules.
+  //
+  // nativeHistograms: whether the servers keep vLLM's latency histograms as native histograms
+  // (scrape_native_histograms, or convert_classic_histograms_to_nhcb without
+  // always_scrape_classic_histograms): the SLOs, records, panels and runbooks then read the bare
+  // name with histogram_count, histogram_fraction and histogram_quantile instead of the
+  // _bucket, _count and _sum series, which such servers no longer have.
+  prometheus: { version: '3.16', enableFeatures: [], nativeHistograms: false },
+
+  // The teams that own alerts, by their role in the catalog: the value is the team's name as
+  // alerts, receivers, routes and runbooks spell it. Rename one with teams+: { infra: 'gpu-infra' }.
+  teams: {
+    // GPU hardware, exporters, nodes and the availability SLO.
+    infra: 'infra',
+    // Scheduling, workloads, cost and the serving platform.
+    'ml-platform': 'ml-platform',
+    // Inference SLOs and model releases.
+    inference: 'inference',
+  },
+
+  // Catalog sections, all on: switch off what your fleet does not run, and every record,
+  // alert, SLO, panel, runbook, test and counter row of the section goes (a rule of another
+  // section that reads one fails generation, naming both). inference: the serving engines'
+  // latency and request-error SLOs, the shedding, queue and KV-cache alerts
+  // (inference.engines) and L4's serving panels; vllm: the rules on vLLM's own metrics
+  // (throughput, the latency breakdown, goodput, metric names), on with inference where
+  // inference.engines lists vllm;
+  // release: canary
+  // against baseline (on every served engine's first tokens and errors); cost: prices, chargeback and idle cost; cohorts:
+  // driver and SKU cohorts; retention: the 5m and 1h copies for a long-term store;
+  // scheduling: unschedulable GPU pods, quotas, device plugin; infiniband (off unless switched
+  // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs; nccl
+  // (off unless switched on): NCCL Inspector's measured stragglers and starved collectives.
+  enabled: {
+    inference: true,
+    vllm: self.inference && std.member($.inference.engines, 'vllm'),
+    release: true,
+    cost: true,
+    cohorts: true,
+    retention: true,
+    scheduling: true,
+    infiniband: false,
+    nccl: false,
+  },
+
+  // runbook_url of an alert is this base + the alert name + '.md'.
+  // grafanaURL is where the generated dashboards are served: runbooks link into it.
+  runbooks: {
+    baseURL: 'https://github.com/gpuobs/gpuobs/blob/main/runbooks/',
+    grafanaURL: 'https://grafana.example.com',
+  },
+
+  // Label sets used to aggregate. gpu: one series per physical GPU (recording rules);
+  // alert: what every GPU alert keeps; gpuJoin: labels that match a GPU across both.
+  identity: {
+    local l = $.labels,
+    gpu: [l.cluster, l.host, l.gpu, l.uuid, l.modelName],
+    gpuJoin: [l.cluster, l.host, l.gpu, l.uuid],
+    alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName, l.namespace, l.pod],
+  },
+
+  // Recording rules declared in the catalog (name: { family, expr }), for expressions several
+  // alerts share. Each must be read by an alert, whose scenarios then test it.
+  records+: {},
+
+  // Recording rule evaluation.
+  recording: {
+    interval: '1m',
+    rateWindow: '5m',
+    // Retention tiers: the records of these levels (the L1 and L2 signals, cost and SLO
+    // budgets) copied at 5m and 1h resolution, in their own slower groups; a long-term store
+    // keeps only these (README: "Retention tiers").
+    retention: {
+      intervals: ['5m', '1h'],
+      levels: ['fleet', 'cluster', 'namespace', 'team', 'slo'],
+    },
+  },
+
+  // Where the rules run. single: one Prometheus (or one engine) sees every series, the cluster
+  // label on them; rules in rules/*.yaml. sharded: one Prometheus per shard, shardLabel its
+  // external label (so not on the scraped series), and a global engine above the shards
+  // (thanos: Thanos ruler over a querier; mimir: Mimir ruler over what the shards remote-write).
+  // Each rule is placed by what it reads: rules that keep shardLabel and read raw series run in
+  // the shard (rules/shard/), rules that aggregate across shards or read their results run in
+  // the global layer (rules/global/), which never reads raw series.
+  topology: {
+    mode: 'single',
+    shardLabel: $.labels.cluster,
+    globalEngine: 'thanos',
+    // The query_offset of the global layer's groups: they read as of this long before their
+    // evaluation time, when every shard's records for it have arrived. A shard writes a
+    // group's records up to the group's duration after their timestamp (its slowest group
+    // took 3.2 s at 12,500 GPUs, BenchmarkShardedEvaluation/shard), and remote write sends
+    // them within its batch_send_deadline (5s by default): 30s covers the two 3.6 times over.
+    // '0s' reads at the evaluation time.
+    globalQueryOffset: '30s',
+    // true where each cluster's Prometheus names its cluster only as an external label
+    // (kube-prometheus-stack's prometheusSpec.externalLabels, no relabeling that puts it on
+    // the series): the label self-check then does not ask for it on GPU series, alert texts
+    // read it from the external labels, and runbook queries select no cluster (run them in
+    // that cluster's Prometheus). Alertmanager gets it on every alert either way: Prometheus
+    // adds its external labels to the alerts it sends.
+    clusterExternal: false,
+  },
+
+  // Rule file formats besides plain files (gpuobs generate --rules-format operator,mimir).
+  deploy: {
+    // A Prometheus Operator PrometheusRule; the labels must match your Prometheus'
+    // ruleSelector (kube-prometheus-stack selects release: <its release name>).
+    operator: { name: 'gpuobs', namespace: 'monitoring', labels: { 'app.kubernetes.io/managed-by': 'gpuobs' } },
+    // The Mimir/Cortex ruler namespace (mimirtool rules load).
+    mimir: { namespace: 'gpuobs' },
+    // Grafana: uidPrefix starts every dashboard UID and tags the dashboards that link to each
+    // other (a second install in one organization takes another prefix); editable lets users
+    // change them in Grafana (provisioning overwrites such edits); sidecar also writes each
+    // dashboard as a ConfigMap for Grafana's sidecar (grafana/<level>.yaml); schemas are the
+    // dashboard schemas written: 'classic' (dashboards/<level>.json, the dashboard JSON of
+    // file provisioning, the sidecar and the HTTP API) and 'v2' (dashboards/v2/<level>.json,
+    // the dashboard.grafana.app/v2 resource of Grafana 13's API, Git Sync and grafana-operator).
+    grafana: {
+      uidPrefix: 'gpuobs',
+      editable: false,
+      schemas: ['classic'],
+      sidecar: { enabled: false, namespace: 'monitoring', labels: { grafana_dashboard: '1' } },
+    },
+  },
+
+  // promtool scenarios: every case runs in one test group and is checked at evalTime.
+  tests: {
+    interval: '1m',
+    evalTime: '60m',
+  },
+}

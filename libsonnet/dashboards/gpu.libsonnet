@@ -1,0 +1,47 @@
+// L5, one GPU: a panel per collected field, with the alert threshold that reads it.
+local e = import '../lib/expr.libsonnet';
+local names = import '../lib/names.libsonnet';
+local panels = import '../lib/panels.libsonnet';
+{
+  local p = panels($),
+  local row = p.row,
+  local v = p.v,
+  local is = p.is,
+  local node = p.node,
+  local gpu = p.gpu,
+  local clusterVar = p.clusterVar,
+  local nodeVar = p.nodeVar,
+  local collected = p.collected,
+  local fieldPanel = p.fieldPanel,
+  local l = $.labels,
+
+  dashboards+: {
+    L5: {
+      uid: $.deploy.grafana.uidPrefix + '-l5-gpu',
+      title: 'Single GPU',
+      description: 'One GPU: every field the exporter collects over time, error events as annotations.',
+      vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },
+      variables: [clusterVar, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
+      links: ['L3'],
+      annotations: [
+        { name: 'XID events', expr: e.fill(|||
+          $(events){$(gpu)}
+        |||, { events: names.xidEvents($.windows.event), gpu: gpu }), color: 'red', title: 'New XID' },
+        { name: 'Double-bit ECC errors', expr: e.fill(|||
+          increase($(counter){$(gpu)}[$(window)]) > 0
+        |||, { counter: names.gpuCounter('DCGM_FI_DEV_ECC_DBE_VOL_TOTAL'), gpu: gpu, window: $.recording.rateWindow }), color: 'purple', title: 'Double-bit ECC' },
+        { name: 'Single-bit ECC errors', expr: e.fill(|||
+          increase($(counter){$(gpu)}[$(window)]) > 0
+        |||, { counter: names.gpuCounter('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL'), gpu: gpu, window: $.recording.rateWindow }), color: 'yellow', title: 'Single-bit ECC' },
+        { name: 'Alerts', expr: e.fill(|||
+          ALERTS{alertstate="firing", $(gpu)}
+        |||, { gpu: is(l.uuid, 'gpu') }), color: 'orange', title: '{{alertname}}' },
+      ],
+      local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),
+      rows: [
+        row(family, [fieldPanel(n) for n in std.objectFields($.fields) if collected(n) && $.fields[n].family == family && $.fields[n].entity != 'nvlink'])
+        for family in byFamily
+      ],
+    },
+  },
+}

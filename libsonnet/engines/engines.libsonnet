@@ -1,0 +1,216 @@
+// LLM serving engines as data: what each engine's /metrics really sends (names, types, the
+// label that names the model, the labels it adds, histogram ladders, where it serves them),
+// and what it cannot show. inference.engines lists the engines the fleet serves with; every
+// SLO, SLI and L4 latency panel reads each listed engine that has the quantity, and an engine
+// without it is left out of that rule (docs/catalog.md's engine table says which).
+//
+// A profile's quantities, each { name, type, buckets (histograms, seconds), deprecated (an
+// older name of the same series, read where a server lacks the current one) }:
+//   timeToFirstToken, interTokenLatency, requestLatency (end to end): histograms in seconds;
+//   and the phases of a request, for the latency breakdown: queueTime (waiting to be
+//   scheduled), prefillTime (the prompt, up to the first token), decodeTime (the output).
+// Its other fields: title, modelLabel (the label its series name the model by; the rules
+// relabel it to inference.modelLabel where they differ), labels (what it adds beyond the
+// server's), selector (matchers that keep the rules to this engine's own servers: an engine
+// behind a frontend that is also listed counts each request twice), endpoint, enable (what
+// turns the metrics on), and for scenarios job (a scrape job's name), port and example (the
+// labels beyond the model's that its series carry, valued as the engine writes them) and
+// wholeBound (what follows a whole bucket bound in its le label: '.0' from Python's client,
+// '' from Rust's).
+//
+// Its requests: the counters of the requests it answered, { counters (name: the labels its
+// series carry), served (the reads of the requests it admitted: its inference handlers,
+// rejections left out), failed (those of them that failed on the server's side), rejected
+// (those it refused at admission on purpose, load shedding: [] where it cannot tell them from
+// failures), and example (for scenarios: the series of a success, a failure and a rejection,
+// each { name, labels }) }, each read { name, selector }. The request-error SLO reads
+// served and failed; the shedding alert reads rejected.
+//
+// Its gauges and counters beyond the histograms, each a list of reads in the order a server's
+// series is preferred (its first it exports is read): waiting (its queue), kvCache (the KV
+// cache's used share, 0 to 1), preemptions (each read's type: counter, or gauge for a level
+// such as TensorRT-LLM's paused requests), generated (the counter of output tokens) and
+// running (the requests being decoded); awake(series), where the engine can sleep, leaves a
+// sleeping engine's series out. The queue, KV-cache and throughput alerts read every served
+// engine that shows what they read.
+//
+// The throughput, goodput, latency-breakdown and release-gate rules read every served engine
+// that shows what they read. The vLLM-only check (metric-missing) is in the section vllm, on
+// where inference.engines lists vllm (enabled.vllm); it reads vLLM's series through readAs and
+// seriesOf, with its selector.
+local e = import '../lib/expr.libsonnet';
+{
+  inference+:: {
+    local inference = self,
+    // The engines the fleet serves with: profile names (vllm, sglang, dynamo, trtllm, triton).
+    engines: ['vllm'],
+
+    profiles: {},
+
+    // An engine's server in scenarios: its scrape target's labels, and where `serving` those
+    // its model series carry (the model, under the engine's label, and its example labels).
+    scenarioServer(engine, serving=false)::
+      local p = inference.profiles[engine];
+      { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port }
+      + (if serving then { [p.modelLabel]: 'llama-3-8b' } + p.example else {}),
+
+    // The quantities a profile may have, in the order the engine table lists them.
+    quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
+    // The phases of a request a profile may time, by the word the breakdown records use.
+    phases: { queue: 'queueTime', prefill: 'prefillTime', decode: 'decodeTime' },
+
+    // The reads of an engine's quantity, for the histogram builders: a plain name where the
+    // engine needs no selector nor relabeling, else { name, selector, relabel }; its current
+    // name before its deprecated one.
+    readOf(engine, quantity)::
+      local q = inference.profiles[engine][quantity];
+      [inference.readAs(engine, q.name)] + (if std.get(q, 'deprecated') == null then [] else [inference.readAs(engine, q.deprecated)]),
+
+    // A read of one of an engine's series by name, for the histogram builders: a plain name
+    // where the engine needs no selector nor relabeling, else { name, selector, relabel }.
+    readAs(engine, name)::
+      local p = inference.profiles[engine];
+      if p.selector == '' && p.modelLabel == inference.modelLabel then name
+      else {
+        name: name,
+        selector: p.selector,
+        relabel: if p.modelLabel == inference.modelLabel then null else { from: p.modelLabel, to: inference.modelLabel },
+      },
+
+    // One of an engine's series by name, selected with its profile's selector and `matchers`
+    // (a selector's inside): for the rules that read one engine's own metrics by name.
+    seriesOf(engine, name, matchers='')::
+      local inside = e.inside([inference.profiles[engine].selector, matchers]);
+      name + (if inside == '' then '' else '{' + inside + '}'),
+
+    // The reads of a quantity across the engines served that have it.
+    read(quantity):: std.flattenArrays([inference.readOf(engine, quantity) for engine in inference.having(quantity)]),
+
+    // The engines served that have a quantity: a latency SLO or panel on a quantity none has
+    // is not generated.
+    having(quantity):: inference.showing([quantity]),
+    // The engines served that have every one of `fields`.
+    showing(fields):: [engine for engine in inference.engines if std.all([std.objectHas(inference.profiles[engine], f) for f in fields])],
+
+    // The engines served that count their requests, and those that also tell rejections at
+    // admission apart.
+    answering:: inference.having('requests'),
+    // The engines served whose throughput the records and alert read (output tokens over the
+    // requests running), whose goodput they read (output tokens and both latency histograms),
+    // and whether the release gate has an engine to compare (first tokens, or requests counted
+    // per model).
+    decoding:: inference.showing(['generated', 'running']),
+    goodput:: inference.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
+    gated:: inference.having('timeToFirstToken') != [] || inference.countingPerModel != [],
+
+    // The engines served that count their requests per model (every counter labels the
+    // model; SGLang's HTTP counter does not).
+    countingPerModel:: [
+      x
+      for x in inference.answering
+      if std.all(
+        [std.member(labels, inference.profiles[x].modelLabel) for labels in std.objectValues(inference.profiles[x].requests.counters)],
+      )
+    ],
+    shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
+
+    // The series of a field (waiting, kvCache, preemptions, generated, running) of every served
+    // engine that has it, in the profile's order: each read with its selector, the profile's
+    // and `matchers`, `f` applied (a range function: 'deriv(%s[10m])', or a function of the
+    // read giving one; '%s' for the instant value), without a sleeping engine's where `awake`
+    // and the profile says how, relabelled to inference.modelLabel where the engine names the
+    // model otherwise.
+    gauges(field, f='%s', matchers='', awake=false)::
+      [
+        local inside = e.inside([r.selector, p.selector, matchers]);
+        local format = if std.isFunction(f) then f(r) else f;
+        local read = format % (r.name + (if inside == '' then '' else '{' + inside + '}'));
+        local series = if awake && std.objectHasAll(p, 'awake') then p.awake(read) else read;
+        if p.modelLabel == inference.modelLabel then series
+        else e.fill('label_replace($(series), "$(to)", "$1", "$(from)", "(.*)")', { series: series, to: inference.modelLabel, from: p.modelLabel })
+        for engine in inference.having(field)
+        for p in [inference.profiles[engine]]
+        for r in p[field]
+      ],
+
+    // For gauges: a read's series counted once across the ranks its labels name (its labels
+    // beyond the server's: SGLang's tensor-parallel ranks each report the same batch).
+    onceAcrossRanks(r):: if r.labels == {} then '%s' else e.fill('max without ($(ranks)) (%s)', { ranks: std.join(', ', std.objectFields(r.labels)) }),
+
+    // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
+    // per second over w, summed by `by`: each engine's counters read with their selectors, the
+    // profile's and `matchers` (a selector's inside, '' for none), relabelled to
+    // inference.modelLabel where `by` keeps the model and the engine names it otherwise.
+    requestRate(outcomes, engines, by, w, matchers='')::
+      local reads = [
+        r {
+          selector: e.inside([r.selector, p.selector, matchers]),
+          relabel: std.member(by, inference.modelLabel) && p.modelLabel != inference.modelLabel,
+          from: p.modelLabel,
+        }
+        for engine in engines
+        for p in [inference.profiles[engine]]
+        for o in outcomes
+        for r in p.requests[o]
+      ];
+      e.fill(|||
+        sum$(by) ($(rates))
+      |||, {
+        by: if by == [] then '' else ' by (' + std.join(', ', by) + ')',
+        rates: std.join(' or ', [
+          local rate = e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w });
+          if !r.relabel then rate else e.fill('label_replace($(rate), "$(to)", "$1", "$(from)", "(.*)")', { rate: rate, to: inference.modelLabel, from: r.from })
+          for r in reads
+        ]),
+      }),
+  },
+
+  // The profiles as docs/catalog.md's engine table shows them.
+  engines: {
+    [name]: {
+      local p = $.inference.profiles[name],
+      title: p.title,
+      served: $.enabled.inference && std.member($.inference.engines, name),
+      modelLabel: p.modelLabel,
+      endpoint: p.endpoint,
+      enable: p.enable,
+      metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
+      requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
+      refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
+      // The SLOs and alerts that read it: those naming it among their engines, and the
+      // section vllm's alerts for vLLM.
+      feeds: if !self.served then [] else
+        [n for n in std.objectFields($.slos) if std.member(std.get($.slos[n], 'engines', []), name)]
+        + [n for n in std.objectFields($.alerts) if std.member(std.get($.alerts[n], 'engines', []), name) || (name == 'vllm' && std.get($.alerts[n], 'section') == 'vllm')],
+    }
+    for name in std.objectFields($.inference.profiles)
+  },
+
+  // The served engines' histograms, for lint and the bucket-bound check (their ladders),
+  // their request counters and gauges.
+  local server(p) = [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', p.modelLabel, $.release.label] + p.labels,
+  metrics+: {
+    [q.name]: { section: 'inference', type: q.type, labels: server(p), buckets: q.buckets }
+    for engine in $.inference.engines
+    for p in [$.inference.profiles[engine]]
+    for quantity in $.inference.quantities + std.objectValues($.inference.phases)
+    if std.objectHas(p, quantity)
+    for q in [p[quantity]] + (if std.get(p[quantity], 'deprecated') == null then [] else [p[quantity] { name: p[quantity].deprecated }])
+  } + {
+    [name]: { section: 'inference', type: 'counter', labels: [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.release.label] + labels }
+    // vLLM's are among its own metrics (section vllm), which a rule of another section may
+    // need even where vLLM is not served.
+    for engine in $.inference.answering
+    if engine != 'vllm'
+    for counters in [$.inference.profiles[engine].requests.counters]
+    for name in std.objectFields(counters)
+    for labels in [counters[name]]
+  } + {
+    [r.name]: { section: 'inference', type: std.get(r, 'type', 'gauge'), labels: server(p) + std.objectFields(r.labels) }
+    for field in ['waiting', 'kvCache', 'preemptions', 'generated', 'running']
+    for engine in $.inference.having(field)
+    if engine != 'vllm'
+    for p in [$.inference.profiles[engine]]
+    for r in p[field]
+  },
+}

@@ -1,0 +1,65 @@
+// The names and series NCCL Inspector's records and alerts (nccl/) share: call it with the
+// catalog, nccl($), and read its fields.
+local e = import 'expr.libsonnet';
+local names = import 'names.libsonnet';
+function(c) {
+  local l = c.labels,
+  local nc = c.nccl,
+  local w = c.windows,
+  local exec = 'nccl_collective_exec_time_microseconds',
+  local bandwidth = 'nccl_bus_bandwidth_gbs',
+  // The job a rank belongs to: its pod's namespace and controller.
+  local owner = [l.namespace, 'owner_kind', 'owner_name'],
+  // A communicator: its name within its job, its size, and one collective and message size.
+  local communicator = [l.cluster] + owner + ['comm_name', 'nranks', 'n_nodes', 'collective', 'message_size'],
+  local rank = [nc.podLabel, 'gpu'],
+  // The pods of training jobs (training.owners), labelled with their job, whose GPUs'
+  // inspector files were written within windows.ncclFresh.
+  local writing = 'pod:nccl_inspector_file:fresh',
+  // The most bus bandwidth a rank of each communicator measures: the rank that waited least
+  // for the others.
+  local best = 'communicator:nccl_bus_bandwidth_gbs:max',
+  // What each collective, message size and node count reaches across a cluster now: the 90th
+  // percentile of the communicators' best. The starved-collective alert reads its maximum over
+  // windows.ncclBaseline: a day of these few series, not of every rank's.
+  local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
+  local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
+  // The GPUs of training jobs, labelled with their job, and their SM activity (the straggler
+  // record): how busy a job is.
+  local jobs = names.trainingActivity(w.straggler),
+  // The fresh pods of training jobs (writing, or a selection of it) under the inspector's
+  // label for a rank.
+  local asRanks(pods) = e.fill(|||
+    label_replace($(pods), "$(rank)", "$1", "$(pod)", "(.*)")
+  |||, { pods: pods, rank: nc.podLabel, pod: l.pod }),
+  // The series of selector of the live ranks of training jobs, each labelled with its job.
+  local ranks(selector) = e.fill(|||
+    (
+      $(selector)
+      * on ($(cluster), $(rank)) group_left ($(owner))
+        $(ranks)
+    )
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), ranks: asRanks(writing) }),
+  // For a runbook: the series of selector of the live ranks of the alert's job.
+  local ranksOfTheJob(selector) = e.fill(|||
+    $(selector)
+    and on ($(cluster), $(rank))
+      $(ranks)
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, ranks: asRanks(e.fill(|||
+    $(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}
+  |||, { writing: writing, namespace: l.namespace })) }),
+
+  // What the nccl files read.
+  exec:: exec,
+  bandwidth:: bandwidth,
+  owner:: owner,
+  communicator:: communicator,
+  rank:: rank,
+  writing:: writing,
+  best:: best,
+  reached:: reached,
+  size:: size,
+  jobs:: jobs,
+  ranks:: ranks,
+  ranksOfTheJob:: ranksOfTheJob,
+}
