@@ -14,8 +14,9 @@ import (
 )
 
 // TestQueriesAreTemplates reads every catalog file's Jsonnet syntax tree and finds the queries
-// built by joins: a + with a string literal on either side, in an expr field's value or in a
-// local it reads (followed through the file, so a helper that returns half a query is found
+// built by joins: a + with a string literal on either side, in an expr field's value, a
+// panel's or a dashboard variable's query, a runbook's first-look query, or in a local any of
+// them reads (followed through the file, so a helper that returns half a query is found
 // where it is defined). Pieces from lib/expr.libsonnet (e.by, e.on) are another file's
 // helpers: they return a piece, not a query. It names every join left, per file.
 func TestQueriesAreTemplates(t *testing.T) {
@@ -74,11 +75,16 @@ func queryJoins(path, src string) ([]string, error) {
 	locals := fileLocals(root)
 	var exprs []ast.Node
 	walk(root, func(n ast.Node) {
-		if o, ok := n.(*ast.Object); ok {
-			for _, f := range o.Fields {
+		switch n := n.(type) {
+		case *ast.Object:
+			for _, f := range n.Fields {
 				if f.Kind != ast.ObjectLocal && fieldName(f) == "expr" {
 					exprs = append(exprs, f.Expr2)
 				}
+			}
+		case *ast.Apply:
+			if i := queryArgument(n, locals); i >= 0 && i < len(n.Arguments.Positional) {
+				exprs = append(exprs, n.Arguments.Positional[i].Expr)
 			}
 		}
 	})
@@ -92,7 +98,7 @@ func queryJoins(path, src string) ([]string, error) {
 		seen[n] = true
 		switch n := n.(type) {
 		case *ast.Binary:
-			if n.Op == ast.BopPlus && !chained[n] && (isString(n.Left) || isString(n.Right)) {
+			if n.Op == ast.BopPlus && !chained[n] && joinsText(n) {
 				joins = append(joins, n.Loc().String())
 				markChain(n, chained)
 			}
@@ -110,6 +116,41 @@ func queryJoins(path, src string) ([]string, error) {
 	}
 	slices.Sort(joins)
 	return slices.Compact(joins), nil
+}
+
+// queryArgument is the position of the query among a call's arguments where the call builds a
+// panel's query (q(expr, legend)), a dashboard variable (v(name, label, query)) or a runbook's
+// first-look query (rb.query(title, expr), or q bound to it); -1 for any other call.
+func queryArgument(call *ast.Apply, locals map[ast.Identifier][]ast.Node) int {
+	switch name := calledName(call.Target); name {
+	case "query":
+		return 1
+	case "v":
+		return 2
+	case "q":
+		if v, ok := call.Target.(*ast.Var); ok {
+			for _, body := range locals[v.Id] {
+				if calledName(body) == "query" {
+					return 1
+				}
+			}
+		}
+		return 0
+	}
+	return -1
+}
+
+// calledName is the name a call's target is written with: f, or the field of a.f.
+func calledName(target ast.Node) string {
+	switch t := target.(type) {
+	case *ast.Var:
+		return string(t.Id)
+	case *ast.Index:
+		if t.Id != nil {
+			return string(*t.Id)
+		}
+	}
+	return ""
 }
 
 // markChain marks the + nodes of a chain (a + b + c) below its outermost one: one join.
@@ -153,6 +194,34 @@ func fieldName(f ast.ObjectField) string {
 		}
 	}
 	return ""
+}
+
+// joinsText reports whether a chain of + (a + b + c) joins text: one of its operands is a
+// string literal or a filled template (e.fill(...)).
+func joinsText(n *ast.Binary) bool {
+	for _, side := range []ast.Node{n.Left, n.Right} {
+		if b, ok := unparen(side).(*ast.Binary); ok && b.Op == ast.BopPlus && joinsText(b) {
+			return true
+		}
+		if isString(side) {
+			return true
+		}
+		if call, ok := unparen(side).(*ast.Apply); ok && calledName(call.Target) == "fill" {
+			return true
+		}
+	}
+	return false
+}
+
+// unparen is n without the parentheses around it.
+func unparen(n ast.Node) ast.Node {
+	for {
+		p, ok := n.(*ast.Parens)
+		if !ok {
+			return n
+		}
+		n = p.Inner
+	}
 }
 
 // isString reports whether n is a string literal, in parentheses or not.

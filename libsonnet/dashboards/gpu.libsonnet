@@ -4,10 +4,10 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local fill = p.fill,
   local row = p.row,
   local v = p.v,
   local is = p.is,
-  local node = p.node,
   local gpu = p.gpu,
   local clusterVar = p.clusterVar,
   local nodeVar = p.nodeVar,
@@ -21,7 +21,7 @@ local panels = import '../lib/panels.libsonnet';
       title: 'Single GPU',
       description: 'One GPU: every field the exporter collects over time, error events as annotations.',
       vars: { cluster: l.cluster, node: l.host, gpu: l.uuid },
-      variables: [clusterVar, nodeVar, v('gpu', 'GPU (UUID)', 'label_values(' + names.gpuInfo + '{' + node + '}, ' + l.uuid + ')')],
+      variables: [clusterVar, nodeVar, v('gpu', 'GPU (UUID)', fill('label_values($(gpuInfo){$(node)}, $(uuid))', { gpuInfo: names.gpuInfo, uuid: l.uuid }))],
       links: ['L3'],
       annotations: [
         { name: 'XID events', expr: e.fill(|||

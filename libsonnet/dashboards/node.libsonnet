@@ -4,13 +4,13 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local fill = p.fill,
   local q = p.q,
   local panel = p.panel,
   local alertAt = p.alertAt,
   local ratio = p.ratio,
   local row = p.row,
   local cluster = p.cluster,
-  local node = p.node,
   local clusterVar = p.clusterVar,
   local nodeVar = p.nodeVar,
   local shown = p.shown,
@@ -28,7 +28,7 @@ local panels = import '../lib/panels.libsonnet';
       vars: { cluster: l.cluster, node: l.host },
       variables: [clusterVar, nodeVar],
       links: ['L2', 'L5'],
-      local dev(field, scale='') = 'max by (' + l.gpu + ', ' + l.uuid + ') (' + field + '{' + node + '}' + scale + ')',
+      local dev(field, scale='') = fill('max by ($(gpu), $(uuid)) ($(field){$(node)}$(scale))', { gpu: l.gpu, uuid: l.uuid, field: field, scale: scale }),
       local byGPU = 'GPU {{' + l.gpu + '}}',
       local byInstance = 'GPU {{' + l.gpu + '}} {{' + l.migProfile + '}} {{' + l.migInstance + '}}',
       local gb200Fields = [
@@ -45,9 +45,17 @@ local panels = import '../lib/panels.libsonnet';
       ],
       rows: [
         row('Utilization and memory', [
-          panel('SM activity', 'timeseries', [q('DCGM_FI_PROF_SM_ACTIVE{' + node + '}', byInstance)], drill='L5') + ratio,
-          panel('GPU utilization (whole GPUs)', 'timeseries', [q('DCGM_FI_DEV_GPU_UTIL{' + node + '}', byGPU)], unit=unitOf('DCGM_FI_DEV_GPU_UTIL'), min=0, max=if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 100 else 1, drill='L5'),
-          panel('Memory used', 'timeseries', [q('DCGM_FI_DEV_FB_USED{' + node + '}', byInstance)], unit=unitOf('DCGM_FI_DEV_FB_USED'), drill='L5'),
+          panel('SM activity', 'timeseries', [q(fill('DCGM_FI_PROF_SM_ACTIVE{$(node)}'), byInstance)], drill='L5') + ratio,
+          panel(
+            'GPU utilization (whole GPUs)',
+            'timeseries',
+            [q(fill('DCGM_FI_DEV_GPU_UTIL{$(node)}'), byGPU)],
+            unit=unitOf('DCGM_FI_DEV_GPU_UTIL'),
+            min=0,
+            max=if $.fields.DCGM_FI_DEV_GPU_UTIL.unit == 'percent' then 100 else 1,
+            drill='L5',
+          ),
+          panel('Memory used', 'timeseries', [q(fill('DCGM_FI_DEV_FB_USED{$(node)}'), byInstance)], unit=unitOf('DCGM_FI_DEV_FB_USED'), drill='L5'),
         ]),
         row('Thermals, power, clocks', [
           panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius), width=6, drill='L5'),
@@ -59,7 +67,7 @@ local panels = import '../lib/panels.libsonnet';
             'timeseries',
             [
               q(
-                'avg_over_time(' + names.gpuThrottle(r) + '{' + node + '}[' + $.windows.throttle + '])',
+                fill('avg_over_time($(gpuThrottle){$(node)}[$(throttle)])', { gpuThrottle: names.gpuThrottle(r), throttle: $.windows.throttle }),
                 byGPU + ' ' + r,
               )
               for r in std.objectFields($.throttleReasons)
@@ -71,7 +79,7 @@ local panels = import '../lib/panels.libsonnet';
           panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x10 sync boost, 0x20/0x40 thermal, 0x80 power brake.', width=12),
         ] + (if $.exporter.clockEventsTotalField == null then [] else [
                local events = $.exporter.clockEventsTotalField;
-               panel('Clock events per minute, by reason', 'timeseries', [q('sum by (' + l.gpu + ', clock_event) (rate(' + events + '{' + node + ', clock_event!~"gpu_idle|clocks_setting|display_clocks"}[$__rate_interval])) * 60', byGPU + ' {{clock_event}}')], unit='cpm', description=events + ': how often each throttle reason became active, counted by the exporter between scrapes too, so a throttle shorter than a scrape shows here and not in the bitmask. Idle, application-clock and display reasons are left out: they are not throttling.', width=24),
+               panel('Clock events per minute, by reason', 'timeseries', [q(fill('sum by ($(gpu), clock_event) (rate($(events){$(node), clock_event!~"gpu_idle|clocks_setting|display_clocks"}[$__rate_interval])) * 60', { gpu: l.gpu, events: events }), byGPU + ' {{clock_event}}')], unit='cpm', description=events + ': how often each throttle reason became active, counted by the exporter between scrapes too, so a throttle shorter than a scrape shows here and not in the bitmask. Idle, application-clock and display reasons are left out: they are not throttling.', width=24),
              ])),
         row('Interconnect and errors', [
           panel('NVLink transmit', 'timeseries', [q(dev('DCGM_FI_PROF_NVLINK_TX_BYTES'), byGPU)], unit='Bps', width=6),
@@ -81,13 +89,19 @@ local panels = import '../lib/panels.libsonnet';
             'NVLink CRC errors per minute',
             'timeseries',
             [
-              q(names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', $.recording.rateWindow) + '{' + node + '} * 60', byGPU + ' flit'),
-              q(names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', $.recording.rateWindow) + '{' + node + '} * 60', byGPU + ' data'),
+              q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', $.recording.rateWindow) }), byGPU + ' flit'),
+              q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', $.recording.rateWindow) }), byGPU + ' data'),
             ],
             thresholds=alertAt(th.nvlinkCrcErrorsPerMinute),
             width=6,
           ),
-          panel('PCIe replays per minute', 'timeseries', [q(names.gpuRate('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', $.recording.rateWindow) + '{' + node + '} * 60', byGPU)], thresholds=alertAt(th.pcieReplaysPerMinute), width=6),
+          panel(
+            'PCIe replays per minute',
+            'timeseries',
+            [q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', $.recording.rateWindow) }), byGPU)],
+            thresholds=alertAt(th.pcieReplaysPerMinute),
+            width=6,
+          ),
           panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=alertAt(th.eccSingleBitPerHour), width=6),
           panel('Last XID', 'timeseries', [q(dev('DCGM_FI_DEV_XID_ERRORS'), byGPU)], unit='none', width=6),
         ]),
@@ -95,7 +109,7 @@ local panels = import '../lib/panels.libsonnet';
              // Grace Blackwell (exporter.platform gb200): the node's GPUs in the rack's NVLink
              // fabric, their C2C links and their NVLink 5 error rates, where every field the
              // row reads is collected.
-             local perMinute(field) = q(names.gpuRate(field, $.recording.rateWindow) + '{' + node + '} * 60', byGPU);
+             local perMinute(field) = q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate(field, $.recording.rateWindow) }), byGPU);
              local states(field, what) = panel(what, 'timeseries', [q(dev(field), byGPU)], unit='none', description=$.fields[field].help, width=6);
              row('NVLink fabric, C2C and NVLink 5', [
                states('DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY', 'Fabric health') { thresholds: [[null, 'green'], [$.fabricStates.health.unhealthy, 'red'], [$.fabricStates.health['limited capacity'], 'orange']] },
@@ -114,16 +128,16 @@ local panels = import '../lib/panels.libsonnet';
                    |||, { job: ib.job, cluster: cluster, node: ib.nodeLabel });
                    local byPort = '{{device}}/{{port}}';
                    row('InfiniBand and RoCE ports', [
-                     panel('Port state', 'timeseries', [q('node_infiniband_state_id{' + ports + '}', byPort)], unit='none', description='4 active, 5 active deferred; 1 down, 2 init, 3 armed. A port never cabled stays down.', width=4),
-                     panel('Link downs and error recoveries per hour', 'timeseries', [q('increase(node_infiniband_link_downed_total{' + ports + '}[1h])', byPort + ' down'), q('increase(node_infiniband_link_error_recovery_total{' + ports + '}[1h])', byPort + ' recovered')], width=5),
+                     panel('Port state', 'timeseries', [q(e.fill('node_infiniband_state_id{$(ports)}', { ports: ports }), byPort)], unit='none', description='4 active, 5 active deferred; 1 down, 2 init, 3 armed. A port never cabled stays down.', width=4),
+                     panel('Link downs and error recoveries per hour', 'timeseries', [q(e.fill('increase(node_infiniband_link_downed_total{$(ports)}[1h])', { ports: ports }), byPort + ' down'), q(e.fill('increase(node_infiniband_link_error_recovery_total{$(ports)}[1h])', { ports: ports }), byPort + ' recovered')], width=5),
                      panel(
                        'Errors per minute',
                        'timeseries',
-                       [q('60 * rate(' + ib.errors[k] + '{' + ports + '}[$__rate_interval])', byPort + ' ' + k) for k in std.objectFields(ib.errors)],
+                       [q(e.fill('60 * rate($(errors){$(ports)}[$__rate_interval])', { errors: ib.errors[k], ports: ports }), byPort + ' ' + k) for k in std.objectFields(ib.errors)],
                        thresholds=alertAt(th.infinibandErrorsPerMinute),
                        width=5,
                      ),
-                     panel('Data received and transmitted', 'timeseries', [q('rate(node_infiniband_port_data_received_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' rx'), q('rate(node_infiniband_port_data_transmitted_bytes_total{' + ports + '}[$__rate_interval])', byPort + ' tx')], unit='Bps', width=5),
+                     panel('Data received and transmitted', 'timeseries', [q(e.fill('rate(node_infiniband_port_data_received_bytes_total{$(ports)}[$__rate_interval])', { ports: ports }), byPort + ' rx'), q(e.fill('rate(node_infiniband_port_data_transmitted_bytes_total{$(ports)}[$__rate_interval])', { ports: ports }), byPort + ' tx')], unit='Bps', width=5),
                      panel(
                        'Transmit time lost waiting for credits',
                        'timeseries',

@@ -4,6 +4,7 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local fill = p.fill,
   local q = p.q,
   local panel = p.panel,
   local alertAt = p.alertAt,
@@ -15,7 +16,6 @@ local panels = import '../lib/panels.libsonnet';
   local workload = p.workload,
   local workloadSeries = p.workloadSeries,
   local server = p.server,
-  local model = p.model,
   local clusterVar = p.clusterVar,
   local unitOf = p.unitOf,
   local l = $.labels,
@@ -35,8 +35,8 @@ local panels = import '../lib/panels.libsonnet';
       local servingNamespaces = if !$.enabled.inference || l.namespace != 'namespace' then [] else [inf.profiles[x].running[0].name for x in inf.having('running')],
       variables: [
         clusterVar,
-        v('namespace', 'Namespace', 'label_values({__name__=~"' + std.join('|', [names.gpuInfo] + servingNamespaces) + '", ' + cluster + '}, ' + l.namespace + ')'),
-        v('pod', 'Pod', 'label_values(' + names.gpuInfo + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '}, ' + l.pod + ')', multi=true),
+        v('namespace', 'Namespace', fill('label_values({__name__=~"$(piece)", $(cluster)}, $(namespace))', { piece: std.join('|', [names.gpuInfo] + servingNamespaces), namespace: l.namespace })),
+        v('pod', 'Pod', fill('label_values($(gpuInfo){$(cluster), $(namespace)}, $(pod))', { gpuInfo: names.gpuInfo, namespace: is(l.namespace, 'namespace'), pod: l.pod }), multi=true),
       ],
       links: ['L2', 'L5'],
       local byPod = '{{' + l.pod + '}} GPU {{' + l.gpu + '}} {{' + l.migInstance + '}}',
@@ -61,8 +61,8 @@ local panels = import '../lib/panels.libsonnet';
           panel('DRAM activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_DRAM_ACTIVE'), byPod)]) + ratio,
           panel('Memory used', 'timeseries', [q(workloadSeries('DCGM_FI_DEV_FB_USED'), byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
           panel("Stragglers: each GPU against its workload's median", 'timeseries', [
-            q(names.trainingActivity($.windows.straggler) + '{' + workload + '}', byPod),
-            q('quantile by (owner_name) (0.5, ' + names.trainingActivity($.windows.straggler) + '{' + cluster + ', ' + is(l.namespace, 'namespace') + '})', 'median of {{owner_name}}'),
+            q(fill('$(trainingActivity){$(workload)}', { trainingActivity: names.trainingActivity($.windows.straggler) }), byPod),
+            q(fill('quantile by (owner_name) (0.5, $(trainingActivity){$(cluster), $(namespace)})', { trainingActivity: names.trainingActivity($.windows.straggler), namespace: is(l.namespace, 'namespace') }), 'median of {{owner_name}}'),
           ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
         ]),
         // A latency panel goes where no engine served has its histogram (quantiles of none).
@@ -79,12 +79,12 @@ local panels = import '../lib/panels.libsonnet';
             'timeseries',
             [
               q(
-                'sum(' + std.join(' or ', ['max by (' + std.join(', ', inf.identity) + ') (' + g + ')' for g in inf.gauges('waiting', matchers=server)]) + ')',
+                e.fill('sum($(piece))', { piece: std.join(' or ', [e.fill('max by ($(identity)) ($(g))', { identity: std.join(', ', inf.identity), g: g }) for g in inf.gauges('waiting', matchers=server)]) }),
                 'waiting',
               )
               for _ in [1]
               if inf.having('waiting') != []
-            ] + [q('sum(' + std.join(' or ', inf.gauges('running', inf.onceAcrossRanks, matchers=server)) + ')', 'running') for _ in [1] if inf.having('running') != []],
+            ] + [q(e.fill('sum($(gauges))', { gauges: std.join(' or ', inf.gauges('running', inf.onceAcrossRanks, matchers=server)) }), 'running') for _ in [1] if inf.having('running') != []],
             thresholds=alertAt(th.inferenceQueueDepth),
             description="Waiting: each engine's queue" + (if $.enabled.vllm then " (vLLM's capacity queue where it splits it)" else '') + '; running: the requests being decoded.',
           ),
@@ -92,7 +92,7 @@ local panels = import '../lib/panels.libsonnet';
           panel(
             'Preemptions',
             'timeseries',
-            [q('sum(' + all('preemptions', function(r) if r.type == 'counter' then 'rate(%s[$__rate_interval])' else '%s') + ')', 'preemptions') for _ in [1] if inf.having('preemptions') != []],
+            [q(e.fill('sum($(all))', { all: all('preemptions', function(r) if r.type == 'counter' then 'rate(%s[$__rate_interval])' else '%s') }), 'preemptions') for _ in [1] if inf.having('preemptions') != []],
             unit=if std.all([r.type == 'counter' for x in inf.having('preemptions') for r in inf.profiles[x].preemptions]) then 'ops' else 'short',
             description='Per second where the engine counts them; the requests paused where it shows a level.',
           ),
@@ -100,7 +100,7 @@ local panels = import '../lib/panels.libsonnet';
           panel(
             'Where a request spends its time (mean)',
             'timeseries',
-            [q('model:inference_request_' + phase + '_time_seconds:mean_rate5m{' + model + '}', phase + ' {{' + inf.modelLabel + '}}') for phase in ['queue', 'prefill', 'decode'] if inf.having(inf.phases[phase]) != []],
+            [q(fill('model:inference_request_$(phase)_time_seconds:mean_rate5m{$(model)}', { phase: phase }), phase + ' {{' + inf.modelLabel + '}}') for phase in ['queue', 'prefill', 'decode'] if inf.having(inf.phases[phase]) != []],
             unit='s',
             description='Waiting in the queue, prefill (the prompt, up to the first token), decode (the output tokens).',
             stack=true,
@@ -109,17 +109,22 @@ local panels = import '../lib/panels.libsonnet';
             'Throughput and goodput',
             'timeseries',
             [
-              q('model:inference_generation_tokens:rate5m{' + model + '}', 'tokens/s {{' + inf.modelLabel + '}}')
+              q(fill('model:inference_generation_tokens:rate5m{$(model)}'), 'tokens/s {{' + inf.modelLabel + '}}')
               for _ in [1]
               if inf.having('generated') != []
-            ] + [q('model:inference_goodput_tokens:rate5m{' + model + '}', 'goodput {{' + inf.modelLabel + '}}') for _ in [1] if inf.goodput != []],
+            ] + [q(fill('model:inference_goodput_tokens:rate5m{$(model)}'), 'goodput {{' + inf.modelLabel + '}}') for _ in [1] if inf.goodput != []],
             description='Goodput: tokens/s of requests that met the TTFT (' + e.num(th.ttftSeconds) + ' s) and TPOT (' + e.num(th.tpotSeconds) + ' s) objectives.',
           ),
-          panel('Tokens per running request', 'timeseries', [q('model:inference_generation_tokens_per_running_request:ratio_rate5m{' + model + '}', '{{' + inf.modelLabel + '}}') for _ in [1] if inf.decoding != []], description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.'),
+          panel(
+            'Tokens per running request',
+            'timeseries',
+            [q(fill('model:inference_generation_tokens_per_running_request:ratio_rate5m{$(model)}'), '{{' + inf.modelLabel + '}}') for _ in [1] if inf.decoding != []],
+            description='Decode speed per request in flight: GPUInferenceThroughputDrop compares it with the ' + $.windows.throughputBaseline + ' before.',
+          ),
           panel(
             'Canary decision',
             'stat',
-            [q('model:inference_canary:decision{' + model + '}', '{{' + inf.modelLabel + '}}') for _ in [1] if $.enabled.release && inf.gated],
+            [q(fill('model:inference_canary:decision{$(model)}'), '{{' + inf.modelLabel + '}}') for _ in [1] if $.enabled.release && inf.gated],
             description='0 promote, 1 hold, 2 roll back: the worse of the p99 TTFT ratio and the error-ratio increase against the thresholds.',
             thresholds=[[null, 'green'], [1, 'orange'], [2, 'red']],
             min=0,

@@ -61,6 +61,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local w = $.windows,
     local hw = g.owner,
@@ -130,8 +131,8 @@ local t = import '../lib/test.libsonnet';
         meaning: 'More than ' + e.percent($.thresholds.exportersDownRatio) + ' % of the dcgm-exporter targets (job ' + $.exporter.job + ') of the cluster have been down for ' + $.alerts.DCGMExportersDownInCluster['for'] + '. Their GPUs are unseen, not known down: the availability SLO counts their capacity as blind.',
         impact: "No GPU alert of those nodes can fire. While this fires, each target's DCGMExporterDown and the tickets of GPUs and nodes read as missing are silenced in the cluster.",
         queries: [
-          q('Targets down, by node', 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + '} == 0'),
-          q('Share of the targets down', 'avg(1 - up{job="' + $.exporter.job + '", ' + is(l.cluster) + '})'),
+          q('Targets down, by node', e.fill('up{job="$(job)", $(cluster)} == 0', { job: $.exporter.job, cluster: is(l.cluster) })),
+          q('Share of the targets down', e.fill('avg(1 - up{job="$(job)", $(cluster)})', { job: $.exporter.job, cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Did the exporter pods restart together (an upgrade of the DaemonSet or the GPU Operator)?', 'Wait for the rollout; if pods crash, read `kubectl logs --previous` of one.'),
@@ -179,8 +180,8 @@ local t = import '../lib/test.libsonnet';
         meaning: 'GPU series (' + h + ') arrive in this cluster from exporter targets of a job (the job label of the alert), and the catalog watches job ' + $.exporter.job + ' (exporter.job), which has no target there.',
         impact: 'DCGMExporterDown reads up{job="' + $.exporter.job + '"}: when one of these exporters goes down nothing says so, and its GPUs read as missing instead. The target queries of the exporter runbooks select nothing.',
         queries: [
-          q('Jobs sending GPU series', 'count by (job) (group by (job, instance) (' + $.exporter.health(is(l.cluster)) + '))'),
-          q("Targets of the catalog's job", 'up{job="' + $.exporter.job + '", ' + is(l.cluster) + '}'),
+          q('Jobs sending GPU series', e.fill('count by (job) (group by (job, instance) ($(health)))', { health: $.exporter.health(is(l.cluster)) })),
+          q("Targets of the catalog's job", e.fill('up{job="$(job)", $(cluster)}', { job: $.exporter.job, cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Is the job one of the documented ones (' + std.join(', ', $.exporter.documentedJobs) + ": the GPU Operator's and the Helm chart's ServiceMonitors)?", 'Set exporter.job to the job your scrape configuration gives the exporter, and regenerate.', 'Someone scrapes the exporter under a job of their own: settle on one job name, in the scrape configuration and in exporter.job.'),
@@ -235,8 +236,8 @@ local t = import '../lib/test.libsonnet';
                   ) + ' (every GPU reads as missing under its old labels); pages are never silenced by it.' else ''
                 ),
         queries: [
-          q('The labels the target really sends', 'topk(1, ' + health('job="$job", instance="$instance"') + ')'),
-          q('Targets sending series without the host label', 'count by (job, instance) (' + health(l.host + '=""') + ')'),
+          q('The labels the target really sends', e.fill('topk(1, $(health))', { health: health('job="$job", instance="$instance"') })),
+          q('Targets sending series without the host label', e.fill('count by (job, instance) ($(health))', { health: health(e.fill('$(host)=""', { host: l.host })) })),
         ],
         diagnosis: [
           step('Does the series carry the other spelling of the host label (Hostname up to dcgm-exporter 4.8.2, hostname from 4.8.3)?', 'The exporter was upgraded or differs from exporter.version: set exporter.version (or exporter.hostLabel) in your catalog to match, and regenerate.'),
@@ -282,8 +283,8 @@ local t = import '../lib/test.libsonnet';
         meaning: "The GPUs of the cluster (judged on the first GPU of each node: the exporter applies one counter file to all of a node's GPUs) report the exporter's default fields (" + h + ') but none reports any field that only the counter file collects (' + std.join(', ', fields) + "): dcgm-exporter runs with its default counter set (the GPU Operator's and the Helm chart's default) instead of the generated one.",
         impact: "Every alert that needs a field outside the default set can never fire in the cluster (listed below with the fields each needs); nothing else says so, and the dashboards' panels on those fields stay empty.",
         queries: [
-          q("The counter file's fields the cluster reports", 'count by (__name__) ({__name__=~"' + std.join('|', fields) + '", ' + l.cluster + '="$' + l.cluster + '"})'),
-          q('GPUs per exporter target', 'count by (job, instance) (' + $.exporter.health(l.cluster + '="$' + l.cluster + '"') + ')'),
+          q("The counter file's fields the cluster reports", e.fill('count by (__name__) ({__name__=~"$(fields)", $(cluster)="$$(cluster)"})', { fields: std.join('|', fields), cluster: l.cluster })),
+          q('GPUs per exporter target', e.fill('count by (job, instance) ($(health))', { health: $.exporter.health(e.fill('$(cluster)="$$(cluster)"', { cluster: l.cluster })) })),
         ],
         diagnosis: [
           step('Does the exporter run with --collectors (-f) pointing at the generated counter file?', 'The file is mounted but its fields do not arrive: check that the ConfigMap holds the generated file and that the exporter pods restarted after it changed.', 'Deploy the counter file: the GPU Operator reads it from the ConfigMap named in dcgmExporter.config.name, the Helm chart from its counter-file values.'),
@@ -375,9 +376,9 @@ local t = import '../lib/test.libsonnet';
         'A GPU stopped reporting any of its health fields (' + $.exporter.healthText + ') for ' + $.alerts.GPUSeriesMissing['for'] + ' while its node is still in the cluster (its other GPUs report, or kube-state-metrics lists the node) and its exporter is not down.',
         'The GPU is probably gone (fell off the bus, driver lost it): its jobs are dead and nothing else about it can alert. A node deleted by the autoscaler does not raise this alert: its GPUs and its Kubernetes node leave together.',
         [
-          q('Which GPUs of the node still report', 'group by (' + l.gpu + ', ' + l.uuid + ') (' + health(nodeSel[1:std.length(nodeSel) - 1]) + ')'),
-          q("Last XID of the node's GPUs", 'last_over_time(DCGM_FI_DEV_XID_ERRORS' + nodeSel + '[' + $.windows.missing + '])'),
-          q('Is the node still in the Kubernetes API', 'kube_node_info{' + l.node + '="$' + l.host + '"}'),
+          q('Which GPUs of the node still report', e.fill('group by ($(gpu), $(uuid)) ($(health))', { gpu: l.gpu, uuid: l.uuid, health: health(nodeSel[1:std.length(nodeSel) - 1]) })),
+          q("Last XID of the node's GPUs", fill('last_over_time(DCGM_FI_DEV_XID_ERRORS$(nodeSel)[$(missing)])', { missing: $.windows.missing })),
+          q('Is the node still in the Kubernetes API', e.fill('kube_node_info{$(node)="$$(host)"}', { node: l.node, host: l.host })),
         ],
         [
           step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', ''),

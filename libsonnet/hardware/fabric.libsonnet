@@ -52,6 +52,7 @@ local t = import '../lib/test.libsonnet';
   local w = $.windows,
   local fabric = $.fabricStates,
   local a = gpu($),
+  local fill = a.fill,
   local gpuText = a.gpuText,
   local hw = a.owner,
   local gaugeIs(field, values) = std.join(' or ', [
@@ -81,8 +82,8 @@ local t = import '../lib/test.libsonnet';
   // Runbook parts.
   local q = rb.query,
   local step = rb.step,
-  local gpuSel = '{' + std.join(', ', [rb.is(x) for x in [l.cluster, l.host, l.uuid]]) + '}',
-  local nodeSel = '{' + std.join(', ', [rb.is(x) for x in [l.cluster, l.host]]) + '}',
+  local gpuSel = a.gpuSel,
+  local nodeSel = a.nodeSel,
   local cordon = rb.cordon(l.host),
   local drain = rb.drain(l.host),
   local runbook(meaning, impact, queries, diagnosis, mitigation) = {
@@ -95,14 +96,23 @@ local t = import '../lib/test.libsonnet';
     dashboards: ['L3', 'L5'],
   },
   local fabricQueries = [
-    q("This GPU's fabric registration and health", registration + gpuSel + ' or ' + fabricHealth + gpuSel),
+    q("This GPU's fabric registration and health", fill('$(registration)$(gpuSel) or $(fabricHealth)$(gpuSel)', { registration: registration, fabricHealth: fabricHealth })),
     q('Fabric health of every GPU of the node (one GPU, or the whole tray?)', fabricHealth + nodeSel),
-    q('GPUs of the cluster whose fabric is unhealthy or of limited capacity (one rack, or more?)', 'count by (' + l.cluster + ') (' + std.join(' or ', [fabricHealth + '{' + rb.is(l.cluster) + '} == ' + fabric.health[s] for s in ['unhealthy', 'limited capacity']]) + ')'),
+    q(
+      'GPUs of the cluster whose fabric is unhealthy or of limited capacity (one rack, or more?)',
+      e.fill(
+        'count by ($(cluster)) ($(piece))',
+        {
+          cluster: l.cluster,
+          piece: std.join(' or ', [e.fill('$(fabricHealth){$(cluster)} == $(state)', { fabricHealth: fabricHealth, cluster: rb.is(l.cluster), state: fabric.health[s] }) for s in ['unhealthy', 'limited capacity']]),
+        },
+      ),
+    ),
   ],
   local nvlinkQueries = [
-    q('NVLink 5 errors left after error correction, per minute', '60 * rate(' + effective + gpuSel + '[5m])'),
-    q('Failed and successful link recoveries in the last hour', 'increase(' + linkDown + gpuSel + '[1h]) or increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS' + gpuSel + '[1h])'),
-    q('Effective bit error rate', 'DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT' + gpuSel),
+    q('NVLink 5 errors left after error correction, per minute', fill('60 * rate($(effective)$(gpuSel)[5m])', { effective: effective })),
+    q('Failed and successful link recoveries in the last hour', fill('increase($(linkDown)$(gpuSel)[1h]) or increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS$(gpuSel)[1h])', { linkDown: linkDown })),
+    q('Effective bit error rate', fill('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT$(gpuSel)')),
     q("The GPU's fabric health", fabricHealth + gpuSel),
   ],
 
@@ -138,7 +148,7 @@ local t = import '../lib/test.libsonnet';
       runbook: runbook(
         "The GPU cannot take part in its rack's NVLink domain: NVML reports its fabric health unhealthy (" + fabricHealth + ' ' + fabric.health.unhealthy + '), or its registration with the fabric failed (' + registration + ' ' + fabric.registration.failure + '; ' + 'DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE says why).',
         'Jobs that span the NVLink domain (multi-node NVLink through IMEX channels) fail on this GPU or hang in their collectives; CUDA may refuse new work on it.',
-        fabricQueries + [q('Why the registration failed (an NVML return code)', 'DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE' + gpuSel)],
+        fabricQueries + [q('Why the registration failed (an NVML return code)', fill('DCGM_FI_DEV_FABRIC_MANAGER_ERROR_CODE$(gpuSel)'))],
         [
           step('Do all GPUs of the node read the same?', "The node lost the fabric (its NVLink switch tray links, or the fabric manager of the rack): check `nvidia-smi -q -d FABRIC` on the node and the rack's NVLink switch trays."),
           step('Do GPUs of several nodes of the rack read the same?', "The rack's fabric (switch tray or its fabric manager) failed: escalate to the rack's owner.", 'One GPU: drain the node and reset the GPU.'),
@@ -165,7 +175,7 @@ local t = import '../lib/test.libsonnet';
       runbook: runbook(
         "The GPU's NVLink fabric works at limited capacity (" + fabricHealth + ' ' + fabric.health['limited capacity'] + '): ' + 'DCGM_FI_DEV_FABRIC_HEALTH_MASK tells which condition (degraded bandwidth, route recovery in progress, an unhealthy route, an access-timeout recovery).',
         'Jobs keep running; collectives across the NVLink domain run slower on this GPU, and every rank of the job waits for it.',
-        fabricQueries + [q("The GPU's fabric health mask", 'DCGM_FI_DEV_FABRIC_HEALTH_MASK' + gpuSel)],
+        fabricQueries + [q("The GPU's fabric health mask", fill('DCGM_FI_DEV_FABRIC_HEALTH_MASK$(gpuSel)'))],
         [
           step('Does GPUNvlinkLinkDown or GPUNvlinkEffectiveErrors fire on the GPU?', 'A link failed: follow that runbook.'),
           step('Did it clear within the hour (a route recovery finishing)?', 'Watch it on L5.', "Drain the node in working hours and reset the GPU; escalate to the rack's owner if it persists."),
@@ -214,9 +224,9 @@ local t = import '../lib/test.libsonnet';
         'The NVLink-C2C link between the GPU and its Grace CPU is inactive (' + c2cStatus + ' 0 on a GPU with ' + c2cLinks + ' above 0).',
         'The GPU has lost its path to host memory: the jobs on it fail, and the node cannot use it until it is repaired.',
         [
-          q('C2C link status and link count', c2cStatus + gpuSel + ' or ' + c2cLinks + gpuSel),
-          q('C2C CRC errors and replays per minute before it went down', '60 * rate(' + c2cErrors[0] + gpuSel + '[5m]) or 60 * rate(' + c2cErrors[1] + gpuSel + '[5m])'),
-          q('The XIDs of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpuSel),
+          q('C2C link status and link count', fill('$(c2cStatus)$(gpuSel) or $(c2cLinks)$(gpuSel)', { c2cStatus: c2cStatus, c2cLinks: c2cLinks })),
+          q('C2C CRC errors and replays per minute before it went down', fill('60 * rate($(c2cErrors)$(gpuSel)[5m]) or 60 * rate($(c2cErrors2)$(gpuSel)[5m])', { c2cErrors: c2cErrors[0], c2cErrors2: c2cErrors[1] })),
+          q('The XIDs of this GPU', fill('DCGM_FI_DEV_XID_ERRORS$(gpuSel)')),
         ],
         [
           step('Did C2C errors (GPUC2CLinkErrors) precede it?', 'A failing link: the superchip needs hardware service.'),
@@ -240,7 +250,7 @@ local t = import '../lib/test.libsonnet';
       runbook: runbook(
         'The NVLink-C2C link between the GPU and its Grace CPU sees more than ' + e.num(th.c2cErrorsPerMinute) + ' CRC errors or replays per minute.',
         'Transfers between the GPU and host memory slow down; a failing link ends with the link down (GPUC2CLinkDown).',
-        [q('C2C CRC errors and replays per minute', '60 * rate(' + c2cErrors[0] + gpuSel + '[5m]) or 60 * rate(' + c2cErrors[1] + gpuSel + '[5m])'), q('C2C link status', c2cStatus + gpuSel)],
+        [q('C2C CRC errors and replays per minute', fill('60 * rate($(c2cErrors)$(gpuSel)[5m]) or 60 * rate($(c2cErrors2)$(gpuSel)[5m])', { c2cErrors: c2cErrors[0], c2cErrors2: c2cErrors[1] })), q('C2C link status', c2cStatus + gpuSel)],
         [step('Has the rate kept rising for a day?', 'Plan hardware service for the compute tray.', 'A burst: watch it on L5.')],
         ['Drain the node in working hours and run `dcgmi diag -r 3`; open an RMA for the compute tray if it fails.'],
       ),

@@ -15,6 +15,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local id = std.join(', ', $.identity.alert),
     local th = $.thresholds,
@@ -26,7 +27,6 @@ local t = import '../lib/test.libsonnet';
     local churnCases = g.churnCases,
     local q = rb.query,
     local step = rb.step,
-    local gpuSel = g.gpuSel,
     local cordon = g.cordon,
     local drain = g.drain,
     local reset = g.reset,
@@ -54,10 +54,10 @@ local t = import '../lib/test.libsonnet';
         'The GPU logged uncorrectable (double-bit) ECC errors: data in its memory was corrupted.',
         'The running job computed on corrupted data or crashed; the GPU needs a reset before it can be trusted.',
         [
-          q('Double-bit errors in the last hour', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpuSel + '[1h])'),
-          q('Lifetime double-bit errors (persistent)', 'DCGM_FI_DEV_ECC_DBE_AGG_TOTAL' + gpuSel),
-          q('Pending retirements and remaps', 'DCGM_FI_DEV_RETIRED_PENDING' + gpuSel + ' or DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel),
-          q('Row-remap failure (no spare rows left)', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpuSel),
+          q('Double-bit errors in the last hour', fill('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL$(gpuSel)[1h])')),
+          q('Lifetime double-bit errors (persistent)', fill('DCGM_FI_DEV_ECC_DBE_AGG_TOTAL$(gpuSel)')),
+          q('Pending retirements and remaps', fill('DCGM_FI_DEV_RETIRED_PENDING$(gpuSel) or DCGM_FI_DEV_ROW_REMAP_PENDING$(gpuSel)')),
+          q('Row-remap failure (no spare rows left)', fill('DCGM_FI_DEV_ROW_REMAP_FAILURE$(gpuSel)')),
         ],
         [
           step('Is DCGM_FI_DEV_ROW_REMAP_FAILURE 1?', 'The GPU is out of spare rows: RMA.'),
@@ -93,9 +93,9 @@ local t = import '../lib/test.libsonnet';
         'The GPU corrects single-bit ECC errors at a high rate: its memory is degrading.',
         'No job is affected yet; a rising rate often precedes double-bit errors and row-remap exhaustion.',
         [
-          q('Single-bit errors per hour', 'increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL' + gpuSel + '[1h])'),
-          q('Lifetime single-bit errors', 'DCGM_FI_DEV_ECC_SBE_AGG_TOTAL' + gpuSel),
-          q('Pending remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel),
+          q('Single-bit errors per hour', fill('increase(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL$(gpuSel)[1h])')),
+          q('Lifetime single-bit errors', fill('DCGM_FI_DEV_ECC_SBE_AGG_TOTAL$(gpuSel)')),
+          q('Pending remaps', fill('DCGM_FI_DEV_ROW_REMAP_PENDING$(gpuSel)')),
         ],
         [
           step('Is the rate still rising over the last day?', 'Plan an RMA before it turns uncorrectable.'),
@@ -115,7 +115,7 @@ local t = import '../lib/test.libsonnet';
     local rowRemapRunbook = hardware(
       'The GPU failed to remap a bad memory row: it has no spare rows left.',
       'New uncorrectable memory errors can no longer be contained; the GPU will corrupt data or crash jobs.',
-      [q('Row-remap failure flag', 'DCGM_FI_DEV_ROW_REMAP_FAILURE' + gpuSel), q('Uncorrectable errors in the last day', 'increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL' + gpuSel + '[1d])')],
+      [q('Row-remap failure flag', fill('DCGM_FI_DEV_ROW_REMAP_FAILURE$(gpuSel)')), q('Uncorrectable errors in the last day', fill('increase(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL$(gpuSel)[1d])'))],
       [step('Is the flag still 1 after a GPU reset?', 'The GPU must be replaced: RMA.', 'Watch it: a transient flag after a reset is rare, so check the DCGM diagnostics (`dcgmi diag -r 3`).')],
       [cordon, drain, rma],
     ) {
@@ -176,7 +176,7 @@ local t = import '../lib/test.libsonnet';
       runbook: hardware(
         'Memory pages or rows were marked bad and wait for a GPU reset to be retired or remapped.',
         'Until the reset, the bad memory may still be used; errors there can crash jobs.',
-        [q('Pending page retirements', 'DCGM_FI_DEV_RETIRED_PENDING' + gpuSel), q('Pending row remaps', 'DCGM_FI_DEV_ROW_REMAP_PENDING' + gpuSel)],
+        [q('Pending page retirements', fill('DCGM_FI_DEV_RETIRED_PENDING$(gpuSel)')), q('Pending row remaps', fill('DCGM_FI_DEV_ROW_REMAP_PENDING$(gpuSel)'))],
         [step('Is a job running on the GPU?', 'Reset when it ends: coordinate with the owner.', 'Reset now.')],
         [cordon, drain, reset],
       ),

@@ -12,6 +12,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local th = $.thresholds,
     local w = $.windows,
@@ -23,8 +24,6 @@ local t = import '../lib/test.libsonnet';
     local q = rb.query,
     local step = rb.step,
     local is = rb.is,
-    local gpuSel = g.gpuSel,
-    local nodeSel = g.nodeSel,
     local cordon = g.cordon,
     local drain = g.drain,
     local rma = g.rma,
@@ -37,10 +36,10 @@ local t = import '../lib/test.libsonnet';
       "The GPU's NVLinks see " + what + ': the link between GPUs is noisy.',
       'Collective operations (AllReduce) slow down for every GPU of the job, not only this one: a multi-GPU job runs at the pace of its worst link.',
       [
-        q('CRC errors per minute', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
-        q('Replays and recoveries per minute', '60 * rate(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL' + gpuSel + '[5m]) or 60 * rate(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
-        q('NVLink errors on every GPU of the node (one bad bridge shows on two GPUs)', 'sum by (' + l.gpu + ') (rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + nodeSel + '[5m]))'),
-        q('Is the job slowed down (straggler)?', 'ALERTS{alertname="GPUTrainingStraggler", ' + is(l.host) + '}'),
+        q('CRC errors per minute', fill('60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL$(gpuSel)[5m])')),
+        q('Replays and recoveries per minute', fill('60 * rate(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL$(gpuSel)[5m]) or 60 * rate(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL$(gpuSel)[5m])')),
+        q('NVLink errors on every GPU of the node (one bad bridge shows on two GPUs)', fill('sum by ($(gpu)) (rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL$(nodeSel)[5m]))', { gpu: l.gpu })),
+        q('Is the job slowed down (straggler)?', e.fill('ALERTS{alertname="GPUTrainingStraggler", $(host)}', { host: is(l.host) })),
       ],
       [
         step('Do two GPUs of the node show errors on the links between them?', 'Suspect the NVSwitch tray or bridge: drain the node for hardware service.'),

@@ -14,6 +14,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local id = std.join(', ', $.identity.alert),
     local th = $.thresholds,
@@ -23,7 +24,6 @@ local t = import '../lib/test.libsonnet';
     local attributed = g.attributed,
     local q = rb.query,
     local step = rb.step,
-    local gpuSel = g.gpuSel,
     local cordon = g.cordon,
     local drain = g.drain,
     local reset = g.reset,
@@ -46,8 +46,8 @@ local t = import '../lib/test.libsonnet';
         'The GPU replays PCIe transfers often: the link to the host is noisy.',
         'Host-to-GPU transfers slow down (data loading, checkpoints); a failing link can end with the GPU falling off the bus.',
         [
-          q('PCIe replays per minute', '60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER' + gpuSel + '[5m])'),
-          q('PCIe throughput', 'DCGM_FI_PROF_PCIE_RX_BYTES' + gpuSel + ' or DCGM_FI_PROF_PCIE_TX_BYTES' + gpuSel),
+          q('PCIe replays per minute', fill('60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER$(gpuSel)[5m])')),
+          q('PCIe throughput', fill('DCGM_FI_PROF_PCIE_RX_BYTES$(gpuSel) or DCGM_FI_PROF_PCIE_TX_BYTES$(gpuSel)')),
         ],
         [
           step('Does `nvidia-smi -q -i $' + l.gpu + ' -d PCIE` show a lower link width or generation than the slot supports?', 'Reseat the GPU or the riser.'),
@@ -67,9 +67,9 @@ local t = import '../lib/test.libsonnet';
       "The GPU's PCIe link runs at a lower " + what + ' than the GPU and its slot support.',
       'Host-to-GPU transfers (data loading, checkpoints, KV-cache offload) run at a fraction of their speed for as long as the link stays trained down; a marginal link often goes on to replay and fall off the bus.',
       [
-        q('Link width and its maximum', 'DCGM_FI_DEV_PCIE_LINK_WIDTH' + gpuSel + ' or DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH' + gpuSel),
-        q('Link generation and its maximum', 'DCGM_FI_DEV_PCIE_LINK_GEN' + gpuSel + ' or DCGM_FI_DEV_PCIE_MAX_LINK_GEN' + gpuSel),
-        q('PCIe replays per minute', '60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER' + gpuSel + '[5m])'),
+        q('Link width and its maximum', fill('DCGM_FI_DEV_PCIE_LINK_WIDTH$(gpuSel) or DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH$(gpuSel)')),
+        q('Link generation and its maximum', fill('DCGM_FI_DEV_PCIE_LINK_GEN$(gpuSel) or DCGM_FI_DEV_PCIE_MAX_LINK_GEN$(gpuSel)')),
+        q('PCIe replays per minute', fill('60 * rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER$(gpuSel)[5m])')),
       ],
       [
         step('Does `nvidia-smi -q -i $' + l.gpu + ' -d PCIE` show the same ' + what + ' after a reset of the GPU?', 'The slot, riser or cable trains the link down: go on to the next check.'),

@@ -59,6 +59,7 @@ local t = import '../lib/test.libsonnet';
   },
   local tiers = std.set([actions[c].severity for c in codes]),
   local g = gpu($),
+  local fill = g.fill,
   local gpuText = g.gpuText,
   local id = std.join(', ', $.identity.gpu),
   local attributed = g.attributed,
@@ -76,7 +77,7 @@ local t = import '../lib/test.libsonnet';
   local named(code) = { recovery_action: actions[code].name },
   local q = rb.query,
   local step = rb.step,
-  local gpuSel = '{' + std.join(', ', [rb.is(x) for x in [l.cluster, l.host, l.uuid]]) + '}',
+  local gpuSel = g.gpuSel,
   local listed = std.join(', ', [c + ' ' + actions[c].name for c in codes]),
 
   // The page of a maintenance node is a repair ticket (maintenance.libsonnet).
@@ -131,7 +132,7 @@ local t = import '../lib/test.libsonnet';
                   ],
                   queries: [
                     q('The recovery action of this GPU', field + gpuSel),
-                    q('The XIDs of this GPU (the fault that led here)', 'DCGM_FI_DEV_XID_ERRORS' + gpuSel),
+                    q('The XIDs of this GPU (the fault that led here)', fill('DCGM_FI_DEV_XID_ERRORS$(gpuSel)')),
                   ],
                   diagnosis: [
                     step('Do pods still run on the GPUs of the node?', 'Cordon the node (`kubectl cordon $' + l.host + '`) and tell the owners of their jobs before draining.'),

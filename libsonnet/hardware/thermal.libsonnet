@@ -76,6 +76,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local id = std.join(', ', $.identity.alert),
     local th = $.thresholds,
@@ -83,7 +84,6 @@ local t = import '../lib/test.libsonnet';
     local gpuText = g.gpuText,
     local q = rb.query,
     local step = rb.step,
-    local gpuSel = g.gpuSel,
     local nodeSel = g.nodeSel,
     local cordon = g.cordon,
     local hardware = g.hardware,
@@ -97,8 +97,8 @@ local t = import '../lib/test.libsonnet';
       'The GPU throttles its clocks to protect itself: jobs slow down; sustained heat shortens its life.',
       [
         q(what + ' on every GPU of the node', field + nodeSel),
-        q('Thermal throttling on the node', 'gpu:dcgm_clock_throttle_thermal:max' + nodeSel),
-        q('Power draw against the limit', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel),
+        q('Thermal throttling on the node', fill('gpu:dcgm_clock_throttle_thermal:max$(nodeSel)')),
+        q('Power draw against the limit', fill('DCGM_FI_DEV_POWER_USAGE$(gpuSel)')),
       ],
       [
         step('Are all GPUs of the node hot?', 'Cooling problem on the node or rack (fans, airflow, inlet temperature): facilities.'),
@@ -169,9 +169,9 @@ local t = import '../lib/test.libsonnet';
         ) + ' %, else idle; the ' + e.num($.thresholds.fleetPeersCandidates) + ' hottest GPUs of each SKU and load in each cluster are compared: once this one is fixed, the next hot one shows).',
         'None yet: the GPU is below its throttle point. Left alone, a cooling fault reaches it and the jobs on the GPU slow down.',
         [
-          q('Core temperature on every GPU of the node', 'DCGM_FI_DEV_GPU_TEMP' + nodeSel),
+          q('Core temperature on every GPU of the node', fill('DCGM_FI_DEV_GPU_TEMP$(nodeSel)')),
           q("The SKU's fleet-wide average, busy and idle", 'fleet_sku_load:dcgm_gpu_temp:avg'),
-          q('Power draw (load) of the GPU', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel),
+          q('Power draw (load) of the GPU', fill('DCGM_FI_DEV_POWER_USAGE$(gpuSel)')),
         ],
         [
           step('Are all GPUs of the node or rack as hot?', 'Cooling of the node or rack (fans, airflow, inlet temperature): facilities.'),

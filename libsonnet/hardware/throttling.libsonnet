@@ -31,6 +31,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local th = $.thresholds,
     local w = $.windows,
     local hw = g.owner,
@@ -78,9 +79,9 @@ local t = import '../lib/test.libsonnet';
       'The job on the GPU runs slower than it should; in a multi-GPU job every rank waits for this one.',
       [
         q('The clock-event bitmask (decode it: 0x4 power cap, 0x8 HW slowdown, 0x20/0x40 thermal, 0x80 power brake)', $.exporter.throttleReasonsField + gpuSel),
-        q('Share of the last ' + $.windows.throttle + ' throttled', 'avg_over_time(gpu:dcgm_clock_throttle_' + reason + ':max' + gpuSel + '[' + $.windows.throttle + '])'),
-        q('SM clock', 'DCGM_FI_DEV_SM_CLOCK' + gpuSel),
-        q('Power and temperature', 'DCGM_FI_DEV_POWER_USAGE' + gpuSel + ' or DCGM_FI_DEV_GPU_TEMP' + gpuSel),
+        q('Share of the last ' + $.windows.throttle + ' throttled', fill('avg_over_time(gpu:dcgm_clock_throttle_$(reason):max$(gpuSel)[$(throttle)])', { reason: reason, throttle: $.windows.throttle })),
+        q('SM clock', fill('DCGM_FI_DEV_SM_CLOCK$(gpuSel)')),
+        q('Power and temperature', fill('DCGM_FI_DEV_POWER_USAGE$(gpuSel) or DCGM_FI_DEV_GPU_TEMP$(gpuSel)')),
       ],
       [
         step('Is the whole node throttled the same way?', 'Node-level cause (' + cause + '): fix the node.'),

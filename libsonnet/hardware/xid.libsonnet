@@ -94,6 +94,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local g = gpu($),
+    local fill = g.fill,
     local l = $.labels,
     local w = $.windows,
     local hw = g.owner,
@@ -101,7 +102,6 @@ local t = import '../lib/test.libsonnet';
     local q = rb.query,
     local step = rb.step,
     local gpuSel = g.gpuSel,
-    local nodeSel = g.nodeSel,
     local cordon = g.cordon,
     local drain = g.drain,
     local reset = g.reset,
@@ -166,13 +166,13 @@ local t = import '../lib/test.libsonnet';
         "An XID is new when it differs from the GPU's last XID at least " + $.windows.event + ' old, looked for up to ' + $.windows.gap + ' further back (windows.gap): a Prometheus restart or a scrape outage shorter than that does not announce held XIDs again. After a longer gap, an XID the GPU held before it is announced once more: check its L5 history before acting.',
       ],
       queries: [
-        q('The last XID of this GPU', 'DCGM_FI_DEV_XID_ERRORS' + gpuSel),
+        q('The last XID of this GPU', fill('DCGM_FI_DEV_XID_ERRORS$(gpuSel)')),
       ] + (if $.exporter.xidCountField == null then [] else [
              q('Events of each XID code on this GPU (a repeat shows here, not in the last XID)', $.exporter.xidCountField + gpuSel),
            ]) + (if $.exporter.xidTotalField == null then [] else [
                    q('XIDs of each code on this GPU since its exporter started (a repeat shows here, not in the last XID)', $.exporter.xidTotalField + gpuSel),
                  ]) + [
-        q('XIDs on every GPU of the node', 'DCGM_FI_DEV_XID_ERRORS' + nodeSel + ' > 0'),
+        q('XIDs on every GPU of the node', fill('DCGM_FI_DEV_XID_ERRORS$(nodeSel) > 0')),
         q('Other XIDs in the fleet in the last hour (a fleet-wide pattern points at a driver)', 'count by (err_code) (changes(DCGM_FI_DEV_XID_ERRORS[1h]) > 0)'),
       ],
       diagnosis: [

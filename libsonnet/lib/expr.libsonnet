@@ -30,10 +30,11 @@
 
   // A query written whole as a ||| block, with the pieces that vary named $(piece) and given
   // in pieces (strings): the query reads as it runs, and filling costs a string replacement
-  // per piece (std.format costs about 2 ms a call in go-jsonnet, 150 times more). A piece left
-  // unfilled is an error.
+  // per piece (std.format costs about 2 ms a call in go-jsonnet, 150 times more). A number
+  // is written as + would join it. A piece left unfilled is an error.
   fill(template, pieces)::
-    local out = std.foldl(function(s, k) std.strReplace(s, '$(' + k + ')', pieces[k]), std.objectFields(pieces), std.rstripChars(template, '\n'));
+    local text(v) = if std.isString(v) then v else std.toString(v);
+    local out = std.foldl(function(s, k) std.strReplace(s, '$(' + k + ')', text(pieces[k])), std.objectFields(pieces), std.rstripChars(template, '\n'));
     // (std.split, not std.findSubstr: that walks the string in Jsonnet, 20 ms a query.)
     if std.length(std.split(out, '$(')) > 1 then error 'unfilled piece in query: ' + out else out,
 

@@ -46,8 +46,13 @@ function(c) {
   owner:: { team: c.teams.infra },
 
   // Runbook parts: selectors of the alert's own GPU and node, and the steps of a node repair.
-  gpuSel:: rb.sel([l.cluster, l.host, l.uuid]),
-  nodeSel:: rb.sel([l.cluster, l.host]),
+  local gpuSel = rb.sel([l.cluster, l.host, l.uuid]),
+  local nodeSel = rb.sel([l.cluster, l.host]),
+  gpuSel:: gpuSel,
+  nodeSel:: nodeSel,
+  // A first-look query: a template whose $(gpuSel) and $(nodeSel) select the alert's GPU and
+  // node, filled with pieces besides.
+  fill(template, pieces={}):: e.fill(template, { gpuSel: gpuSel, nodeSel: nodeSel } + pieces),
   cordon:: rb.cordon(l.host),
   drain:: rb.drain(l.host),
   reset:: rb.reset(l.gpu),

@@ -75,12 +75,15 @@ function(c) {
   local model = e.fill(|||
     $(cluster), namespace="$namespace"
   |||, { cluster: cluster }),
+  // A panel's query: a template whose $(cluster), $(node), $(gpu), $(workload), $(server) and
+  // $(model) are the dashboard's selectors above, filled with pieces besides.
+  local fill(template, pieces={}) = e.fill(template, { cluster: cluster, node: node, gpu: gpu, workload: workload, server: server, model: model } + pieces),
 
   // Variables list values from the recorded GPU-to-pod map (one series per GPU or pod's share),
   // never by scanning raw exporter series: every install has it, with kube-state-metrics or
   // without.
-  local clusterVar = v('cluster', 'Cluster', 'label_values(' + names.gpuInfo + ', ' + l.cluster + ')'),
-  local nodeVar = v('node', 'Node', 'label_values(' + names.gpuInfo + '{' + cluster + '}, ' + l.host + ')'),
+  local clusterVar = v('cluster', 'Cluster', e.fill('label_values($(gpuInfo), $(cluster))', { gpuInfo: names.gpuInfo, cluster: l.cluster })),
+  local nodeVar = v('node', 'Node', e.fill('label_values($(gpuInfo){$(cluster)}, $(host))', { gpuInfo: names.gpuInfo, cluster: cluster, host: l.host })),
 
   // The alert threshold a field's L5 panel shows, in the panel's unit, as the alert that owns it
   // declares it beside its expression (panelThresholds:: { field: value }, hidden: only the
@@ -144,6 +147,7 @@ function(c) {
 
   // What the dashboard files read.
   q:: q,
+  fill:: fill,
   panel:: panel,
   count:: count,
   alertAt:: alertAt,
@@ -152,12 +156,10 @@ function(c) {
   v:: v,
   is:: is,
   cluster:: cluster,
-  node:: node,
   gpu:: gpu,
   workload:: workload,
   workloadSeries:: workloadSeries,
   server:: server,
-  model:: model,
   clusterVar:: clusterVar,
   nodeVar:: nodeVar,
   shown:: shown,

@@ -8,6 +8,7 @@
 // escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
 //
 // This file holds only what alerts of several families share: no alert's own text.
+local e = import 'expr.libsonnet';
 {
   // A first-look query; $label in expr stands for the value of the alert's label of that name.
   query(title, expr):: { title: title, expr: expr },
@@ -42,8 +43,8 @@
   // exporter's scrape job; cluster: the cluster label), shared by the alerts on its scrapes.
   exporterTarget(job, cluster):: {
     queries: [
-      $.query("The target's up series", 'up{job="' + job + '", ' + $.is(cluster) + ', instance="$instance"}'),
-      $.query('Scrape duration against the timeout', 'scrape_duration_seconds{job="' + job + '", instance="$instance"}'),
+      $.query("The target's up series", e.fill('up{job="$(job)", $(cluster), instance="$instance"}', { job: job, cluster: $.is(cluster) })),
+      $.query('Scrape duration against the timeout', e.fill('scrape_duration_seconds{job="$(job)", instance="$instance"}', { job: job })),
     ],
     diagnosis: [
       $.step('Is the exporter pod running (`kubectl -n gpu-operator get pods -o wide | grep $instance`)?', '', 'Restart it; check why it crashed (`kubectl logs --previous`).'),

@@ -85,8 +85,8 @@ local t = import '../lib/test.libsonnet';
         meaning: "GPUs run an NVIDIA driver whose branch the catalog's compatibility gate does not list for their SKU.",
         impact: 'CUDA and framework versions validated on the fleet may fail or misbehave on them; a driver regression would hit exactly these nodes.',
         queries: [
-          q('GPUs outside the gate', gate + '{' + is(l.cluster) + '}'),
-          q('Nodes outside the gate', 'group by (' + l.host + ', ' + l.driverVersion + ') (' + gate + '{' + is(l.cluster) + '})'),
+          q('GPUs outside the gate', e.fill('$(gate){$(cluster)}', { gate: gate, cluster: is(l.cluster) })),
+          q('Nodes outside the gate', e.fill('group by ($(host), $(driverVersion)) ($(gate){$(cluster)})', { host: l.host, driverVersion: l.driverVersion, gate: gate, cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Is a driver rollout in progress?', 'Is the new branch validated? Add it to compatibility.driverBranches, or stop the rollout.', 'Reimage the nodes with the fleet image.'),
@@ -117,8 +117,8 @@ local t = import '../lib/test.libsonnet';
         meaning: "GPUs run an NVIDIA driver from a branch newer than every branch the catalog's compatibility gate lists for their SKU: NVIDIA released a branch the gate has not caught up with, and a node runs it.",
         impact: 'None by itself: the gate has not validated the branch, so the fleet runs a driver nobody signed off. It is news for whoever keeps the gate, not a fault.',
         queries: [
-          q('GPUs on a newer branch', newer + '{' + is(l.cluster) + '}'),
-          q('Nodes on a newer branch', 'group by (' + l.host + ', ' + l.driverVersion + ') (' + newer + '{' + is(l.cluster) + '})'),
+          q('GPUs on a newer branch', e.fill('$(newer){$(cluster)}', { newer: newer, cluster: is(l.cluster) })),
+          q('Nodes on a newer branch', e.fill('group by ($(host), $(driverVersion)) ($(newer){$(cluster)})', { host: l.host, driverVersion: l.driverVersion, newer: newer, cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Was the branch rolled out on purpose (a validation pool)?', 'Validate it, then add it to compatibility.driverBranches for the SKU.', 'Find which image brought it, and pin the fleet image.'),

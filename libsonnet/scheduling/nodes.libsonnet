@@ -61,8 +61,8 @@ local t = import '../lib/test.libsonnet';
         meaning: "Kubernetes lists more GPUs in the node's capacity than the device plugin offers as allocatable: the plugin marked some unhealthy (it does on XIDs that are not the application's, such as " + std.join(', ', [std.toString(x) for x in $.xid.fatal + $.xid.fellOffBus]) + ') or lost track of them.',
         impact: 'Fewer GPUs to schedule on; jobs sized for the whole node cannot land there.',
         queries: [
-          q('Capacity and allocatable GPUs of the node', 'kube_node_status_capacity{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"} or kube_node_status_allocatable{' + is(l.cluster) + ', node="$' + l.host + '", resource=~"' + gpuResources + '"}'),
-          q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', ' + l.team + '="' + $.teams.infra + '"}'),
+          q('Capacity and allocatable GPUs of the node', e.fill('kube_node_status_capacity{$(cluster), node="$$(host)", resource=~"$(gpuResources)"} or kube_node_status_allocatable{$(cluster), node="$$(host)", resource=~"$(gpuResources)"}', { cluster: is(l.cluster), host: l.host, gpuResources: gpuResources })),
+          q('Hardware alerts on the node', e.fill('ALERTS{alertstate="firing", $(cluster), $(host), $(team)="$(infra)"}', { cluster: is(l.cluster), host: is(l.host), team: l.team, infra: $.teams.infra })),
         ],
         diagnosis: [
           step('Do hardware alerts (XID, ECC, fallen off the bus) fire on the node?', 'The plugin withdrew the failed GPUs on purpose: follow those runbooks.'),
@@ -99,8 +99,8 @@ local t = import '../lib/test.libsonnet';
         meaning: "Kubernetes lists GPUs on the node, but no dcgm-exporter target has reported the node's GPUs for " + w.missing + ': the exporter DaemonSet does not run there (node selector, taint, failing pod) or Prometheus does not scrape it.',
         impact: 'Every GPU alert, cost and utilization number is blind to this node.',
         queries: [
-          q('GPU nodes without an exporter', 'kube_node_status_capacity{' + is(l.cluster) + ', resource=~"' + gpuResources + '"} > 0'),
-          q('Exporter targets of the cluster', 'up{' + is(l.cluster) + ', job="' + $.exporter.job + '"}'),
+          q('GPU nodes without an exporter', e.fill('kube_node_status_capacity{$(cluster), resource=~"$(gpuResources)"} > 0', { cluster: is(l.cluster), gpuResources: gpuResources })),
+          q('Exporter targets of the cluster', e.fill('up{$(cluster), job="$(job)"}', { cluster: is(l.cluster), job: $.exporter.job })),
         ],
         diagnosis: [
           step('Is an exporter pod on the node (`kubectl get pods -n gpu-operator -o wide --field-selector spec.nodeName=$' + l.host + '`)?', 'Check that Prometheus scrapes it: the ServiceMonitor selects it, and its target is up.', "The DaemonSet does not schedule there: compare the node's labels and taints with its node selector and tolerations (the GPU Operator labels GPU nodes nvidia.com/gpu.present=true)."),
@@ -137,8 +137,8 @@ local t = import '../lib/test.libsonnet';
         impact: 'SM, tensor and engine activity are missing for these GPUs: GPUAllocatedIdle, GPUTrainingStraggler, "used" GPU-hours and the SM panels are blind to them.',
         notes: ['DCGM profiling is exclusive on a host: a profiler (Nsight Systems or Compute, DCGM diagnostics, a second hostengine) that takes the profiling module makes the exporter lose its profiling fields until it stops.'],
         queries: [
-          q('Profiling fields of the node', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + ', ' + is(l.host) + '}'),
-          q('Nodes of the cluster without profiling', 'group by (' + l.host + ') (' + $.exporter.health(is(l.cluster)) + ') unless on (' + l.host + ') group by (' + l.host + ') (DCGM_FI_PROF_GR_ENGINE_ACTIVE{' + is(l.cluster) + '})'),
+          q('Profiling fields of the node', e.fill('DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(cluster), $(host)}', { cluster: is(l.cluster), host: is(l.host) })),
+          q('Nodes of the cluster without profiling', e.fill('group by ($(host)) ($(health)) unless on ($(host)) group by ($(host)) (DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(cluster)})', { host: l.host, health: $.exporter.health(is(l.cluster)), cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Is a profiler running on the node (`nvidia-smi` lists ncu or nsys, or a dcgmi diag is running)?', 'Wait for it to finish, or ask its owner; the fields come back when it releases the profiling module.'),

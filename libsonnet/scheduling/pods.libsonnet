@@ -133,10 +133,10 @@ local t = import '../lib/test.libsonnet';
         meaning: 'A pod that requests GPUs has stayed unschedulable for ' + w.unschedulable + ': the scheduler finds no node that fits it.',
         impact: 'The workload does not start: training waits, inference cannot scale out.',
         queries: [
-          q('Why: the scheduler events of the pod', 'kube_pod_status_unschedulable' + '{' + is(l.cluster) + ', namespace="$namespace", pod="$pod"}'),
-          q('GPUs it requests', 'sum(kube_pod_container_resource_requests{' + is(l.cluster) + ', namespace="$namespace", pod="$pod", resource=~"' + gpuResources + '"})'),
-          q('Free GPUs by node', 'sum by (node) (kube_node_status_allocatable{' + is(l.cluster) + ', resource=~"' + gpuResources + '"}) - sum by (node) (kube_pod_container_resource_requests{' + is(l.cluster) + ', resource=~"' + gpuResources + '"})'),
-          q('GPU pods waiting in the cluster', 'namespace:kube_gpu_pods_unschedulable:count{' + is(l.cluster) + '}'),
+          q('Why: the scheduler events of the pod', e.fill('kube_pod_status_unschedulable{$(cluster), namespace="$namespace", pod="$pod"}', { cluster: is(l.cluster) })),
+          q('GPUs it requests', e.fill('sum(kube_pod_container_resource_requests{$(cluster), namespace="$namespace", pod="$pod", resource=~"$(gpuResources)"})', { cluster: is(l.cluster), gpuResources: gpuResources })),
+          q('Free GPUs by node', e.fill('sum by (node) (kube_node_status_allocatable{$(cluster), resource=~"$(gpuResources)"}) - sum by (node) (kube_pod_container_resource_requests{$(cluster), resource=~"$(gpuResources)"})', { cluster: is(l.cluster), gpuResources: gpuResources })),
+          q('GPU pods waiting in the cluster', e.fill('namespace:kube_gpu_pods_unschedulable:count{$(cluster)}', { cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Does `kubectl describe pod` name a quota ("exceeded quota")?', 'The namespace is at its GPU quota (see GPUNamespaceQuotaNearlyFull): raise it or free GPUs.'),
@@ -186,9 +186,9 @@ local t = import '../lib/test.libsonnet';
         meaning: 'Pods of the namespace request more than ' + e.percent(th.gpuQuotaRatio) + ' % of the GPUs its ResourceQuota allows.',
         impact: 'The next GPU pods of the namespace are rejected at admission (they never reach the scheduler).',
         queries: [
-          q('Quota use', 'kube_resourcequota{' + is(l.cluster) + ', namespace="$namespace", resource="$resource"}'),
-          q('GPU pods of the namespace', 'sum by (pod) (kube_pod_container_resource_requests{' + is(l.cluster) + ', namespace="$namespace", resource=~"' + gpuResources + '"})'),
-          q('Idle allocated GPUs of the namespace', 'ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', namespace="$namespace", alertstate="firing"}'),
+          q('Quota use', e.fill('kube_resourcequota{$(cluster), namespace="$namespace", resource="$resource"}', { cluster: is(l.cluster) })),
+          q('GPU pods of the namespace', e.fill('sum by (pod) (kube_pod_container_resource_requests{$(cluster), namespace="$namespace", resource=~"$(gpuResources)"})', { cluster: is(l.cluster), gpuResources: gpuResources })),
+          q('Idle allocated GPUs of the namespace', e.fill('ALERTS{alertname="GPUAllocatedIdle", $(cluster), namespace="$namespace", alertstate="firing"}', { cluster: is(l.cluster) })),
         ],
         diagnosis: [
           step('Are some of its GPUs allocated but idle (GPUAllocatedIdle)?', 'Reclaim them first.', 'The team needs more: agree a higher quota with capacity planning.'),
@@ -219,9 +219,9 @@ local t = import '../lib/test.libsonnet';
              meaning: 'A ResourceClaim has stayed unallocated for ' + w.unschedulable + ': the scheduler finds no node whose ResourceSlices publish a free device that its requests and selectors accept. Its pods stay Pending. (kube-state-metrics does not say which DeviceClass a claim asks for: a claim for another kind of device alerts too.)',
              impact: 'The workload does not start: training waits, inference cannot scale out.',
              queries: [
-               q('Claims of the namespace and whether they are allocated', 'kube_resourceclaim_status_allocated{' + is(l.cluster) + ', namespace="$namespace"}'),
-               q('GPU devices the nodes publish', 'count by (node_name) (kube_resourceslice_device_info{' + is(l.cluster) + ', driver="' + k.draDriver + '"})'),
-               q('GPU devices allocated, by node', 'count by (pool) (kube_resourceclaim_allocation_device_info{' + is(l.cluster) + ', driver="' + k.draDriver + '"})'),
+               q('Claims of the namespace and whether they are allocated', e.fill('kube_resourceclaim_status_allocated{$(cluster), namespace="$namespace"}', { cluster: is(l.cluster) })),
+               q('GPU devices the nodes publish', e.fill('count by (node_name) (kube_resourceslice_device_info{$(cluster), driver="$(draDriver)"})', { cluster: is(l.cluster), draDriver: k.draDriver })),
+               q('GPU devices allocated, by node', e.fill('count by (pool) (kube_resourceclaim_allocation_device_info{$(cluster), driver="$(draDriver)"})', { cluster: is(l.cluster), draDriver: k.draDriver })),
              ],
              diagnosis: [
                step("Does `kubectl describe resourceclaim $resourceclaim -n $namespace` (or its pod's events) name a device class or selector nothing satisfies?", 'Fix the claim or its template (device class, CEL selector, MIG profile).'),
@@ -263,8 +263,8 @@ local t = import '../lib/test.libsonnet';
              meaning: "The node's kubelet asked the DRA driver to prepare the devices of a pod's ResourceClaims (NodePrepareResources) and it failed, " + w.unschedulable + ' or less ago: the driver is down, cannot reach the GPU, or the claim asks for a configuration it cannot make (a MIG layout, a sharing mode).',
              impact: 'Pods scheduled on the node stay in ContainerCreating: their GPUs are allocated and idle.',
              queries: [
-               q('Failed prepares of the node', 'increase(dra_operations_duration_seconds_count{' + is(l.cluster) + ', ' + k.kubeletNodeLabel + '="$' + l.host + '", operation_name="PrepareResources", is_error="true"}[1h])'),
-               q('Hardware alerts on the node', 'ALERTS{alertstate="firing", ' + is(l.cluster) + ', ' + is(l.host) + ', ' + l.team + '="' + $.teams.infra + '"}'),
+               q('Failed prepares of the node', e.fill('increase(dra_operations_duration_seconds_count{$(cluster), $(kubeletNodeLabel)="$$(host)", operation_name="PrepareResources", is_error="true"}[1h])', { cluster: is(l.cluster), kubeletNodeLabel: k.kubeletNodeLabel, host: l.host })),
+               q('Hardware alerts on the node', e.fill('ALERTS{alertstate="firing", $(cluster), $(host), $(team)="$(infra)"}', { cluster: is(l.cluster), host: is(l.host), team: l.team, infra: $.teams.infra })),
              ],
              diagnosis: [
                step('Do hardware alerts (XID, recovery action, fallen off the bus) fire on the node?', 'The driver cannot prepare a failed GPU: follow those runbooks.'),

@@ -105,9 +105,9 @@ local t = import '../lib/test.libsonnet';
         meaning: 'A pod has held this GPU (or MIG instance) for ' + $.alerts.GPUAllocatedIdle['for'] + ' with its engine under ' + e.percent($.thresholds.idleActivity) + ' % active.',
         impact: 'The GPU costs money and blocks other jobs while doing nothing.',
         queries: [
-          q("Engine activity of the pod's GPUs", 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' + podSel),
-          q('Idle cost of the namespace, $/hour', 'namespace:gpu_idle_cost_dollars_per_hour:sum{' + is(l.cluster) + ', ' + is(l.namespace) + '}'),
-          q('How long the pod has existed', 'time() - kube_pod_created{namespace="$' + l.namespace + '", pod="$' + l.pod + '"}'),
+          q("Engine activity of the pod's GPUs", e.fill('DCGM_FI_PROF_GR_ENGINE_ACTIVE$(podSel)', { podSel: podSel })),
+          q('Idle cost of the namespace, $/hour', e.fill('namespace:gpu_idle_cost_dollars_per_hour:sum{$(cluster), $(namespace)}', { cluster: is(l.cluster), namespace: is(l.namespace) })),
+          q('How long the pod has existed', e.fill('time() - kube_pod_created{namespace="$$(namespace)", pod="$$(pod)"}', { namespace: l.namespace, pod: l.pod })),
         ],
         diagnosis: [
           step('Is the pod a notebook or interactive session?', 'Ask the owner to release the GPU; apply the idle-session policy.'),
@@ -224,10 +224,10 @@ local t = import '../lib/test.libsonnet';
         meaning: 'Pods request more than ' + e.percent($.thresholds.clusterAllocationRatio) + " % of the cluster's allocatable GPUs.",
         impact: 'New GPU pods stay Pending; autoscaled inference cannot scale out.',
         queries: [
-          q('Allocation ratio', 'cluster:kube_gpu_allocation:ratio{' + is(l.cluster) + '}'),
-          q('Requests by namespace', 'sort_desc(namespace:kube_gpu_requested:sum{' + is(l.cluster) + '})'),
-          q('Allocated but idle GPUs', 'count(ALERTS{alertname="GPUAllocatedIdle", ' + is(l.cluster) + ', alertstate="firing"})'),
-          q('Pending GPU pods', 'count(kube_pod_status_phase{phase="Pending", ' + is(l.cluster) + '} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource=~"' + $.kubeStateMetrics.gpuResources + '"}))'),
+          q('Allocation ratio', e.fill('cluster:kube_gpu_allocation:ratio{$(cluster)}', { cluster: is(l.cluster) })),
+          q('Requests by namespace', e.fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})', { cluster: is(l.cluster) })),
+          q('Allocated but idle GPUs', e.fill('count(ALERTS{alertname="GPUAllocatedIdle", $(cluster), alertstate="firing"})', { cluster: is(l.cluster) })),
+          q('Pending GPU pods', e.fill('count(kube_pod_status_phase{phase="Pending", $(cluster)} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_container_resource_requests{resource=~"$(gpuResources)"}))', { cluster: is(l.cluster), gpuResources: $.kubeStateMetrics.gpuResources })),
         ],
         diagnosis: [
           step('Are many allocated GPUs idle?', 'Reclaim them first (GPUAllocatedIdle).'),
@@ -278,8 +278,8 @@ local t = import '../lib/test.libsonnet';
         meaning: 'The GPU memory a pod uses grows steadily; at this rate it runs out within ' + $.thresholds.memoryForecastHours + ' hours.',
         impact: 'The job will crash with CUDA out-of-memory, typically hours into a run.',
         queries: [
-          q('Memory used and free', 'DCGM_FI_DEV_FB_USED' + gpuSel + ' or DCGM_FI_DEV_FB_FREE' + gpuSel),
-          q('Growth per hour', 'deriv(DCGM_FI_DEV_FB_USED' + gpuSel + '[1h]) * 3600'),
+          q('Memory used and free', e.fill('DCGM_FI_DEV_FB_USED$(gpuSel) or DCGM_FI_DEV_FB_FREE$(gpuSel)', { gpuSel: gpuSel })),
+          q('Growth per hour', e.fill('deriv(DCGM_FI_DEV_FB_USED$(gpuSel)[1h]) * 3600', { gpuSel: gpuSel })),
         ],
         diagnosis: [
           step("Does the framework's allocated memory grow (torch.cuda.memory_allocated)?", 'A leak in the job: tensors kept alive across steps.'),

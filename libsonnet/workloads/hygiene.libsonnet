@@ -44,8 +44,8 @@ local t = import '../lib/test.libsonnet';
         meaning: 'GPUs of one cluster run more than one NVIDIA driver version.',
         impact: 'CUDA images built for the newer driver fail on older nodes ("driver insufficient"); results may differ between nodes.',
         queries: [
-          q('GPUs per driver version', 'count by (' + l.driverVersion + ') (group by (' + std.join(', ', $.identity.gpuJoin) + ', ' + l.driverVersion + ') (' + $.exporter.health(is(l.cluster)) + '))'),
-          q('Nodes per driver version', 'count by (' + l.driverVersion + ') (group by (' + l.host + ', ' + l.driverVersion + ') (' + $.exporter.health(is(l.cluster)) + '))'),
+          q('GPUs per driver version', e.fill('count by ($(driverVersion)) (group by ($(gpuJoin), $(driverVersion)) ($(health)))', { driverVersion: l.driverVersion, gpuJoin: std.join(', ', $.identity.gpuJoin), health: $.exporter.health(is(l.cluster)) })),
+          q('Nodes per driver version', e.fill('count by ($(driverVersion)) (group by ($(host), $(driverVersion)) ($(health)))', { driverVersion: l.driverVersion, host: l.host, health: $.exporter.health(is(l.cluster)) })),
         ],
         diagnosis: [
           step('Is a driver rollout in progress?', 'Check that it progresses; the alert clears when it ends.', 'Find the nodes on the old version: they missed the image or rollout.'),

@@ -117,8 +117,8 @@ local t = import '../lib/test.libsonnet';
       escalation: rb.escalation.mlPlatform,
       dashboards: ['L4'],
     },
-    local serverMatchers = is(l.cluster) + ', namespace="$namespace", pod="$pod"',
-    local serverSel = '{' + serverMatchers + '}',
+    local serverMatchers = e.fill('$(cluster), namespace="$namespace", pod="$pod"', { cluster: is(l.cluster) }),
+    local serverSel = e.fill('{$(serverMatchers)}', { serverMatchers: serverMatchers }),
 
     // Every served engine that shows both its KV cache's used share and its preemptions
     // (inference.gauges): a counter's increase, or a level's highest reading, over 10m.
@@ -269,9 +269,9 @@ local t = import '../lib/test.libsonnet';
         + (if std.member(self.engines, 'vllm') then " vLLM's capacity queue (vLLM 0.20 and later) holds the requests waiting for room in the running batch; on older versions the whole count is read, which also holds requests the scheduler parked on purpose (a grammar, remote KV, a LoRA slot)." else ''),
         'Queued requests wait before their first token: the TTFT SLO burns.',
         [
-          q('Waiting requests', std.join(' or ', ['sum(' + x + ')' for x in inf.gauges('waiting', matchers=serverMatchers)])),
+          q('Waiting requests', std.join(' or ', [e.fill('sum($(x))', { x: x }) for x in inf.gauges('waiting', matchers=serverMatchers)])),
         ] + (if std.member(self.engines, 'vllm') then [
-               q('Waiting requests, by reason where vLLM splits them', 'sum by (reason) (' + $.inference.waitingByReason + serverSel + ') or sum(' + $.inference.waiting + serverSel + ')'),
+               q('Waiting requests, by reason where vLLM splits them', e.fill('sum by (reason) ($(waitingByReason)$(serverSel)) or sum($(waiting)$(serverSel))', { waitingByReason: $.inference.waitingByReason, serverSel: serverSel, waiting: $.inference.waiting })),
                q('Queue time p99', $.histograms.quantile(0.99, $.inference.queueTime, [], '5m', serverMatchers)),
              ] else []) + [
           q('TTFT SLO burn', 'slo:error_budget:burn_rate{slo="InferenceTTFT", namespace="$namespace"}'),
@@ -317,7 +317,7 @@ local t = import '../lib/test.libsonnet';
         'A vLLM server reports ' + $.inference.running + ' but not a metric the generated rules read under its configured name (the alert names it).',
         'Every rule, SLO and alert on that metric is silent for the server: a KV cache full, a queue growing or preemptions go unnoticed.',
         [
-          q('What the server exports', 'count by (__name__) ({__name__=~"vllm:.*", ' + is(l.cluster) + ', namespace="$namespace", pod="$pod"})'),
+          q('What the server exports', e.fill('count by (__name__) ({__name__=~"vllm:.*", $(cluster), namespace="$namespace", pod="$pod"})', { cluster: is(l.cluster) })),
         ],
         [
           step('Does the server export the metric under another name (vLLM renames them between releases)?', 'Set the new name in the catalog (inference: kvCacheUsage, waiting, preemptions) and regenerate.', 'The metrics endpoint may be filtered (relabeling drops it): check the scrape config.'),

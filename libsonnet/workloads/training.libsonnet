@@ -115,10 +115,10 @@ local t = import '../lib/test.libsonnet';
         meaning: 'One GPU of a multi-GPU job runs far below the median SM activity of its siblings while they stay busy.',
         impact: "Synchronous training waits for the slowest rank: the whole job runs at this GPU's pace.",
         queries: [
-          q('SM activity of every GPU of the job', stragglerRecord + '{' + is(l.cluster) + ', ' + is(l.namespace) + ', owner_name="$owner_name"}'),
-          q('NVLink errors on the slow GPU', '60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL' + gpuSel + '[5m])'),
-          q('Throttling of the slow GPU', 'gpu:dcgm_clock_throttle_thermal:max' + gpuSel + ' or gpu:dcgm_clock_throttle_power:max' + gpuSel),
-          q('Other alerts on the slow GPU', 'ALERTS{' + is(l.uuid) + ', alertstate="firing"}'),
+          q('SM activity of every GPU of the job', e.fill('$(stragglerRecord){$(cluster), $(namespace), owner_name="$owner_name"}', { stragglerRecord: stragglerRecord, cluster: is(l.cluster), namespace: is(l.namespace) })),
+          q('NVLink errors on the slow GPU', e.fill('60 * rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL$(gpuSel)[5m])', { gpuSel: gpuSel })),
+          q('Throttling of the slow GPU', e.fill('gpu:dcgm_clock_throttle_thermal:max$(gpuSel) or gpu:dcgm_clock_throttle_power:max$(gpuSel)', { gpuSel: gpuSel })),
+          q('Other alerts on the slow GPU', e.fill('ALERTS{$(uuid), alertstate="firing"}', { uuid: is(l.uuid) })),
         ],
         diagnosis: [
           step('Does the slow GPU have NVLink or PCIe errors (GPUNvlinkCrcErrors, GPUPcieReplayRate)?', 'Hardware: follow that runbook; restart the job without the node.'),
