@@ -243,6 +243,7 @@ local t = import 'lib/test.libsonnet';
     },
 
     GPUInfiniBandPortErrors: base {
+      panelThresholds:: { [m]: th.infinibandErrorsPerMinute for m in std.objectValues(ib.errors) },
       severity: 'warning',
       identity: port + ['counter'],
       expr: std.join(' or ', [
@@ -293,6 +294,7 @@ local t = import 'lib/test.libsonnet';
       },
     },
     GPUInfiniBandCongested: base {
+      panelThresholds:: { transmitWaitShare: th.infinibandTransmitWaitShare },
       severity: 'warning',
       identity: port,
       expr: e.fill(|||

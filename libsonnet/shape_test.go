@@ -496,3 +496,87 @@ func fileLocals(root ast.Node) map[ast.Identifier][]ast.Node {
 	})
 	return locals
 }
+
+// TestPanelThresholdsComeFromAlerts reads the dashboards' syntax trees: a panel's threshold line
+// is an alert's (thresholdOf, or an L5 field's panelThresholds) or an SLO's (sloAt), never a
+// value read straight from the threshold table, which would stay on the panel when the alert
+// goes.
+func TestPanelThresholdsComeFromAlerts(t *testing.T) {
+	err := fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasPrefix(path, "dashboards/") || path == "lib/panels.libsonnet") {
+			return err
+		}
+		src, err := FS.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found, err := tableThresholds(path, string(src))
+		for _, p := range found {
+			t.Errorf("%s: a panel threshold read from the threshold table: read it from its alert, thresholdOf('Alert', key)", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTableThresholdsAreFound: the check finds a threshold table read in a panel's thresholds
+// argument or field, directly or through a local, and passes an alert's.
+func TestTableThresholdsAreFound(t *testing.T) {
+	for src, want := range map[string]int{
+		`local th = $.thresholds; [panel('a', thresholds=alertAt(th.x))]`:         1,
+		`[panel('a', thresholds=alertAt($.thresholds.x))]`:                        1,
+		`[panel('a') { thresholds: [[null, 'green'], [$.thresholds.x, 'red']] }]`: 1,
+		`[panel('a', thresholds=thresholdOf('GPUX', 'DCGM_FI_DEV_GPU_TEMP'))]`:    0,
+		`[panel('a', description='over ' + $.thresholds.x)]`:                      0,
+	} {
+		found, err := tableThresholds("t.libsonnet", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != want {
+			t.Errorf("%s: %d found (%v), want %d", src, len(found), found, want)
+		}
+	}
+}
+
+// tableThresholds lists, by position, the panel thresholds (a thresholds argument or field)
+// that read the catalog's threshold table.
+func tableThresholds(path, src string) ([]string, error) {
+	root, _, err := formatter.SnippetToRawAST(path, src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	locals := fileLocals(root)
+	var values []ast.Node
+	walk(root, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.Apply:
+			for _, a := range n.Arguments.Named {
+				if a.Name == "thresholds" {
+					values = append(values, a.Arg)
+				}
+			}
+		case *ast.Object:
+			for _, f := range n.Fields {
+				if f.Kind != ast.ObjectLocal && fieldName(f) == "thresholds" {
+					values = append(values, f.Expr2)
+				}
+			}
+		}
+	})
+	var found []string
+	for _, v := range values {
+		reads := false
+		reach(v, locals, func(n ast.Node) {
+			if i, ok := n.(*ast.Index); ok && i.Id != nil && *i.Id == "thresholds" {
+				reads = true
+			}
+		})
+		if reads {
+			found = append(found, v.Loc().String())
+		}
+	}
+	return found, nil
+}

@@ -4,11 +4,11 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local thresholdOf = p.thresholdOf,
   local fill = p.fill,
   local q = p.q,
   local panel = p.panel,
   local count = p.count,
-  local alertAt = p.alertAt,
   local ratio = p.ratio,
   local row = p.row,
   local clusterVar = p.clusterVar,
@@ -27,7 +27,7 @@ local panels = import '../lib/panels.libsonnet';
       local freePerNode = fill('node:kube_gpu_allocatable:sum{$(cluster)} - (node:kube_gpu_requested:sum{$(cluster)} or node:kube_gpu_allocatable:sum{$(cluster)} * 0)'),
       rows: [
         row('Allocation', [
-          panel('Allocation', 'stat', [q(fill('cluster:kube_gpu_allocation:ratio{$(cluster)}'))], thresholds=alertAt(th.clusterAllocationRatio), width=4) + ratio,
+          panel('Allocation', 'stat', [q(fill('cluster:kube_gpu_allocation:ratio{$(cluster)}'))], thresholds=thresholdOf('GPUClusterAllocationHigh', 'cluster:kube_gpu_allocation:ratio'), width=4) + ratio,
           panel('GPUs allocatable / requested / healthy', 'stat', [q(fill('cluster:kube_gpu_allocatable:sum{$(cluster)}'), 'allocatable'), q(fill('cluster:kube_gpu_requested:sum{$(cluster)}'), 'requested'), q(fill('cluster:gpu_healthy:count{$(cluster)}'), 'healthy')], width=8),
           panel('GPUs requested by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})'), '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
           panel('SM activity of allocated GPUs by namespace', 'bargauge', [q(fill('sort(namespace:dcgm_sm_active:avg{$(cluster)})'), '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
@@ -54,7 +54,7 @@ local panels = import '../lib/panels.libsonnet';
         ]),
         row('Scheduling', [
           panel('GPU pods waiting for a node, by namespace', 'timeseries', [q(fill('namespace:kube_gpu_pods_unschedulable:count{$(cluster)}'), '{{namespace}}')], description='Pods that request GPUs and that the scheduler could not place; GPUPodUnschedulable tickets those waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
-          panel('Longest scheduling wait, by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_pod_scheduling_wait_seconds:max{$(cluster)})'), '{{namespace}}')], unit='s', thresholds=alertAt(e.seconds($.windows.unschedulable)), width=12),
+          panel('Longest scheduling wait, by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_pod_scheduling_wait_seconds:max{$(cluster)})'), '{{namespace}}')], unit='s', thresholds=thresholdOf('GPUPodUnschedulable', 'namespace:kube_gpu_pod_scheduling_wait_seconds:max'), width=12),
         ] + (if !$.kubernetes.dra then [] else [
                panel('DRA claims waiting for a device, by namespace', 'timeseries', [q(fill('namespace:kube_resourceclaims_unallocated:count{$(cluster)}'), '{{namespace}}')], description='ResourceClaims no device has been allocated to: on DRA nodes, the pods that wait for GPUs. GPUResourceClaimUnallocated tickets a claim waiting over ' + $.windows.unschedulable + '.', width=12, stack=true),
                panel('Nodes failing to prepare DRA devices', 'stat', [q(count(fill('ALERTS{alertname="GPUDRAPrepareFailing", alertstate="firing", $(cluster)}')))], description="Nodes whose kubelet failed to prepare a pod's claimed devices in the last " + $.windows.unschedulable + ' (GPUDRAPrepareFailing): their pods stay in ContainerCreating.', width=12),
@@ -68,7 +68,7 @@ local panels = import '../lib/panels.libsonnet';
             [q(fill('count by (xid) (group by ($(piece)) ($(xidEvents){$(cluster)}))', { piece: std.join(', ', $.identity.gpuJoin + ['xid']), xidEvents: names.xidEvents($.windows.event) }), 'XID {{xid}}')],
             description='GPUs with a new XID in the last ' + $.windows.event + ', by code.',
           ),
-          panel('Hottest GPU', 'timeseries', [q(fill('cluster:dcgm_gpu_temp:max{$(cluster)}'), 'max')], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius)),
+          panel('Hottest GPU', 'timeseries', [q(fill('cluster:dcgm_gpu_temp:max{$(cluster)}'), 'max')], unit='celsius', thresholds=thresholdOf('GPUTemperatureHigh', 'DCGM_FI_DEV_GPU_TEMP')),
           panel('GPUs reporting against capacity', 'timeseries', [q(fill('cluster:dcgm_gpus_reporting:count{$(cluster)}'), 'reporting'), q(fill('cluster:kube_gpu_capacity:sum{$(cluster)}'), 'capacity')]),
           panel('Cordoned nodes', 'stat', [q(count(fill('ALERTS{alertname="GPUNodeCordoned", alertstate="firing", $(cluster)}')))], width=4),
         ]),

@@ -4,13 +4,12 @@ local e = import '../lib/expr.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local thresholdOf = p.thresholdOf,
   local q = p.q,
   local panel = p.panel,
-  local alertAt = p.alertAt,
   local ratio = p.ratio,
   local row = p.row,
   local l = $.labels,
-  local th = $.thresholds,
 
   dashboards+: {
     L1: {
@@ -26,7 +25,7 @@ local panels = import '../lib/panels.libsonnet';
           panel('GPUs requested by pods', 'stat', [q('fleet:kube_gpu_requested:sum')], width=4),
           panel('GPUs reporting', 'stat', [q('fleet:dcgm_gpus_reporting:count')], width=4),
           panel('GPUs healthy', 'stat', [q('sum(cluster:gpu_healthy:count)')], width=4),
-          panel('Allocation', 'stat', [q('fleet:kube_gpu_allocation:ratio')], thresholds=alertAt(th.clusterAllocationRatio), width=4) + ratio,
+          panel('Allocation', 'stat', [q('fleet:kube_gpu_allocation:ratio')], thresholds=thresholdOf('GPUClusterAllocationHigh', 'cluster:kube_gpu_allocation:ratio'), width=4) + ratio,
           panel('Open alerts by tier', 'stat', [q('count by (severity) (ALERTS{alertstate="firing", family!=""})', '{{severity}}')], width=4),
         ]),
         row('Utilization', [

@@ -4,10 +4,10 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local thresholdOf = p.thresholdOf,
   local fill = p.fill,
   local q = p.q,
   local panel = p.panel,
-  local alertAt = p.alertAt,
   local ratio = p.ratio,
   local row = p.row,
   local cluster = p.cluster,
@@ -18,7 +18,6 @@ local panels = import '../lib/panels.libsonnet';
   local collected = p.collected,
   local unmeasured = p.unmeasured,
   local l = $.labels,
-  local th = $.thresholds,
 
   dashboards+: {
     L3: {
@@ -58,8 +57,8 @@ local panels = import '../lib/panels.libsonnet';
           panel('Memory used', 'timeseries', [q(fill('DCGM_FI_DEV_FB_USED{$(node)}'), byInstance)], unit=unitOf('DCGM_FI_DEV_FB_USED'), drill='L5'),
         ]),
         row('Thermals, power, clocks', [
-          panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=alertAt(th.gpuTemperatureCelsius), width=6, drill='L5'),
-          panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP', unmeasured('DCGM_FI_DEV_MEMORY_TEMP')), byGPU)], unit='celsius', thresholds=alertAt(th.memoryTemperatureCelsius), width=6),
+          panel('GPU temperature', 'timeseries', [q(dev('DCGM_FI_DEV_GPU_TEMP'), byGPU)], unit='celsius', thresholds=thresholdOf('GPUTemperatureHigh', 'DCGM_FI_DEV_GPU_TEMP'), width=6, drill='L5'),
+          panel('Memory temperature', 'timeseries', [q(dev('DCGM_FI_DEV_MEMORY_TEMP', unmeasured('DCGM_FI_DEV_MEMORY_TEMP')), byGPU)], unit='celsius', thresholds=thresholdOf('GPUMemoryTemperatureHigh', 'DCGM_FI_DEV_MEMORY_TEMP'), width=6),
           panel('Power against the limit', 'timeseries', [q(dev('DCGM_FI_DEV_POWER_USAGE'), byGPU), q(dev('DCGM_FI_DEV_POWER_MGMT_LIMIT'), byGPU + ' limit')], unit='watt', width=6),
           panel('SM clock', 'timeseries', [q(shown('DCGM_FI_DEV_SM_CLOCK', dev('DCGM_FI_DEV_SM_CLOCK')), byGPU)], unit=unitOf('DCGM_FI_DEV_SM_CLOCK'), width=6),
           panel(
@@ -73,7 +72,7 @@ local panels = import '../lib/panels.libsonnet';
               for r in std.objectFields($.throttleReasons)
               if std.get($.throttleReasons[r], 'perGPU', true)
             ],
-            thresholds=alertAt(th.throttleRatio),
+            thresholds=thresholdOf('GPUThermalThrottling', names.gpuThrottle('thermal')),
             width=12,
           ) + ratio,
           panel('Clock-event bitmask', 'timeseries', [q(dev($.exporter.throttleReasonsField), byGPU)], unit='none', description='0x1 idle, 0x2 application clocks, 0x4 power cap, 0x8 HW slowdown, 0x10 sync boost, 0x20/0x40 thermal, 0x80 power brake.', width=12),
@@ -92,17 +91,17 @@ local panels = import '../lib/panels.libsonnet';
               q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', $.recording.rateWindow) }), byGPU + ' flit'),
               q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL', $.recording.rateWindow) }), byGPU + ' data'),
             ],
-            thresholds=alertAt(th.nvlinkCrcErrorsPerMinute),
+            thresholds=thresholdOf('GPUNvlinkCrcErrors', 'DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL'),
             width=6,
           ),
           panel(
             'PCIe replays per minute',
             'timeseries',
             [q(fill('$(gpuRate){$(node)} * 60', { gpuRate: names.gpuRate('DCGM_FI_DEV_PCIE_REPLAY_COUNTER', $.recording.rateWindow) }), byGPU)],
-            thresholds=alertAt(th.pcieReplaysPerMinute),
+            thresholds=thresholdOf('GPUPcieReplayRate', 'DCGM_FI_DEV_PCIE_REPLAY_COUNTER'),
             width=6,
           ),
-          panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=alertAt(th.eccSingleBitPerHour), width=6),
+          panel('ECC errors per hour', 'timeseries', [q(dev('rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' single-bit'), q(dev('rate(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', '[$__rate_interval]) * 3600'), byGPU + ' double-bit')], thresholds=thresholdOf('GPUEccSingleBitRate', 'singleBitPerHour'), width=6),
           panel('Last XID', 'timeseries', [q(dev('DCGM_FI_DEV_XID_ERRORS'), byGPU)], unit='none', width=6),
         ]),
       ] + (if !std.all([std.objectHas($.fields, f) && collected(f) for f in gb200Fields]) then [] else [
@@ -115,8 +114,8 @@ local panels = import '../lib/panels.libsonnet';
                states('DCGM_FI_DEV_FABRIC_HEALTH_SUMMARY', 'Fabric health') { thresholds: [[null, 'green'], [$.fabricStates.health.unhealthy, 'red'], [$.fabricStates.health['limited capacity'], 'orange']] },
                states('DCGM_FI_DEV_FABRIC_MANAGER_STATUS', 'Fabric registration'),
                panel('C2C links active', 'timeseries', [q(dev('DCGM_FI_DEV_C2C_LINK_STATUS'), byGPU)], unit='bool', min=0, max=1, width=6),
-               panel('C2C CRC errors and replays per minute', 'timeseries', [perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_INTR') { legend+: ' CRC' }, perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_REPLAY') { legend+: ' replays' }], thresholds=alertAt(th.c2cErrorsPerMinute), width=6),
-               panel('NVLink 5 errors after error correction, per minute', 'timeseries', [perMinute('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS')], thresholds=alertAt(th.nvlinkEffectiveErrorsPerMinute), width=8),
+               panel('C2C CRC errors and replays per minute', 'timeseries', [perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_INTR') { legend+: ' CRC' }, perMinute('DCGM_FI_DEV_C2C_LINK_ERROR_REPLAY') { legend+: ' replays' }], thresholds=thresholdOf('GPUC2CLinkErrors', 'DCGM_FI_DEV_C2C_LINK_ERROR_INTR'), width=6),
+               panel('NVLink 5 errors after error correction, per minute', 'timeseries', [perMinute('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS')], thresholds=thresholdOf('GPUNvlinkEffectiveErrors', 'DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS'), width=8),
                panel('NVLink 5 bit error rate', 'timeseries', [q(dev('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), byGPU + ' effective'), q(dev('DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT'), byGPU + ' symbol')], unit=unitOf('DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT'), description='Symbol: before forward error correction; effective: after it (each effective error costs a replay).', width=8),
                panel('NVLink 5 links declared down, per hour', 'timeseries', [q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS', '[1h])'), byGPU + ' failed'), q(dev('increase(DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS', '[1h])'), byGPU + ' recovered')], description='Link recoveries: failed ones leave the link down (GPUNvlinkLinkDown).', width=8),
              ]),
@@ -134,7 +133,7 @@ local panels = import '../lib/panels.libsonnet';
                        'Errors per minute',
                        'timeseries',
                        [q(e.fill('60 * rate($(errors){$(ports)}[$__rate_interval])', { errors: ib.errors[k], ports: ports }), byPort + ' ' + k) for k in std.objectFields(ib.errors)],
-                       thresholds=alertAt(th.infinibandErrorsPerMinute),
+                       thresholds=thresholdOf('GPUInfiniBandPortErrors', ib.errors[std.objectFields(ib.errors)[0]]),
                        width=5,
                      ),
                      panel('Data received and transmitted', 'timeseries', [q(e.fill('rate(node_infiniband_port_data_received_bytes_total{$(ports)}[$__rate_interval])', { ports: ports }), byPort + ' rx'), q(e.fill('rate(node_infiniband_port_data_transmitted_bytes_total{$(ports)}[$__rate_interval])', { ports: ports }), byPort + ' tx')], unit='Bps', width=5),
@@ -145,7 +144,7 @@ local panels = import '../lib/panels.libsonnet';
                        unit='percentunit',
                        min=0,
                        max=1,
-                       thresholds=alertAt(th.infinibandTransmitWaitShare),
+                       thresholds=thresholdOf('GPUInfiniBandCongested', 'transmitWaitShare'),
                        description='PortXmitWait ticks × infiniband.transmitWaitBytes, over what the port lost and sent: congestion.',
                        width=5,
                      ),

@@ -4,10 +4,11 @@ local names = import '../lib/names.libsonnet';
 local panels = import '../lib/panels.libsonnet';
 {
   local p = panels($),
+  local sloAt = p.sloAt,
+  local thresholdOf = p.thresholdOf,
   local fill = p.fill,
   local q = p.q,
   local panel = p.panel,
-  local alertAt = p.alertAt,
   local ratio = p.ratio,
   local row = p.row,
   local v = p.v,
@@ -67,7 +68,7 @@ local panels = import '../lib/panels.libsonnet';
         ]),
         // A latency panel goes where no engine served has its histogram (quantiles of none).
         row('Inference (' + std.join(', ', [inf.profiles[x].title for x in inf.engines]) + ')', std.filter(function(p) p.queries != [], [
-          panel('Time to first token', 'timeseries', quantiles('timeToFirstToken'), unit='s', thresholds=alertAt(th.ttftSeconds)),
+          panel('Time to first token', 'timeseries', quantiles('timeToFirstToken'), unit='s', thresholds=sloAt('InferenceTTFT')),
           panel('End-to-end latency', 'timeseries', quantiles('requestLatency'), unit='s'),
           local requests(outcome, engines, legend) = q(inf.requestRate([outcome], engines, [], '$__rate_interval', server), legend);
           panel('Requests per second', 'timeseries', (if inf.answering == [] then [] else [requests('served', inf.answering, 'admitted'), requests('failed', inf.answering, 'failed')])
@@ -85,10 +86,10 @@ local panels = import '../lib/panels.libsonnet';
               for _ in [1]
               if inf.having('waiting') != []
             ] + [q(e.fill('sum($(gauges))', { gauges: std.join(' or ', inf.gauges('running', inf.onceAcrossRanks, matchers=server)) }), 'running') for _ in [1] if inf.having('running') != []],
-            thresholds=alertAt(th.inferenceQueueDepth),
+            thresholds=thresholdOf('GPUInferenceQueueGrowing', 'waiting'),
             description="Waiting: each engine's queue" + (if $.enabled.vllm then " (vLLM's capacity queue where it splits it)" else '') + '; running: the requests being decoded.',
           ),
-          panel('KV-cache usage', 'timeseries', [q(all('kvCache'), '{{pod}}') for _ in [1] if inf.having('kvCache') != []], thresholds=alertAt(th.kvCacheUsageRatio)) + ratio,
+          panel('KV-cache usage', 'timeseries', [q(all('kvCache'), '{{pod}}') for _ in [1] if inf.having('kvCache') != []], thresholds=thresholdOf('GPUInferenceKVCachePressure', 'kvCache')) + ratio,
           panel(
             'Preemptions',
             'timeseries',
@@ -96,7 +97,7 @@ local panels = import '../lib/panels.libsonnet';
             unit=if std.all([r.type == 'counter' for x in inf.having('preemptions') for r in inf.profiles[x].preemptions]) then 'ops' else 'short',
             description='Per second where the engine counts them; the requests paused where it shows a level.',
           ),
-          panel('Time per output token', 'timeseries', quantiles('interTokenLatency'), unit='s', thresholds=alertAt(th.tpotSeconds)),
+          panel('Time per output token', 'timeseries', quantiles('interTokenLatency'), unit='s', thresholds=sloAt('InferenceTPOT')),
           panel(
             'Where a request spends its time (mean)',
             'timeseries',

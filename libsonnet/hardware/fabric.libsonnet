@@ -236,6 +236,7 @@ local t = import '../lib/test.libsonnet';
       ),
     },
     [if has(c2cErrors[0]) && has(c2cErrors[1]) then 'GPUC2CLinkErrors']: hw {
+      panelThresholds:: { [f]: th.c2cErrorsPerMinute for f in c2cErrors },
       family: 'c2c',
       severity: 'warning',
       expr: a.attributed(std.join(' or ', [a.perMinute(f, th.c2cErrorsPerMinute) for f in c2cErrors])),
@@ -257,6 +258,7 @@ local t = import '../lib/test.libsonnet';
     },
 
     [if has(effective) then 'GPUNvlinkEffectiveErrors']: hw {
+      panelThresholds:: { [effective]: th.nvlinkEffectiveErrorsPerMinute },
       family: 'nvlink',
       severity: 'warning',
       expr: a.attributed(a.perMinute(effective, th.nvlinkEffectiveErrorsPerMinute)),

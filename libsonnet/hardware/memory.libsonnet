@@ -69,6 +69,7 @@ local t = import '../lib/test.libsonnet';
     } + eventAlert,
 
     GPUEccSingleBitRate: hw {
+      panelThresholds:: { singleBitPerHour: th.eccSingleBitPerHour },
       family: 'memory',
       severity: 'warning',
       expr: attributed(e.fill(|||

@@ -93,6 +93,7 @@ local t = import '../lib/test.libsonnet';
       family: if reason == 'thermal' then 'thermal' else 'power',
       severity: 'warning',
       expr: attributed(condition[reason]),
+      panelThresholds:: { [names.gpuThrottle(reason)]: th.throttleRatio },
       'for': '5m',
       summary: summary,
       description: gpuText + ' has been throttled (' + $.throttleReasons[reason].help + ') for {{ $value | humanizePercentage }} of the last ' + w.throttle + '.',

@@ -37,6 +37,20 @@ function(c) {
   |||, { expr: expr }),
   // Green below the alert threshold, red above it.
   local alertAt(v) = [[null, 'green'], [v, 'red']],
+  // The threshold line of an alert on a panel: the value the alert declares for what the panel
+  // shows (its panelThresholds:: { key: value }, in the panel's unit: a field's as the catalog
+  // shows the field, a record's or a metric's as it is). An alert the catalog does not have
+  // (removed, or its section off) leaves the panel without a line; one that does not declare
+  // the key is an error, naming both.
+  local thresholdOf(alert, key) =
+    if !std.objectHas(c.alerts, alert) then []
+    else
+      local declared = std.get(c.alerts[alert], 'panelThresholds', {}, inc_hidden=true);
+      assert std.objectHas(declared, key) : '%s declares no panel threshold for %s: add it to its panelThresholds' % [alert, key];
+      alertAt(declared[key]),
+  // The latency an SLO counts as good, as a panel's threshold line; none where the catalog
+  // has no such SLO.
+  local sloAt(slo) = if std.objectHas(c.slos, slo) then alertAt(c.slos[slo].seconds) else [],
   local ratio = { unit: 'percentunit', min: 0, max: 1 },
   local row(title, panels) = { title: title, panels: panels },
   local v(name, label, query, multi=false) = { name: name, label: label, query: query, multi: multi },
@@ -150,7 +164,8 @@ function(c) {
   fill:: fill,
   panel:: panel,
   count:: count,
-  alertAt:: alertAt,
+  thresholdOf:: thresholdOf,
+  sloAt:: sloAt,
   ratio:: ratio,
   row:: row,
   v:: v,

@@ -111,6 +111,7 @@ local t = import '../lib/test.libsonnet';
     local mlp = { team: $.teams['ml-platform'] },
 
     GPUPodUnschedulable: mlp {
+      panelThresholds:: { 'namespace:kube_gpu_pod_scheduling_wait_seconds:max': e.seconds(w.unschedulable) },
       section: 'scheduling',
       family: 'capacity',
       severity: 'warning',

@@ -187,6 +187,7 @@ local t = import '../lib/test.libsonnet';
     },
 
     GPUClusterAllocationHigh: mlp {
+      panelThresholds:: { 'cluster:kube_gpu_allocation:ratio': th.clusterAllocationRatio },
       family: 'capacity',
       severity: 'warning',
       expr: e.fill(|||

@@ -124,6 +124,7 @@ local t = import '../lib/test.libsonnet';
     // (inference.gauges): a counter's increase, or a level's highest reading, over 10m.
     local preempted(r) = if r.type == 'counter' then 'increase(%s[10m])' else 'max_over_time(%s[10m])',
     [if inf.showing(['kvCache', 'preemptions']) != [] then 'GPUInferenceKVCachePressure']: mlp {
+      panelThresholds:: { kvCache: th.kvCacheUsageRatio },
       section: 'inference',
       family: 'inference',
       severity: 'warning',
@@ -211,6 +212,7 @@ local t = import '../lib/test.libsonnet';
     // Every served engine's waiting queue (inference.gauges('waiting')), each server's read
     // under the first of its engine's reads it exports.
     [if inf.having('waiting') != [] then 'GPUInferenceQueueGrowing']: mlp {
+      panelThresholds:: { waiting: th.inferenceQueueDepth },
       section: 'inference',
       family: 'inference',
       severity: 'warning',
