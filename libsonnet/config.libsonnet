@@ -1,5 +1,6 @@
 // Settings every family file reads: label names, identities, windows shared by several
 // families, teams, sections, where the rules run and how they are tested.
+local e = import 'lib/expr.libsonnet';
 {
   windows: {
     // How long an XID or ECC event keeps its alert firing...
@@ -15,6 +16,14 @@
     // look past to tell an old XID from a new one; XIDs held across a longer gap are announced
     // again when the data resumes.
     gap: '30m',
+    // The window of training jobs' SM activity (the straggler's, NCCL's and InfiniBand's reads
+    // of who trains where).
+    straggler: '10m',
+  },
+
+  thresholds: {
+    // An allocated GPU is idle below this graphics-engine activity (0-1).
+    idleActivity: 0.05,
   },
 
   // Label names as the series carry them. Derived from `exporter`; override single names here.
@@ -183,5 +192,34 @@
   tests: {
     interval: '1m',
     evalTime: '60m',
+  },
+
+  // How GPUs are shared, for capacity, availability, cost and the namespace rollups.
+  sharing: {
+    // The share of its GPU a MIG instance stands for, by GPU_I_PROFILE: compute slices over the
+    // GPU's (7 on A100, H100, H200 and B200; 4 on A30), so a 3g+2g+1g+1g layout prices 3/7,
+    // 2/7, 1/7 and 1/7. Memory-only variants (+me, .gfx) weigh as their base profile.
+    local sevenSlice = ['1g.5gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb', '1g.10gb', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb', '1g.12gb', '1g.24gb', '2g.24gb', '3g.47gb', '4g.47gb', '7g.94gb', '1g.18gb', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb', '1g.23gb', '1g.45gb', '2g.45gb', '3g.90gb', '4g.90gb', '7g.180gb'],
+    local fourSlice = ['1g.6gb', '2g.12gb', '4g.24gb'],
+    local slices(p) = std.parseInt(std.split(p, 'g')[0]),
+    migProfileWeights: { [p]: slices(p) / 7 for p in sevenSlice } + { [p]: slices(p) / 4 for p in fourSlice },
+    // Time-slicing or MPS: the devices the NVIDIA device plugin advertises per GPU (its
+    // sharing config's replicas; 1 without sharing, the GPU Operator's default). Capacity then
+    // counts replicas, and so does availability.
+    replicas: 1,
+  },
+
+  // The controller kinds that run training: a straggler is one of their ranks. Inference
+  // replicas (a Deployment's ReplicaSet, a StatefulSet) serve unevenly by design.
+  training:: {
+    ownerKinds: ['Job', 'PyTorchJob', 'TFJob', 'MPIJob', 'JobSet', 'RayJob', 'XGBoostJob', 'PaddleJob', 'LeaderWorkerSet'],
+    // The kind of controller the generated scenarios give a training job's pods: the first of
+    // ownerKinds, so that they hold on a catalog that counts other kinds.
+    scenarioKind:: self.ownerKinds[0],
+    // The pods a training controller owns (kube-state-metrics' kube_pod_owner), under the
+    // exporter's pod labels: owner_kind and owner_name name the job.
+    owners:: e.asExporterPod($.labels, e.fill(|||
+      kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
+    |||, { job: $.kubeStateMetrics.job, kinds: std.join('|', $.training.ownerKinds) })),
   },
 }

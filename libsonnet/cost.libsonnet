@@ -19,21 +19,6 @@ local t = import 'lib/test.libsonnet';
     kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
   },
 
-  // How GPUs are shared, for capacity, availability, cost and the namespace rollups.
-  sharing: {
-    // The share of its GPU a MIG instance stands for, by GPU_I_PROFILE: compute slices over the
-    // GPU's (7 on A100, H100, H200 and B200; 4 on A30), so a 3g+2g+1g+1g layout prices 3/7,
-    // 2/7, 1/7 and 1/7. Memory-only variants (+me, .gfx) weigh as their base profile.
-    local sevenSlice = ['1g.5gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb', '1g.10gb', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb', '1g.12gb', '1g.24gb', '2g.24gb', '3g.47gb', '4g.47gb', '7g.94gb', '1g.18gb', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb', '1g.23gb', '1g.45gb', '2g.45gb', '3g.90gb', '4g.90gb', '7g.180gb'],
-    local fourSlice = ['1g.6gb', '2g.12gb', '4g.24gb'],
-    local slices(p) = std.parseInt(std.split(p, 'g')[0]),
-    migProfileWeights: { [p]: slices(p) / 7 for p in sevenSlice } + { [p]: slices(p) / 4 for p in fourSlice },
-    // Time-slicing or MPS: the devices the NVIDIA device plugin advertises per GPU (its
-    // sharing config's replicas; 1 without sharing, the GPU Operator's default). Capacity then
-    // counts replicas, and so does availability.
-    replicas: 1,
-  },
-
   cost: {
     currency: 'USD',
     // $/GPU-hour by modelName as the exporter reports it: list prices of on-demand cloud

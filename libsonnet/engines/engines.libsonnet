@@ -40,8 +40,71 @@
 // seriesOf, with its selector.
 local e = import '../lib/expr.libsonnet';
 {
-  inference+:: {
+  // vLLM's metric names (label model_name); older releases call the KV-cache gauge
+  // vllm:gpu_cache_usage_perc. `requests` is the HTTP request counter of vLLM's API server
+  // (prometheus-fastapi-instrumentator: handler, method, status as 2xx/4xx/5xx).
+  inference:: {
+    kvCacheUsage: 'vllm:kv_cache_usage_perc',
+    // The KV-cache gauge's name before vLLM 0.10 (removed in 0.12), read only where a server
+    // does not export kvCacheUsage: a fleet upgrading vLLM server by server has both.
+    kvCacheUsageDeprecated: 'vllm:gpu_cache_usage_perc',
     local inference = self,
+    // The KV-cache usage, over a range function (`avg_over_time(%s[10m])`, or '%s' for the
+    // instant value; or a function of the series' name), under the current name or else the
+    // deprecated one.
+    kvCache(f='%s')::
+      local apply(name) = if std.isFunction(f) then f(name) else f % name;
+      e.fill('($(current) or $(deprecated))', { current: apply(inference.kvCacheUsage), deprecated: apply(inference.kvCacheUsageDeprecated) }),
+    waiting: 'vllm:num_requests_waiting',
+    // vLLM 0.20 and later split the waiting count by reason: capacity (queued for room in the
+    // running batch, preempted requests included) and deferred (parked by the scheduler: a
+    // structured-output grammar, remote KV, a LoRA slot). A backlog is the capacity queue
+    // where this series exists, the whole count otherwise.
+    waitingByReason: 'vllm:num_requests_waiting_by_reason',
+    // vLLM's sleep mode (0.11.1 and later): one series per state (awake, weights_offloaded,
+    // discard_all), 1 on the engine's current one. An engine whose awake series is 0 sleeps
+    // (or has paused scheduling): it holds its GPU idle, accepts requests without serving them
+    // and keeps its last KV-cache reading, by design. asleep is that condition, per server and
+    // engine; awake(series) keeps the series of engines that do not sleep.
+    sleepState: 'vllm:engine_sleep_state',
+    asleep(by=inference.engineLabels):: e.fill(|||
+      max by ($(by)) ($(state){sleep_state="awake"}) == 0
+    |||, { by: std.join(', ', by), state: inference.sleepState }),
+    awake(series):: e.fill('($(series) unless on ($(engine)) ($(asleep)))', { series: series, engine: std.join(', ', inference.engineLabels), asleep: inference.asleep() }),
+    // The labels that name one engine of a server: data-parallel vLLM runs several per pod.
+    engineLabels: [$.labels.cluster, 'namespace', 'pod', 'engine'],
+    running: 'vllm:num_requests_running',
+    // The inter-token latency histogram's only name before vLLM 0.11 (deprecated in 0.11,
+    // hidden in 0.12, removed since; the same observations and buckets), read only where a
+    // server does not export interTokenLatency: by the TPOT SLO and goodput.
+    interTokenLatencyDeprecated: 'vllm:time_per_output_token_seconds',
+    // The label that names the model a server serves (vLLM, SGLang and TensorRT-LLM:
+    // model_name; NVIDIA Dynamo's frontend and Triton: model).
+    modelLabel: 'model_name',
+    preemptions: 'vllm:num_preemptions_total',
+    ttft: 'vllm:time_to_first_token_seconds',
+    e2eLatency: 'vllm:e2e_request_latency_seconds',
+    requests: 'http_requests_total',
+    // Handlers that serve inference.
+    handlers: '/v1/completions|/v1/chat/completions',
+    // What an inference alert keeps.
+    identity: [$.labels.cluster, 'namespace', 'pod', inference.modelLabel],
+    // vLLM's bucket ladders (vllm/v1/metrics/buckets.py; the same lists inline in
+    // vllm/v1/metrics/loggers.py before): a latency threshold read from the classic buckets
+    // must be one of its histogram's bounds, or the selector reads nothing.
+    buckets: {
+      timeToFirstToken: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560],
+      interTokenLatency: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80],
+      // Shared by the end-to-end, queue, prefill, decode and inference times.
+      requestLatency: [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680],
+    },
+    // vLLM's names of the quantities the throughput, latency-breakdown and TPOT rules read.
+    generationTokens: 'vllm:generation_tokens_total',
+    interTokenLatency: 'vllm:inter_token_latency_seconds',
+    queueTime: 'vllm:request_queue_time_seconds',
+    prefillTime: 'vllm:request_prefill_time_seconds',
+    decodeTime: 'vllm:request_decode_time_seconds',
+
     // The engines the fleet serves with: profile names (vllm, sglang, dynamo, trtllm, triton).
     engines: ['vllm'],
 
@@ -163,6 +226,14 @@ local e = import '../lib/expr.libsonnet';
           for r in reads
         ]),
       }),
+  },
+
+
+  // The deployment label that tells a canary's series from the baseline's, for release gates.
+  release: {
+    label: 'track',
+    canary: 'canary',
+    baseline: 'stable',
   },
 
   // The profiles as docs/catalog.md's engine table shows them.

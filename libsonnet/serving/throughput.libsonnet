@@ -8,13 +8,6 @@
 local e = import '../lib/expr.libsonnet';
 local t = import '../lib/test.libsonnet';
 {
-  inference+:: {
-    generationTokens: 'vllm:generation_tokens_total',
-    interTokenLatency: 'vllm:inter_token_latency_seconds',
-    queueTime: 'vllm:request_queue_time_seconds',
-    prefillTime: 'vllm:request_prefill_time_seconds',
-    decodeTime: 'vllm:request_decode_time_seconds',
-  },
 
   thresholds+: {
     // A model's generated tokens per running request falling by more than this share against

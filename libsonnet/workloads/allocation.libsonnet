@@ -6,8 +6,6 @@ local rb = import '../lib/runbook.libsonnet';
 local t = import '../lib/test.libsonnet';
 {
   thresholds+: {
-    // An allocated GPU is idle below this graphics-engine activity (0-1).
-    idleActivity: 0.05,
     // Capacity ticket above this share of allocatable GPUs requested by pods.
     clusterAllocationRatio: 0.95,
     // How far ahead memory growth is projected.

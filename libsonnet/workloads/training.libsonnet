@@ -12,24 +12,6 @@ local t = import '../lib/test.libsonnet';
     stragglerBusyActivity: 0.4,
   },
 
-  windows+: {
-    straggler: '10m',
-  },
-
-  // The controller kinds that run training: a straggler is one of their ranks. Inference
-  // replicas (a Deployment's ReplicaSet, a StatefulSet) serve unevenly by design.
-  training:: {
-    ownerKinds: ['Job', 'PyTorchJob', 'TFJob', 'MPIJob', 'JobSet', 'RayJob', 'XGBoostJob', 'PaddleJob', 'LeaderWorkerSet'],
-    // The kind of controller the generated scenarios give a training job's pods: the first of
-    // ownerKinds, so that they hold on a catalog that counts other kinds.
-    scenarioKind:: self.ownerKinds[0],
-    // The pods a training controller owns (kube-state-metrics' kube_pod_owner), under the
-    // exporter's pod labels: owner_kind and owner_name name the job.
-    owners:: e.asExporterPod($.labels, e.fill(|||
-      kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
-    |||, { job: $.kubeStateMetrics.job, kinds: std.join('|', $.training.ownerKinds) })),
-  },
-
   local l = $.labels,
   local th = $.thresholds,
   local w = $.windows,
