@@ -148,7 +148,8 @@ func TestCatalogEdits(t *testing.T) {
 			override: `{ alerts+: { GPUMemoryTemperatureHigh:: null } }`,
 			want: []string{
 				"removed alert GPUMemoryTemperatureHigh [] routing infra-ticket silenced by " + silencers + " -> absent",
-				// Its threshold's red line leaves the L5 memory-temperature panel with it.
+				// Its threshold's red line leaves the L3 and L5 memory-temperature panels with it.
+				"changed file dashboards/l3.json",
 				"changed file dashboards/l5.json",
 				"changed file docs/catalog.md",
 				"removed file runbooks/GPUMemoryTemperatureHigh.md",
