@@ -67,9 +67,8 @@
   alerts: std.mapWithKey(
     function(_, a) a + (if std.objectHas(a, 'tests') then {
                           tests: [
-                            c + (
-                              if std.objectHas(c, 'alsoFires') then { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] } else {}
-                            )
+                            if std.all([std.objectHas($.alerts, x.alert) for x in std.get(c, 'alsoFires', [])]) then c
+                            else c { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] }
                             for c in a.tests
                           ],
                         } else {}),

@@ -56,7 +56,7 @@ local t = import 'lib/test.libsonnet';
           pod: false,
           extra+: [cordon],
           alsoFires: [cordoned],
-          [if std.length(std.findSubstr(names.gpuInfo, p.expr)) > 0 then 'without']: [l.namespace, l.pod],
+          [if std.length(std.split(p.expr, names.gpuInfo)) > 1 then 'without']: [l.namespace, l.pod],
         },
         firing {
           name: firing.name + ', on a cordoned node where GPU pods still run',

@@ -141,6 +141,7 @@ func evaluateJsonnet(opts Options) (string, []fileRead, error) {
 	im := newImporter(libsonnet.FS, filename, root)
 	vm := jsonnet.MakeVM()
 	vm.Importer(im)
+	vm.NativeFunction(fillNative)
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {
@@ -298,6 +299,7 @@ func Decode(data []byte) (*model.Model, error) {
 	}
 	m := d.decode(data)
 	if m != nil {
+		expandHistograms(m)
 		// Entries that failed to decode are left out, so the rest is still validated and
 		// every problem is reported at once; a value that did not decode is not reported
 		// again for the zero it was left at.

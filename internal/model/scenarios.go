@@ -85,6 +85,27 @@ type CaseSeries struct {
 	// WithoutPod makes the series carry no pod attribution: the pod on the GPU has exited and
 	// the exporter reports the GPU as a new series.
 	WithoutPod bool `json:"withoutPod"`
+	// Histogram, when set, makes this entry the series of one latency histogram (Metric its
+	// name, Labels their labels), written out when the catalog is decoded (HistogramSeries).
+	Histogram *HistogramScenario `json:"histogram,omitempty"`
+}
+
+// HistogramScenario is a histogram for a promtool scenario, sampled once a minute from 0:
+// Bounds are its bucket bounds in seconds (ascending), and each phase adds, every minute for
+// its minutes, Counts[i] observations to bucket i (one more count than bounds: the last is
+// above the highest bound) and Sum seconds. Whole follows a whole bound in the le label
+// ('.0' as Python's client writes 1.0, '' as Go's and Rust's write 1).
+type HistogramScenario struct {
+	Bounds []float64        `json:"bounds"`
+	Phases []HistogramPhase `json:"phases"`
+	Whole  string           `json:"whole"`
+}
+
+// HistogramPhase is a stretch of a histogram scenario: what each of its minutes adds.
+type HistogramPhase struct {
+	Minutes int       `json:"minutes"`
+	Counts  []float64 `json:"counts"`
+	Sum     float64   `json:"sum"`
 }
 
 // Sample is one expected output series.

@@ -37,9 +37,11 @@ local panels = import '../lib/panels.libsonnet';
           ALERTS{alertstate="firing", $(gpu)}
         |||, { gpu: is(l.uuid, 'gpu') }), color: 'orange', title: '{{alertname}}' },
       ],
-      local byFamily = std.set([$.fields[n].family for n in std.objectFields($.fields) if collected(n)]),
+      // The collected fields, read once, then a row per family of them.
+      local shown = [n for n in std.objectFields($.fields) if collected(n)],
+      local byFamily = std.set([$.fields[n].family for n in shown]),
       rows: [
-        row(family, [fieldPanel(n) for n in std.objectFields($.fields) if collected(n) && $.fields[n].family == family && $.fields[n].entity != 'nvlink'])
+        row(family, [fieldPanel(n) for n in shown if $.fields[n].family == family && $.fields[n].entity != 'nvlink'])
         for family in byFamily
       ],
     },

@@ -53,7 +53,7 @@ local e = import '../lib/expr.libsonnet';
     // instant value; or a function of the series' name), under the current name or else the
     // deprecated one.
     kvCache(f='%s')::
-      local apply(name) = if std.isFunction(f) then f(name) else f % name;
+      local apply(name) = if std.isFunction(f) then f(name) else std.strReplace(f, '%s', name);
       e.fill('($(current) or $(deprecated))', { current: apply(inference.kvCacheUsage), deprecated: apply(inference.kvCacheUsageDeprecated) }),
     waiting: 'vllm:num_requests_waiting',
     // vLLM 0.20 and later split the waiting count by reason: capacity (queued for room in the
@@ -187,7 +187,7 @@ local e = import '../lib/expr.libsonnet';
       [
         local inside = e.inside([r.selector, p.selector, matchers]);
         local format = if std.isFunction(f) then f(r) else f;
-        local read = format % (r.name + (if inside == '' then '' else '{' + inside + '}'));
+        local read = std.strReplace(format, '%s', r.name + (if inside == '' then '' else '{' + inside + '}'));
         local series = if awake && std.objectHasAll(p, 'awake') then p.awake(read) else read;
         if p.modelLabel == inference.modelLabel then series
         else e.fill('label_replace($(series), "$(to)", "$1", "$(from)", "(.*)")', { series: series, to: inference.modelLabel, from: p.modelLabel })

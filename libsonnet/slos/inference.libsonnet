@@ -47,8 +47,10 @@ local t = import '../lib/test.libsonnet';
       local known = p[quantity].buckets,
       local ladder = if std.member(known, seconds) then known else [seconds],
       local bucketOf(v) = std.length([b for b in ladder if b < v]),
+      local goodBucket = bucketOf(seconds),
+      local badBucket = bucketOf(2 * seconds),
       local request(good, bad) = [
-        [(if i == bucketOf(seconds) then good else 0) + (if i == bucketOf(2 * seconds) then bad else 0) for i in std.range(0, std.length(ladder))],
+        [(if i == goodBucket then good else 0) + (if i == badBucket then bad else 0) for i in std.range(0, std.length(ladder))],
         seconds * (good + 2 * bad),
       ],
       extra: $.histograms.series(metric, server, ladder, if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
