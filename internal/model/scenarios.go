@@ -94,7 +94,7 @@ type CaseSeries struct {
 // Bounds are its bucket bounds in seconds (ascending), and each phase adds, every minute for
 // its minutes, Counts[i] observations to bucket i (one more count than bounds: the last is
 // above the highest bound) and Sum seconds. Whole follows a whole bound in the le label
-// ('.0' as Python's client writes 1.0, '' as Go's and Rust's write 1).
+// ('.0' as Python's client writes 1.0, ” as Go's and Rust's write 1).
 type HistogramScenario struct {
 	Bounds []float64        `json:"bounds"`
 	Phases []HistogramPhase `json:"phases"`
