@@ -193,6 +193,12 @@ func TestReadmeIsAUsersPage(t *testing.T) {
 	if len(opening) < 6 || !strings.HasPrefix(opening[3], "go run ./cmd/gpuobs generate") || !strings.HasPrefix(opening[4], "make test ") {
 		t.Errorf("README.md does not open with the generate and make test commands:\n%s", strings.Join(opening, "\n"))
 	}
+	// Its first screen says what gpuobs is and how to start: timings and commit ids are
+	// docs/benchmarks.md's.
+	firstScreen := strings.Join(strings.SplitN(string(readme), "\n", 41)[:40], "\n")
+	for _, figure := range figures(firstScreen) {
+		t.Errorf("README.md's first screen holds the figure %q: move timings and commit ids to docs/benchmarks.md", figure)
+	}
 	link := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`)
 	for _, page := range markdownPages(t) {
 		data, err := os.ReadFile(page)
@@ -203,6 +209,41 @@ func TestReadmeIsAUsersPage(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(page), m[1])); err != nil {
 				t.Errorf("%s links to %s, which does not exist", page, m[1])
 			}
+		}
+	}
+}
+
+// timing is a measured duration (1.2 s, 300 ms, 7 min, 853 CPU-s); hexWord a word that may be
+// a commit id.
+var (
+	timing  = regexp.MustCompile(`\b\d+(\.\d+)? ?(ms|s|min|CPU-s|seconds|minutes)\b`)
+	hexWord = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+)
+
+// figures are the timings and commit ids (7 to 40 hex digits, with a digit and a letter) of a
+// text.
+func figures(text string) []string {
+	found := timing.FindAllString(text, -1)
+	for _, w := range hexWord.FindAllString(text, -1) {
+		if strings.ContainsAny(w, "0123456789") && strings.ContainsAny(w, "abcdef") {
+			found = append(found, w)
+		}
+	}
+	return found
+}
+
+// TestFiguresAreFound: the README check finds a timing and a commit id, and passes prose.
+func TestFiguresAreFound(t *testing.T) {
+	for text, want := range map[string]int{
+		"took 2 min 0 s, then 0.7 s":        3,
+		"measured at 7828a8a":               1,
+		"853 CPU-s on both cores":           1,
+		"Go 1.26, git and make; 5 commands": 0,
+		"the exporter's deadbeef field":     0,
+		"recording rules from GPU to fleet": 0,
+	} {
+		if got := figures(text); len(got) != want {
+			t.Errorf("%q: %d figures (%v), want %d", text, len(got), got, want)
 		}
 	}
 }

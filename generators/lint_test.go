@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 // the team's Grace Blackwell catalog),
 // the sharded layers, every output format and both dashboard schemas.
 func TestEveryProfileLintsClean(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, config := range []string{
 		adopter,

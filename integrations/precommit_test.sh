@@ -23,6 +23,8 @@ git commit -qm "generated monitoring"
 try() { pre-commit try-repo "$repo" "$@" >"$work/out" 2>&1; }
 try gpuobs-lint --files rules/alerts.yaml rules/recording.yaml dashboards/l1.json || fail "lint on clean files failed: $(cat "$work/out")"
 try gpuobs-generate-check --all-files || fail "generate --check on fresh output failed: $(cat "$work/out")"
+# The hook keeps the catalog's evaluation in pre-commit's home, which CI caches with the hooks.
+ls "$PRE_COMMIT_HOME"/gpuobs/catalog/* >/dev/null 2>&1 || fail "no evaluation kept in $PRE_COMMIT_HOME/gpuobs/catalog"
 
 printf 'groups:\n  - name: g\n    rules:\n      - record: cluster:dcgm_power_usage:sum\n        expr: sum by (cluster) (DCGM_FI_DEV_POWER_USAGE)\n' >rules/mine.yaml
 sed -i 's/for: 15m/for: 16m/' rules/alerts.yaml

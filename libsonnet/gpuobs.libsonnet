@@ -64,14 +64,22 @@
   // A scenario of the library expects another alert of the library to fire with it only while
   // that alert exists: a catalog that removes an alert (alerts: std.objectRemoveKey(...)) or
   // an SLO keeps the others' scenarios valid. ($ is the final catalog, the user's included.)
+  //
+  // A section switched off takes its alerts and records with it (gpuobs removes them when it
+  // reads the catalog, and names any rule left that reads one): their scenarios and runbooks
+  // are hidden, never evaluated.
+  local off(entry) = !std.get($.enabled, std.get(entry, 'section', ''), true),
   alerts: std.mapWithKey(
-    function(_, a) a + (if std.objectHas(a, 'tests') then {
-                          tests: [
-                            if std.all([std.objectHas($.alerts, x.alert) for x in std.get(c, 'alsoFires', [])]) then c
-                            else c { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] }
-                            for c in a.tests
-                          ],
-                        } else {}),
+    function(_, a)
+      if off(a) then a { tests:: [], runbook:: {} }
+      else a + (if std.objectHas(a, 'tests') then {
+                  tests: [
+                    if std.all([std.objectHas($.alerts, x.alert) for x in std.get(c, 'alsoFires', [])]) then c
+                    else c { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] }
+                    for c in a.tests
+                  ],
+                } else {}),
     super.alerts
   ),
+  records: std.mapWithKey(function(_, r) if off(r) then r { tests:: [] } else r, super.records),
 }

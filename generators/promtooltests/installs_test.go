@@ -2,6 +2,7 @@ package promtooltests_test
 
 import (
 	"fmt"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"io"
 	"maps"
 	"os"
@@ -29,6 +30,7 @@ import (
 // managed exporter. A catalog that says how the fleet is installed raises none; the embedded
 // catalog on the same install raises what its picture of the world gets wrong, and says so.
 func TestRealInstallsReplayedHealthy(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, c := range []struct {
 		name, catalog string
@@ -146,6 +148,7 @@ var everyInstall = []struct {
 // earns, and the record of which pod holds which GPU names exactly the pods the exporter
 // attributes GPUs to, never the exporter's own.
 func TestEveryInstallReplayedQuiet(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, targetLabelsWin := range []bool{false, true} {
 		t.Run(fmt.Sprintf("honorLabels %t", !targetLabelsWin), func(t *testing.T) {
@@ -181,6 +184,7 @@ func TestEveryInstallReplayedQuiet(t *testing.T) {
 // set), an SKU the price table lacks and a pod that holds its GPU idle for the replay's three
 // hours.
 func TestEveryInstallReplayedQuietOnItsInitCatalog(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, in := range everyInstall {
 		t.Run(in.scrape, func(t *testing.T) {

@@ -3,6 +3,7 @@ package promtooltests_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"maps"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ var servingTarget = scrapeTarget{"llm-serving/qwen", map[string]string{"namespac
 // board that measures no memory temperature sends 0); and each variable offers the install's
 // cluster, node and workload namespace, the serving one included.
 func TestEveryPanelShowsWhatItsInputsHold(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, targetLabelsWin := range []bool{false, true} {
 		t.Run(fmt.Sprintf("honorLabels %t", !targetLabelsWin), func(t *testing.T) {

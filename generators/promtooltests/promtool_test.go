@@ -106,6 +106,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 // (shard and global rule files evaluated together; 4.8.2 is the embedded catalog, which make
 // test runs).
 func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	every := []string{output.AlertTests, output.RecordingTests, output.RecordsTests}
 	for _, c := range []struct {
@@ -166,6 +167,7 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 // vLLM (SGLang's scenarios then the SLOs' own); and on a team's catalog (labels, teams and
 // its model label renamed, sections off) serving with vLLM, SGLang and Dynamo.
 func TestEveryEngineBurnsItsSLOs(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	var names []string
 	for _, slo := range []string{"InferenceTTFT", "InferenceTPOT", "InferenceLatency", "InferenceErrors"} {
@@ -279,6 +281,7 @@ func kvCacheReads(first, second string) string {
 // mistake the rules must not make, and promtool must reject it. (make test runs the same
 // tests on the unmutated checked-in output.)
 func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, c := range []struct {
 		name, file, testFile, old, new, wantFailure string

@@ -1,6 +1,7 @@
 package promtooltests_test
 
 import (
+	"github.com/gpuobs/gpuobs/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 // expected alerts and samples are the same: the rules read the pod wherever it arrives. On the
 // embedded catalog, a team's own (every label renamed, sections off) and a training fleet's.
 func TestScenariosHoldWhereTargetLabelsWin(t *testing.T) {
+	testutil.Long(t)
 	t.Parallel()
 	for _, config := range []string{"", "../../internal/testutil/plantest/testdata/adopter-gb200.jsonnet", trainingCatalog} {
 		t.Run(filepath.Base(config), func(t *testing.T) {

@@ -250,3 +250,23 @@ func TestKeptEvaluationsOfAlikeCatalogsStayApart(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheDirUnderPreCommit: a pre-commit hook keeps evaluations in pre-commit's own home,
+// which CI caches to reuse the hooks' environments; GPUOBS_CACHE decides over it.
+func TestCacheDirUnderPreCommit(t *testing.T) {
+	t.Setenv(CacheEnv, "")
+	t.Setenv("PRE_COMMIT", "1")
+	t.Setenv("PRE_COMMIT_HOME", "/ci/pre-commit")
+	if got := DefaultCacheDir(); got != filepath.Join("/ci/pre-commit", "gpuobs", "catalog") {
+		t.Errorf("under pre-commit with PRE_COMMIT_HOME: %s", got)
+	}
+	t.Setenv("PRE_COMMIT_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "/ci/xdg")
+	if got := DefaultCacheDir(); got != filepath.Join("/ci/xdg", "pre-commit", "gpuobs", "catalog") {
+		t.Errorf("under pre-commit with XDG_CACHE_HOME: %s", got)
+	}
+	t.Setenv(CacheEnv, "/mine")
+	if got := DefaultCacheDir(); got != "/mine" {
+		t.Errorf("GPUOBS_CACHE under pre-commit: %s", got)
+	}
+}

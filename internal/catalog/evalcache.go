@@ -37,13 +37,21 @@ const maxKept = 256
 // cacheFormat changes whenever an entry's layout or the key's parts change.
 const cacheFormat = "gpuobs-catalog-evaluation-v2"
 
-// DefaultCacheDir is where the gpuobs command keeps evaluations: $GPUOBS_CACHE, or gpuobs/
-// in the user's cache directory; "" (keep none) for GPUOBS_CACHE=off or without a home.
+// DefaultCacheDir is where the gpuobs command keeps evaluations: $GPUOBS_CACHE; under a
+// pre-commit hook (PRE_COMMIT=1), gpuobs/catalog in pre-commit's own home ($PRE_COMMIT_HOME,
+// else pre-commit's default, $XDG_CACHE_HOME/pre-commit or ~/.cache/pre-commit), which CI
+// keeps between runs to reuse the hooks' environments; else gpuobs/catalog in the user's cache
+// directory. "" (keep none) for GPUOBS_CACHE=off or without a home.
 func DefaultCacheDir() string {
 	switch dir := os.Getenv(CacheEnv); dir {
 	case "off":
 		return ""
 	case "":
+		if os.Getenv("PRE_COMMIT") == "1" {
+			if home := preCommitHome(); home != "" {
+				return filepath.Join(home, "gpuobs", "catalog")
+			}
+		}
 		base, err := os.UserCacheDir()
 		if err != nil {
 			return ""
@@ -52,6 +60,20 @@ func DefaultCacheDir() string {
 	default:
 		return dir
 	}
+}
+
+// preCommitHome is where pre-commit keeps its environments, as pre-commit finds it.
+func preCommitHome() string {
+	if home := os.Getenv("PRE_COMMIT_HOME"); home != "" {
+		return home
+	}
+	if xdg := os.Getenv("XDG_CACHE_HOME"); xdg != "" {
+		return filepath.Join(xdg, "pre-commit")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".cache", "pre-commit")
+	}
+	return ""
 }
 
 // fileRead is one file on disk an evaluation looked for: its path and the SHA-256 of what it
