@@ -217,7 +217,7 @@ local names = import 'lib/names.libsonnet';
     // ticket. null where not collected.
     healthStatusField:: profile.healthStatusField,
     // The driver's recovery action (DCGM field 1523); its alerts follow recoveryActions
-    // (recovery.libsonnet). null where not collected (DCGM before 4, drivers before R570).
+    // (hardware/recovery.libsonnet). null where not collected (DCGM before 4, drivers before R570).
     recoveryActionField:: profile.recoveryActionField,
     // The default-collected fields that tell a GPU (or MIG instance) is there, read in turn:
     // a GPU reads as present while it sends any of them, and gone when it sends none. Every

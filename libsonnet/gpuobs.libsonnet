@@ -12,7 +12,7 @@
 // summary (plain sentence), description (Prometheus template), identity (labels the alert
 // keeps), tests: promtool scenarios, each on its own synthetic GPU (lib/test.libsonnet),
 // runbook: its page (lib/runbook.libsonnet says what it holds), and panelThresholds: the
-// alert's threshold on the L5 panel of each field it reads (dashboards.libsonnet).
+// alert's threshold on the panels that show what it reads (dashboards/, lib/panels.libsonnet).
 (import 'config.libsonnet')
 + (import 'units.libsonnet')
 + (import 'fields.libsonnet')

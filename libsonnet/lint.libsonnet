@@ -50,7 +50,7 @@
     ignore: [],
     // Recording rules renamed, former name: name now. A dashboard or rule that still reads a
     // former name (and no rule of the files linted records it) is reported with the new one.
-    // gpuobs lists its own renames beside the records (serving.libsonnet); add your team's.
+    // gpuobs lists its own renames beside the records (serving/); add your team's.
     renamed+: {},
   },
 

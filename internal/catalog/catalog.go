@@ -383,7 +383,7 @@ func (d *decoder) withoutRetired(path string, raw json.RawMessage) (json.RawMess
 // what reads each: the library writes them hidden (::), and written visible they reach the
 // decoder, which then says how to write them.
 var jsonnetOnly = map[string]string{
-	"panelThresholds": "only the L5 panels read it, in dashboards.libsonnet",
+	"panelThresholds": "only the panels read it (dashboards/, lib/panels.libsonnet)",
 }
 
 // retired are the settings gpuobs no longer has, by catalog path, with what replaced them: a

@@ -28,7 +28,7 @@
   health:: 'gpu_pod:dcgm_health:group',
 
   // The SM activity of each GPU of a training job's pods over window, labelled with the job
-  // (declared in workloads.libsonnet: the straggler record; the InfiniBand and NCCL sections
+  // (declared in workloads/training.libsonnet: the straggler record; the InfiniBand and NCCL sections
   // find the training jobs' pods by it).
   trainingActivity(window):: 'gpu_pod:dcgm_sm_active:avg' + window,
 

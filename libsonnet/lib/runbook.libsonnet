@@ -5,7 +5,7 @@
 // runbook: meaning, impact, notes (specifics such as XID codes), queries (first-look PromQL;
 // $label stands for the value of the alert's label of that name), diagnosis (a flowchart:
 // each step a check, what a yes means, and what a no means or '' to go on), mitigation,
-// escalation, dashboards (levels L1..L5 of dashboards.libsonnet, most specific last).
+// escalation, dashboards (levels L1..L5 of dashboards/, most specific last).
 //
 // This file holds only what alerts of several families share: no alert's own text.
 local e = import 'expr.libsonnet';
