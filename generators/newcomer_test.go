@@ -41,7 +41,7 @@ local t = import 'lib/test.libsonnet';
         impact: 'The rack trips its breaker when several GPUs do.',
         queries: [rb.query('Power of the GPUs of the node', 'DCGM_FI_DEV_POWER_USAGE' + rb.sel([$.labels.cluster, $.labels.host]))],
         diagnosis: [rb.step('Do other GPUs of the rack draw as much?', 'Cap the rack.', 'Check the job on this GPU.')],
-        mitigation: [rb.cordon($.labels.host)],
+        mitigation: [$.nodes.cordon($.labels.host)],
         escalation: rb.escalation.infra,
         dashboards: ['L5'],
       },

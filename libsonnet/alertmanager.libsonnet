@@ -47,7 +47,9 @@
       exporterDown: 'DCGMExporterDown',
       // ...alerts of these families on the same node (repair: GPUs awaiting an RMA, whose
       // tickets stop once the node is cordoned for the repair).
-      nodeUnschedulable: 'GPUNodeCordoned',
+      // (On Slurm, the node drained, down or in maintenance, where a node-state source says
+      // so; none without one.)
+      nodeUnschedulable: $.nodes.outOfServiceAlert,
       nodeUnschedulableFamilies: ['utilization', 'workload', 'repair'],
       // ...these tickets in its cluster: an exporter upgrade that renames the host label
       // makes every GPU's series "missing" under the old labels, and every node one without
@@ -55,7 +57,8 @@
       // refuses a list that differs (the texts name the list).
       // ...in its cluster, the alerts that an inhibition whose source reads kube-state-metrics
       // silences (the cordon's): with kube-state-metrics gone that source is gone too.
-      kubeStateMetricsDown: 'GPUKubeStateMetricsDown',
+      // (On Slurm, the ticket that Slurm's own metrics or the node-state source are gone.)
+      kubeStateMetricsDown: if $.scheduler == 'slurm' then 'GPUSlurmMetricsDown' else 'GPUKubeStateMetricsDown',
       labelMismatch: 'DCGMExporterLabelMismatch',
       labelMismatchTargets: ['GPUSeriesMissing', 'DCGMExporterMissingOnNode'] + (if $.enabled.infiniband then ['GPUInfiniBandLinkUnstable'] else []),
       // ...in its cluster, exporterDown and labelMismatchTargets: most exporters of a cluster
@@ -72,6 +75,7 @@
     // allocation, quota and scheduling alerts go blind and the cordon inhibition loses its
     // source, at once: one ticket per cluster says so.
     GPUKubeStateMetricsDown: {
+      section: 'kubernetes',
       local ksm = e.fill(|||
         kube_node_info{job="$(job)"}
       |||, { job: $.kubeStateMetrics.job }),
@@ -118,42 +122,38 @@
     },
     // Source of the cordon inhibition: it shows on dashboards and silences utilization alerts
     // of a node that is being drained. kube-state-metrics names the node as dcgm-exporter
-    // names the host (the Kubernetes node name).
-    GPUNodeCordoned: {
+    // names the host (the Kubernetes node name). On Slurm, GPUNodeDrained: the node-state
+    // source's node drained, down or in maintenance.
+    [if $.nodes.outOfServiceAlert != '' then $.nodes.outOfServiceAlert]: {
       family: 'node',
       team: $.teams.infra,
       severity: 'info',
-      local unschedulable = e.fill(|||
-        kube_node_spec_unschedulable{job="$(job)"} == 1
-      |||, { job: $.kubeStateMetrics.job }),
       expr: e.fill(|||
         max by ($(cluster), $(host)) ($(unschedulable))
-      |||, { cluster: l.cluster, host: l.host, unschedulable: e.asHost(l, unschedulable) }),
+      |||, { cluster: l.cluster, host: l.host, unschedulable: $.nodes.outOfService }),
       identity: [l.cluster, l.host],
-      summary: 'A GPU node is cordoned or draining.',
-      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} is unschedulable (cordoned or draining): its utilization alerts are inhibited.',
-      tests: [
-        t.case('cordoned', true, [], extra=[t.series('kube_node_spec_unschedulable', '0x30 1x30', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-7' }))], target={ [l.host]: 'gpu-node-7' }, value=1),
-        t.case('schedulable', false, [], extra=[t.series('kube_node_spec_unschedulable', '0x60', e.ksm($.kubeStateMetrics.job, { node: 'gpu-node-7' }))]),
-      ],
-      runbook: {
-        meaning: 'kube-state-metrics reports the node unschedulable: someone cordoned it, or a drain is in progress.',
-        impact: 'None by itself. While it fires, utilization and workload alerts of the node are inhibited: an emptied node is idle on purpose.',
-        queries: [
-          // ($$(cluster) and $$(host) are the dashboard variables $cluster and $host.)
-          { title: 'Unschedulable GPU nodes of the cluster', expr: e.fill(|||
-            kube_node_spec_unschedulable{$(cluster)="$$(cluster)"} == 1
-          |||, { cluster: l.cluster }) },
-          { title: 'Other alerts on the node', expr: e.fill(|||
-            ALERTS{alertstate="firing", $(host)="$$(host)"}
-          |||, { host: l.host }) },
-        ],
-        diagnosis: [
-          { check: 'Is a hardware alert firing on the node?', yes: 'The cordon is part of its repair: follow that runbook.', no: '' },
-          { check: 'Is maintenance scheduled for the node?', yes: 'Nothing to do; uncordon afterwards.', no: 'Ask who cordoned it (`kubectl describe node`); uncordon if forgotten.' },
-        ],
-        mitigation: ['Uncordon when the work is done: `kubectl uncordon $' + l.host + '`.'],
-        escalation: 'Infrastructure on-call.',
+      summary: 'A GPU node is ' + $.nodes.outOfServiceText + '.',
+      description: 'Node {{ $labels.' + l.host + ' }} in cluster {{ $labels.' + l.cluster + ' }} is ' + $.nodes.outOfServiceLong + ': its utilization alerts are inhibited.',
+      tests: $.nodes.outOfServiceCases('gpu-node-7'),
+      runbook: (if $.scheduler == 'slurm' then $.nodes.outOfServiceRunbook else {
+                  meaning: 'kube-state-metrics reports the node unschedulable: someone cordoned it, or a drain is in progress.',
+                  impact: 'None by itself. While it fires, utilization and workload alerts of the node are inhibited: an emptied node is idle on purpose.',
+                  queries: [
+                    // ($$(cluster) and $$(host) are the dashboard variables $cluster and $host.)
+                    { title: 'Unschedulable GPU nodes of the cluster', expr: e.fill(|||
+                      kube_node_spec_unschedulable{$(cluster)="$$(cluster)"} == 1
+                    |||, { cluster: l.cluster }) },
+                    { title: 'Other alerts on the node', expr: e.fill(|||
+                      ALERTS{alertstate="firing", $(host)="$$(host)"}
+                    |||, { host: l.host }) },
+                  ],
+                  diagnosis: [
+                    { check: 'Is a hardware alert firing on the node?', yes: 'The cordon is part of its repair: follow that runbook.', no: '' },
+                    { check: 'Is maintenance scheduled for the node?', yes: 'Nothing to do; uncordon afterwards.', no: 'Ask who cordoned it (`kubectl describe node`); uncordon if forgotten.' },
+                  ],
+                  mitigation: ['Uncordon when the work is done: `kubectl uncordon $' + l.host + '`.'],
+                  escalation: 'Infrastructure on-call.',
+                }) + {
         dashboards: ['L2', 'L3'],
       },
     },

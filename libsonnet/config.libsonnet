@@ -39,6 +39,10 @@ local e = import 'lib/expr.libsonnet';
     namespace: 'namespace',
     pod: 'pod',
     container: 'container',
+    // The Slurm job a GPU works for, on every series of the GPU (scheduler slurm):
+    // dcgm-exporter's hpc_job (--hpc-job-mapping-dir), one copy of each series per job the
+    // prolog listed for the GPU.
+    job: 'hpc_job',
     // The workload's pod where a scrape's target labels won (honorLabels: false): Prometheus
     // renames the exporter's labels exported_<name>. The rules read both.
     exportedNamespace: 'exported_' + self.namespace,
@@ -68,6 +72,45 @@ local e = import 'lib/expr.libsonnet';
   // always_scrape_classic_histograms): the SLOs, records, panels and runbooks then read the bare
   // name with histogram_count, histogram_fraction and histogram_quantile instead of the
   // _bucket, _count and _sum series, which such servers no longer have.
+  // What hands GPUs to work: 'kubernetes' (pods, read from the exporter's pod labels and
+  // kube-state-metrics) or 'slurm' (jobs, on bare metal or Slurm on Kubernetes: a GPU's job is
+  // dcgm-exporter's hpc_job, never the slurmd pod's). Every section reads its inventory,
+  // allocation, attribution, maintenance and owners through it: a Slurm fleet reads no
+  // kube-state-metrics, and its Kubernetes sections are off (enabled.kubernetes).
+  scheduler: 'kubernetes',
+
+  // A Slurm fleet's sources (scheduler slurm; docs/catalog-guide.md, Slurm and bare metal).
+  slurm: {
+    // Slurm's own metrics, served by slurmctld (MetricsType=metrics/openmetrics; the GPU counts
+    // from 26.05): the scrape job of its /metrics/nodes, /metrics/partitions, /metrics/jobs,
+    // /metrics/jobs-users-accts and /metrics/scheduler. Its series name a node by nodeLabel.
+    job: 'slurm',
+    nodeLabel: 'node',
+    // How a Slurm node's name becomes the exporter's host label value: a regular expression
+    // on the node name and its replacement ('(.+)' and '$1': the same name; '([^.]+)' drops a
+    // domain).
+    hostFromNode: { regex: '(.+)', replacement: '$1' },
+    // Where each node's state comes from, which Slurm's own metrics give only as counts:
+    // 'sckyzo' (SckyzO/slurm_exporter: slurm_node_status{node, status, partition}, status as
+    // sinfo's long state, and slurm_node_drain_reason_info{node, reason}), 'soperator' (its
+    // exporter's slurm_node_info{node_name, state_base, state_is_drain, ..., reason}) or
+    // 'none' (no node is in maintenance: every page stays a page). job is its scrape job.
+    nodeState: { source: 'sckyzo', job: 'slurm-exporter' },
+    // Where a job's user and partition come from: 'soperator' (slurm_job_info{job_id,
+    // user_name, slurm_partition}) or 'none' (alerts name the job alone). No source gives the
+    // account per job: Slurm's own metrics give it per account.
+    jobInfo: { source: 'none', job: 'slurm-exporter' },
+    // The reasons the runbooks drain a node with (scontrol update nodename=... state=drain
+    // reason="..."), by who acts on them, in soperator's vocabulary: automation and people
+    // read the prefix.
+    drainReasons: {
+      hardware: '[hardware_problem]',
+      node: '[node_problem]',
+      software: '[software_problem]',
+      user: '[user_problem]',
+    },
+  },
+
   prometheus: { version: '3.16', enableFeatures: [], nativeHistograms: false },
 
   // The teams that own alerts, by their role in the catalog: the value is the team's name as
@@ -95,13 +138,18 @@ local e = import 'lib/expr.libsonnet';
   // on): InfiniBand and RoCE ports from node_exporter under multi-node training jobs; nccl
   // (off unless switched on): NCCL Inspector's measured stragglers and starved collectives.
   enabled: {
+    // Kubernetes' own sections and entries: on where scheduler is kubernetes, and switched
+    // off with it on a Slurm fleet (kube-state-metrics is read nowhere then).
+    kubernetes: $.scheduler == 'kubernetes',
+    // Slurm's: its inventory, drain, jobs and chargeback (scheduler slurm).
+    slurm: $.scheduler == 'slurm',
     inference: true,
     vllm: self.inference && std.member($.inference.engines, 'vllm'),
     release: true,
-    cost: true,
+    cost: self.kubernetes,
     cohorts: true,
     retention: true,
-    scheduling: true,
+    scheduling: self.kubernetes,
     infiniband: false,
     nccl: false,
   },
@@ -119,7 +167,9 @@ local e = import 'lib/expr.libsonnet';
     local l = $.labels,
     gpu: [l.cluster, l.host, l.gpu, l.uuid, l.modelName],
     gpuJoin: [l.cluster, l.host, l.gpu, l.uuid],
-    alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName, l.namespace, l.pod],
+    // The labels that name the workload holding a GPU: its pod on Kubernetes, its job on Slurm.
+    workload: if $.scheduler == 'slurm' then [l.job] else [l.namespace, l.pod],
+    alert: [l.cluster, l.host, l.gpu, l.uuid, l.pciBusId, l.modelName] + self.workload,
   },
 
   // Recording rules declared in the catalog (name: { family, expr }), for expressions several

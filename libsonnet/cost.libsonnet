@@ -87,6 +87,8 @@ local t = import 'lib/test.libsonnet';
   // would do the same in one rule, but reads to pint as dead code).
   records+: {
     ['mig_profile:gpu_share:ratio:' + p]: {
+      // (Pods' and namespaces': a Slurm fleet's jobs have slurm/jobs.libsonnet's.)
+      section: 'kubernetes',
       record: 'mig_profile:gpu_share:ratio',
       labels: { [l.migProfile]: p },
       family: 'cost',
@@ -115,6 +117,8 @@ local t = import 'lib/test.libsonnet';
     // identity and the instance; for the GPUs and instances a workload's pod holds (not the
     // exporter's own, see exporter.ownPodTargets).
     [names.gpuShare]: {
+      // (Pods' and namespaces': a Slurm fleet's jobs have slurm/jobs.libsonnet's.)
+      section: 'kubernetes',
       family: 'cost',
       comments: [
         'A whole GPU has no GPU_I_ID on either side of on (..., GPU_I_ID): Prometheus matches the missing label as empty,',
@@ -175,6 +179,8 @@ local t = import 'lib/test.libsonnet';
       ],
     },
     'namespace:gpu_allocated:sum': {
+      // (Pods' and namespaces': a Slurm fleet's jobs have slurm/jobs.libsonnet's.)
+      section: 'kubernetes',
       family: 'cost',
       expr: e.fill(|||
         sum by ($(by)) ($(share){$(ns)!=""})
@@ -182,6 +188,8 @@ local t = import 'lib/test.libsonnet';
       tests: check('namespace:gpu_allocated:sum', [t.sample(research { [l.modelName]: h100 }, researchGPUs), t.sample(serving { [l.modelName]: a100 }, 1)]),
     },
     'namespace:gpu_used:sum': {
+      // (Pods' and namespaces': a Slurm fleet's jobs have slurm/jobs.libsonnet's.)
+      section: 'kubernetes',
       family: 'cost',
       local gpu = std.join(', ', id + [l.migInstance]),
       local activity = e.fill(|||

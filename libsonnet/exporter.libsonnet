@@ -163,29 +163,36 @@ local names = import 'lib/names.libsonnet';
       on ($(labels)) up
     |||, { labels: std.join(', ', [$.labels.cluster, 'instance', $.labels.namespace, $.labels.pod]) }),
     local targets = self.ownPodTargets,
+    local slurm = $.scheduler == 'slurm',
     // The labels that name a target's own pod on its up series (and so on its alerts):
-    // namespace, pod, container.
-    targetPodLabels: [$.labels.namespace, $.labels.pod, $.labels.container],
+    // namespace, pod, container; none on Slurm, whose exporters are scraped as hosts.
+    targetPodLabels: if slurm then [] else [$.labels.namespace, $.labels.pod, $.labels.container],
     // The exporter pod of a host as its series carry it, for the scenarios.
     targetPod(host)::
       local names = self.targetPodLabels;
-      { [names[0]]: 'gpu-operator', [names[1]]: 'nvidia-dcgm-exporter-' + host, [names[2]]: 'nvidia-dcgm-exporter' },
+      if slurm then {} else { [names[0]]: 'gpu-operator', [names[1]]: 'nvidia-dcgm-exporter-' + host, [names[2]]: 'nvidia-dcgm-exporter' },
     // The series of an expression over the exporter's series with the workload's pod, where a
-    // scrape renamed it exported_*, copied to the labels the catalog reads it by.
+    // scrape renamed it exported_*, copied to the labels the catalog reads it by (on Slurm,
+    // the series as they are: the job is the exporter's own label).
     workload(series)::
       local l = $.labels;
-      std.foldl(function(expr, names) e.fill(|||
+      if slurm then series
+      else std.foldl(function(expr, names) e.fill(|||
         label_replace($(expr), "$(to)", "$1", "$(from)", "(.+)")
       |||, { expr: expr, to: names[0], from: names[1] }), [[l.namespace, l.exportedNamespace], [l.pod, l.exportedPod]], series),
     // The series of an expression over the exporter's series that a workload's pod holds, the
-    // pod where the catalog reads it.
-    attributed(series):: e.fill('($(series) unless $(targets))', { series: $.exporter.workload(series), targets: targets }),
-    // The series that no workload's pod holds, of a selector that select(matchers) writes with
-    // the given matchers (a selector's inside) added.
+    // pod where the catalog reads it; on Slurm, that a job holds (vector(0) has no job: the
+    // series without one match it, and go).
+    attributed(series)::
+      if slurm then e.fill('($(series) unless on ($(job)) vector(0))', { series: series, job: $.labels.job })
+      else e.fill('($(series) unless $(targets))', { series: $.exporter.workload(series), targets: targets }),
+    // The series that no workload's pod (no job) holds, of a selector that select(matchers)
+    // writes with the given matchers (a selector's inside) added.
     unattributedOf(select)::
       local l = $.labels;
       local notExported = l.exportedPod + '=""';
-      e.fill('($(noPod) or $(notExported) and $(targets))', { noPod: select(e.inside([notExported, l.pod + '=""'])), notExported: select(notExported), targets: targets }),
+      if slurm then select(l.job + '=""')
+      else e.fill('($(noPod) or $(notExported) and $(targets))', { noPod: select(e.inside([notExported, l.pod + '=""'])), notExported: select(notExported), targets: targets }),
     // The series of metric (with matchers, a selector's inside) that no workload's pod holds.
     unattributed(metric, matchers='')::
       self.unattributedOf(function(m) metric + '{' + e.inside([matchers, m]) + '}'),
@@ -321,16 +328,19 @@ local names = import 'lib/names.libsonnet';
     kubeletNodeLabel:: 'node',
     // Derived from gpuAllocation, as the Go model's DevicePlugin and DRA: whether some nodes
     // hand GPUs out through the device plugin, and whether some do through DRA.
-    devicePlugin:: self.gpuAllocation != 'dra',
-    dra:: self.gpuAllocation != 'device-plugin',
+    // Neither on a Slurm fleet: its capacity is what Slurm lends (slurm_node_gpus).
+    devicePlugin:: $.scheduler == 'kubernetes' && self.gpuAllocation != 'dra',
+    dra:: $.scheduler == 'kubernetes' && self.gpuAllocation != 'device-plugin',
     // promtool series of a node's GPUs in capacity, as the mode reports them: the device
-    // plugin's capacity (its time-slicing replicas each), or on a DRA fleet the GPU devices of
-    // the node's ResourceSlice. steps are [GPUs, minutes] in turn, as t.steps; labels are
+    // plugin's capacity (its time-slicing replicas each), on a DRA fleet the GPU devices of
+    // the node's ResourceSlice, on a Slurm fleet the GPUs slurmctld counts on the node. steps are [GPUs, minutes] in turn, as t.steps; labels are
     // added to each series.
     capacitySeries(node, steps, labels={})::
       local t = import 'lib/test.libsonnet';
       local ksm(extra) = e.ksm($.kubeStateMetrics.job, labels + extra);
-      if !self.devicePlugin then [
+      if $.scheduler == 'slurm' then [
+        t.series('slurm_node_gpus', t.steps(steps), labels { job: $.slurm.job, [$.slurm.nodeLabel]: node }),
+      ] else if !self.devicePlugin then [
         // Device i is published in the steps that have more than i GPUs.
         t.series(
           'kube_resourceslice_device_info',

@@ -15,11 +15,12 @@ import (
 )
 
 // foundations are the catalog files every family may read: the settings and label names
-// (config), what the exporter and the engines send (units, fields, exporter, xids,
+// (config), what the exporter, the scheduler and the engines send (units, fields, exporter,
+// scheduler, xids,
 // engines/, histograms), and the entry that merges the rest. lib/ holds builders, read by
 // import, not through $.
 var foundations = []string{
-	"config.libsonnet", "units.libsonnet", "fields.libsonnet", "exporter.libsonnet", "xids.libsonnet",
+	"config.libsonnet", "units.libsonnet", "fields.libsonnet", "exporter.libsonnet", "scheduler.libsonnet", "xids.libsonnet",
 	"histograms.libsonnet", "gpuobs.libsonnet", "gpuobs-schema.libsonnet",
 	"engines/engines.libsonnet", "engines/vllm.libsonnet", "engines/sglang.libsonnet",
 	"engines/dynamo.libsonnet", "engines/trtllm.libsonnet", "engines/triton.libsonnet",
@@ -32,6 +33,8 @@ var allowedReads = map[string]string{
 	"hardware/ -> alertmanager.libsonnet": "GPUSeriesMissing's runbook says when the label self-check's inhibition silences it",
 	"maintenance.libsonnet -> hardware/":  "maintenance re-tiers every page, the fabric's and the recovery actions' included",
 	"serving/ -> slos/":                   "goodput counts the tokens of requests the latency SLOs call good",
+	"slurm/ -> alertmanager.libsonnet":    "GPUSlurmMetricsDown's runbook names what it silences in the drain's place, as GPUKubeStateMetricsDown's does",
+	"slurm/ -> workloads/":                "a Slurm job is idle by the window a pod is (GPUAllocatedIdle's)",
 	"workloads/ -> hardware/":             "the straggler's scenario has the slow GPU's NVLink errors fire their own ticket",
 	"workloads/ -> nccl/":                 "a hung collective's runbook reads NCCL Inspector's file of the GPU",
 }

@@ -16,7 +16,9 @@ local t = import 'lib/test.libsonnet';
   maintenance:: {
     // The pages a maintenance turns into tickets. Each twin is built from the page as the
     // library defines it: a catalog that overrides a page's expression overrides the twin's too.
-    pages: ['GPUEccDoubleBit', 'GPURowRemapFailure', 'GPUFellOffBus', 'GPUXidFatal'] + $.recoveryActionPages + $.platformPages,
+    // (None where no source tells that a node is out of service: a Slurm fleet without a
+    // node-state source.)
+    pages: if $.nodes.outOfServiceAlert == '' then [] else ['GPUEccDoubleBit', 'GPURowRemapFailure', 'GPUFellOffBus', 'GPUXidFatal'] + $.recoveryActionPages + $.platformPages,
   },
 
   records+: {
@@ -25,17 +27,16 @@ local t = import 'lib/test.libsonnet';
     // sees it one evaluation late).
     [inMaintenance]: {
       family: 'allocation',
-      local unschedulable = e.fill(|||
-        kube_node_spec_unschedulable{job="$(job)"} == 1
-      |||, { job: $.kubeStateMetrics.job }),
       expr: e.fill(|||
         max by ($(node)) ($(unschedulable)) unless on ($(node)) group by ($(node)) ($(gpuInfo){$(pod)!=""})
-      |||, { node: node, unschedulable: e.asHost(l, unschedulable), gpuInfo: names.gpuInfo, pod: l.pod }),
+      |||, { node: node, unschedulable: $.nodes.outOfService, gpuInfo: names.gpuInfo, pod: $.identity.workload[std.length($.identity.workload) - 1] }),
     },
   },
 
-  local cordon = t.series('kube_node_spec_unschedulable', '1x60', e.ksm($.kubeStateMetrics.job, { node: t.scenarioHost })),
-  local cordoned = t.also('GPUNodeCordoned', 1, target={ [l.host]: t.scenarioHost }),
+  local held = $.nodes.held,
+  local worker = $.nodes.worker,
+  local cordon = $.nodes.outOfServiceSeries(t.scenarioHost),
+  local cordoned = t.also($.nodes.outOfServiceAlert, 1, target={ [l.host]: t.scenarioHost }),
 
   // The ticket twin of a page, from the page as the library defines it (p), so that a
   // catalog removing the page does not break its twin: remove <page>InMaintenance with it.
@@ -47,19 +48,19 @@ local t = import 'lib/test.libsonnet';
         ($(page)) and on ($(node)) $(maintenance)
       |||, { page: p.expr, node: node, maintenance: inMaintenance }),
       summary: std.rstripChars(p.summary, '.') + ', on a node in maintenance: a repair ticket, not a page.',
-      description: p.description + ' The node is cordoned and no pod holds its GPUs (maintenance): no workload is affected, so this is the ticket for the repair instead of ' + page + '.',
+      description: p.description + ' The node is ' + held + ' and no ' + worker + ' holds its GPUs (maintenance): no workload is affected, so this is the ticket for the repair instead of ' + page + '.',
       tests: [
         // A page that takes its pod labels from the GPU-to-pod map has none where no pod
         // holds the GPU (not even the exporter's own, with honorLabels: true).
         firing {
-          name: firing.name + ', on a node in maintenance (cordoned, no GPU pods)',
+          name: firing.name + ', on a node in maintenance (' + held + ', no GPU ' + worker + 's)',
           pod: false,
           extra+: [cordon],
           alsoFires: [cordoned],
-          [if std.length(std.split(p.expr, names.gpuInfo)) > 1 then 'without']: [l.namespace, l.pod],
+          [if std.length(std.split(p.expr, names.gpuInfo)) > 1 then 'without']: $.identity.workload,
         },
         firing {
-          name: firing.name + ', on a cordoned node where GPU pods still run',
+          name: firing.name + ', on a ' + held + ' node where GPU ' + worker + 's still run',
           fires: false,
           extra+: [cordon],
           alsoFires: [
@@ -69,7 +70,7 @@ local t = import 'lib/test.libsonnet';
         },
       ],
       runbook+: {
-        notes+: ['This is the ticket form of ' + page + ': the node is cordoned and no pod holds its GPUs, so the fault was found during maintenance (often by diagnostics such as `dcgmi diag`) and affects no workload. Repair as ' + page + "'s runbook says; once pods run on the node again the same fault pages."],
+        notes+: ['This is the ticket form of ' + page + ': the node is ' + held + ' and no ' + worker + ' holds its GPUs, so the fault was found during maintenance (often by diagnostics such as `dcgmi diag`) and affects no workload. Repair as ' + page + "'s runbook says; once " + worker + 's run on the node again the same fault pages.'],
       },
     },
 
@@ -143,7 +144,7 @@ local t = import 'lib/test.libsonnet';
                  diagnosis: [
                    { check: 'Does `nvidia-smi` on the node list a process on the GPU?', yes: 'Kill it (`kill -9 <pid>`); if it does not die it is stuck in the driver: drain the node and reset the GPU.', no: 'Memory is held without a process: reset the GPU (`nvidia-smi -r -i $' + l.gpu + '`) once the node is drained.' },
                  ],
-                 mitigation: ['Cordon the node so that no pod lands on the GPU: `kubectl cordon $' + l.host + '`.', 'Free the memory (kill the process or reset the GPU), then uncordon.'],
+                 mitigation: if $.scheduler == 'slurm' then [$.nodes.cordon(l.host, 'node', 'leaked gpu memory'), 'Free the memory (kill the process or reset the GPU), then ' + $.nodes.back(l.host) + '.'] else ['Cordon the node so that no pod lands on the GPU: `kubectl cordon $' + l.host + '`.', 'Free the memory (kill the process or reset the GPU), then uncordon.'],
                  escalation: 'Infrastructure on-call.',
                  dashboards: ['L5'],
                },

@@ -236,14 +236,24 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		}
 	}
 	if c.NodeInfo != "" {
-		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster, "job": m.KubeStateMetrics.Job, "instance": "kube-state-metrics:8080", m.Labels.Node: gpus[0].Host}
-		out = append(out, series{Series: synth.Series("kube_node_info", labels), Values: c.NodeInfo})
+		out = append(out, nodeInfo(m, gpus[0], c.NodeInfo))
 	}
 	for _, s := range c.Extra {
 		labels := synth.Labels{m.Labels.Cluster: gpus[0].Cluster}.With(atScenario(s.Labels, gpus))
 		out = append(out, series{Series: synth.Series(s.Metric, labels), Values: s.Values})
 	}
 	return append(withCounterFile(m, c, out, steps), upSeries(m, gpus[0], c.Up))
+}
+
+// nodeInfo is the series by which the scheduler knows the node of g: kube-state-metrics'
+// kube_node_info, or on a Slurm fleet slurmctld's GPU count of the node (its name the host's).
+func nodeInfo(m *model.Model, g synth.GPU, values string) series {
+	if m.Scheduler == model.SchedulerSlurm {
+		labels := synth.Labels{m.Labels.Cluster: g.Cluster, "job": m.Slurm.Job, "instance": "slurmctld:6817", m.Slurm.NodeLabel: g.Host}
+		return series{Series: synth.Series("slurm_node_gpus", labels), Values: values}
+	}
+	labels := synth.Labels{m.Labels.Cluster: g.Cluster, "job": m.KubeStateMetrics.Job, "instance": "kube-state-metrics:8080", m.Labels.Node: g.Host}
+	return series{Series: synth.Series("kube_node_info", labels), Values: values}
 }
 
 // ScenarioHost, as a label value of a scenario's extra series or target, stands for the host

@@ -101,7 +101,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 // label and bitmask name, other units), an exporter with renamed fields, and 4.8.3 scraped
 // with honorLabels: false and other thresholds, GPUs time-sliced and copied per pod by the
 // exporter's virtual-GPU mode, servers that keep native histograms, GPUs through DRA, Grace
-// Blackwell racks, the small fixture catalog,
+// Blackwell racks, Slurm fleets, the small fixture catalog,
 // and the embedded catalog sharded
 // (shard and global rule files evaluated together; 4.8.2 is the embedded catalog, which make
 // test runs).
@@ -130,6 +130,11 @@ func TestGeneratedTestsPassForEveryExporterProfile(t *testing.T) {
 		{"../../internal/testutil/plantest/testdata/training.jsonnet", every},
 		{"../../internal/catalog/testdata/override.jsonnet", every},
 		{"../../internal/testutil/plantest/testdata/small.jsonnet", every},
+		// Slurm on bare metal (no kube-state-metrics: jobs from hpc_job, Slurm's own counts,
+		// SckyzO's node states), and a lab's Slurm catalog (labels and teams renamed, fully
+		// qualified Slurm node names, soperator's node states and job owners, sections off).
+		{"testdata/slurm.jsonnet", every},
+		{"testdata/slurm-adopter.jsonnet", every},
 		// The same rules as the embedded catalog's, split in two layers: the alert scenarios
 		// exercise both layers' files and the shard label's templates; the recording values
 		// are the embedded catalog's, which make test checks.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gpuobs/gpuobs/internal/conventions"
 	"github.com/gpuobs/gpuobs/internal/model"
@@ -130,6 +131,32 @@ func kubeSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []
 	return out
 }
 
+// slurmSeries are slurmctld's own per-node GPU counts for the fleet (/metrics/nodes): each
+// node's GPUs, and the GPUs its jobs hold.
+func slurmSeries(m *model.Model, fleet []synth.GPU, pods []kubePod, steps int) []series {
+	var out []series
+	for _, n := range nodes(m, fleet) {
+		base := synth.Labels{m.Labels.Cluster: n.cluster, "job": m.Slurm.Job, m.Slurm.NodeLabel: n.host}
+		out = append(out,
+			series{Series: synth.Series("slurm_node_gpus", base), Values: constant(float64(n.gpus), steps)},
+			series{Series: synth.Series("slurm_node_gpus_alloc", base), Values: constant(float64(heldGPUs(pods, n)), steps)},
+		)
+	}
+	return out
+}
+
+// heldGPUs is how many GPUs of node n its jobs hold, as Slurm counts them: a GPU a job (or a
+// job's MIG instance) holds counts once.
+func heldGPUs(pods []kubePod, n node) int {
+	held := map[string]bool{}
+	for _, p := range pods {
+		if p.holdsGPU() && p.cluster == n.cluster && p.node == n.host {
+			held[strings.SplitN(p.device, "-mig-", 2)[0]] = true
+		}
+	}
+	return len(held)
+}
+
 // resourceSlice is what NVIDIA's DRA driver publishes for node n: each GPU, and the MIG
 // devices of a MIG GPU, each once, beside a device of another driver that is no GPU.
 func resourceSlice(m *model.Model, n node, fleet []synth.GPU, pods []kubePod, steps int) []series {
@@ -189,7 +216,11 @@ func recordingTests(p *plan.Plan, steps int) testFile {
 			group.InputSeries = append(group.InputSeries, upSeries(m, g, constant(1, steps)))
 		}
 	}
-	group.InputSeries = append(group.InputSeries, kubeSeries(m, fleet, pods, steps)...)
+	if m.Scheduler == model.SchedulerSlurm {
+		group.InputSeries = append(group.InputSeries, slurmSeries(m, fleet, pods, steps)...)
+	} else {
+		group.InputSeries = append(group.InputSeries, kubeSeries(m, fleet, pods, steps)...)
+	}
 	byName := map[string]plan.Recorded{}
 	for _, r := range p.Recorded {
 		byName[r.Name] = r
@@ -393,11 +424,12 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 	sum := combiner("sum")
 	// A device-plugin node offers its slots (a MIG device or a time-slicing replica each); a
 	// DRA node its GPUs, a MIG device allocated as its share of the GPU.
+	slurm := m.Scheduler == model.SchedulerSlurm
 	allocatable := func() []sample {
 		var gs groups
 		for _, n := range nodes(m, fleet) {
 			v := float64(n.slots)
-			if viaDRA(m, n.cluster) {
+			if viaDRA(m, n.cluster) || slurm {
 				v = float64(n.gpus)
 			}
 			gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), v)
@@ -406,6 +438,12 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 	}
 	requested := func() []sample {
 		var gs groups
+		if slurm {
+			for _, n := range nodes(m, fleet) {
+				gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), float64(heldGPUs(pods, n)))
+			}
+			return gs.samples(sum)
+		}
 		for _, p := range pods {
 			if p.holdsGPU() {
 				v := 1.0

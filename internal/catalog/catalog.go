@@ -507,6 +507,8 @@ func (d *decoder) decode(data []byte) *model.Model {
 		"alertmanager":     func(r json.RawMessage) { d.strict("alertmanager", r, &m.Alertmanager) },
 		"deploy":           func(r json.RawMessage) { d.strict("deploy", r, &m.Deploy) },
 		"topology":         func(r json.RawMessage) { d.strict("topology", r, &m.Topology) },
+		"scheduler":        func(r json.RawMessage) { d.strict("scheduler", r, &m.Scheduler) },
+		"slurm":            func(r json.RawMessage) { d.strict("slurm", r, &m.Slurm) },
 	}
 	for _, key := range model.SortedKeys(top) {
 		decodeSection, ok := sections[key]

@@ -73,6 +73,7 @@ func validate(m *model.Model) Problems {
 	v.counterFile(m)
 	v.topology(m)
 	v.kubernetes(m)
+	v.slurm(m)
 	v.grafana(m)
 	v.runbooks(m)
 	v.alertmanager(m)
@@ -605,6 +606,31 @@ func (v *validator) kubernetes(m *model.Model) {
 	for _, f := range []struct{ path, value string }{{"kubernetes.draDriver", k.DRADriver}, {"kubernetes.draDeviceClass", k.DRADeviceClass}, {"kubernetes.kubeletJob", k.KubeletJob}} {
 		if f.value == "" {
 			v.add(f.path, "is empty: the DRA rules of gpuAllocation %q read it", k.GPUAllocation)
+		}
+	}
+}
+
+// slurm checks the scheduler, and on a Slurm fleet where its rules read Slurm: a job and a
+// node label, a host mapping that compiles, and known sources of node states and jobs.
+func (v *validator) slurm(m *model.Model) {
+	enum(v, "scheduler", m.Scheduler, model.Schedulers)
+	if m.Scheduler != model.SchedulerSlurm {
+		return
+	}
+	s := m.Slurm
+	for _, f := range []struct{ path, value string }{{"slurm.job", s.Job}, {"slurm.nodeLabel", s.NodeLabel}, {"labels.job", m.Labels.Job}} {
+		if f.value == "" {
+			v.add(f.path, "is empty: a Slurm fleet's rules read it")
+		}
+	}
+	if _, err := regexp.Compile("^(?:" + s.HostFromNode.Regex + ")$"); err != nil {
+		v.add("slurm.hostFromNode.regex", "does not compile (%v): it maps a Slurm node name to the exporter's host label", err)
+	}
+	v.oneOf("slurm.nodeState.source", s.NodeState.Source, model.SlurmNodeStateSources...)
+	v.oneOf("slurm.jobInfo.source", s.JobInfo.Source, model.SlurmJobInfoSources...)
+	for path, src := range map[string]model.SlurmSource{"slurm.nodeState.job": s.NodeState, "slurm.jobInfo.job": s.JobInfo} {
+		if src.Source != model.SlurmSourceNone && src.Job == "" {
+			v.add(path, "is empty: the %s exporter's scrape job", src.Source)
 		}
 	}
 }

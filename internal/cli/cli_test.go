@@ -151,6 +151,25 @@ func TestInitFromScrape(t *testing.T) {
 	}
 }
 
+// TestInitFromScrapeOnSlurm: a bare-metal node's scrape whose series carry hpc_job (a GPU of
+// two jobs emitted twice) gives a Slurm catalog, and the rules generated from it read jobs
+// from hpc_job and nodes from Slurm, not kube-state-metrics.
+func TestInitFromScrapeOnSlurm(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+	code, _, stderr := run(t, "init", "-f", path, "--from-scrape", "../scrape/testdata/slurm-baremetal.prom")
+	if code != ExitOK {
+		t.Fatalf("init: exit %d %s", code, stderr)
+	}
+	content, _ := os.ReadFile(path)
+	if !strings.Contains(string(content), "scheduler: 'slurm',") || strings.Contains(string(content), "Pod attribution") {
+		t.Errorf("the catalog does not read the scrape as a Slurm node's:\n%s", content)
+	}
+	alerts, err := os.ReadFile(filepath.Join(generate(t, "-c", path), "rules", "alerts.yaml"))
+	if err != nil || !strings.Contains(string(alerts), "slurm_node_gpus") || strings.Contains(string(alerts), "kube_node") {
+		t.Errorf("the generated rules do not read Slurm: %v", err)
+	}
+}
+
 // TestLintAgainstAScrape: lint --scrape checks the catalog's label profile against what the
 // exporters send (each disagreement located at the scrape line that shows it, with the
 // setting that fixes it, exit 1), and on a catalog that matches, the rules against the fields

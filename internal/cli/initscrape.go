@@ -66,6 +66,13 @@ func scrapeCatalog(in *scrape.Install, files []string, m *model.Model) []byte {
 	line("local gpuobs = import 'gpuobs.libsonnet';")
 	line("")
 	line("gpuobs {")
+	if in.HPCJobs {
+		line("  // The GPU series carry hpc_job (the exporter's --hpc-job-mapping-dir): the jobs are")
+		line("  // Slurm's, so gpuobs reads jobs, nodes and drains from Slurm, not Kubernetes. Set")
+		line("  // slurm+: { job, nodeState, jobInfo, hostFromNode } to your sources (docs/catalog-guide.md,")
+		line("  // Slurm and bare metal).")
+		line("  scheduler: 'slurm',")
+	}
 	line("  exporter+: {")
 	line("    // The exporter's version: %s.", in.VersionEvidence)
 	line("    version: '%s',", in.Version)

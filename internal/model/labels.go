@@ -16,6 +16,8 @@ type Labels struct {
 	Namespace string `json:"namespace"`
 	Pod       string `json:"pod"`
 	Container string `json:"container"`
+	// Job is the Slurm job a GPU works for (dcgm-exporter's hpc_job), on a Slurm fleet.
+	Job string `json:"job"`
 	// ExportedNamespace and ExportedPod hold the workload's pod where a scrape's target labels
 	// won (honorLabels: false): Prometheus renames the exporter's labels exported_<name>.
 	// Rules read both.
@@ -36,6 +38,9 @@ type Identity struct {
 	GPU []string `json:"gpu"`
 	// GPUJoin matches one GPU across raw and recorded series.
 	GPUJoin []string `json:"gpuJoin"`
-	// Alert is what every GPU alert keeps, pod attribution included.
+	// Workload names the workload holding a GPU: namespace and pod on Kubernetes, the job on
+	// Slurm.
+	Workload []string `json:"workload"`
+	// Alert is what every GPU alert keeps, the workload included.
 	Alert []string `json:"alert"`
 }

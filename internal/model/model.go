@@ -13,6 +13,10 @@ type Model struct {
 	KubeStateMetrics KubeStateMetrics `json:"kubeStateMetrics"`
 	// Kubernetes is how the fleet's Kubernetes hands GPUs to pods.
 	Kubernetes Kubernetes `json:"kubernetes"`
+	// Scheduler is what hands GPUs to work: SchedulerKubernetes or SchedulerSlurm.
+	Scheduler Scheduler `json:"scheduler"`
+	// Slurm is a Slurm fleet's sources.
+	Slurm Slurm `json:"slurm"`
 	// Labels are the label names the scraped series carry.
 	Labels Labels `json:"labels"`
 	// Identity is the label sets rules aggregate by.

@@ -96,7 +96,8 @@ func signalRules(m *model.Model, s Signal, perGPU bool) []Recorded {
 			rule(conventions.LevelFleet, upAgg, fmt.Sprintf("%s (%s)", upAgg, name(conventions.LevelCluster, upAgg))),
 		)
 	}
-	if s.ByNamespace {
+	// Namespaces are Kubernetes': a Slurm fleet's jobs have their own records (slurm/).
+	if s.ByNamespace && m.Scheduler != model.SchedulerSlurm {
 		r := rule(conventions.LevelNamespace, upAgg, namespaceRollup(m, s, window))
 		if strings.Contains(r.Expr, conventions.GPUShare) {
 			r.Comments = []string{
@@ -137,13 +138,13 @@ func namespaceRollup(m *model.Model, s Signal, window string) string {
 	}
 }
 
-// gpuInfo maps each GPU (or MIG instance) to the pod that holds it: its health series by the
-// alert identity, the workload's pod wherever the scrape put it, and where the series carry no
-// pod or their exporter target's own, without pod labels, as a GPU no pod holds.
+// gpuInfo maps each GPU (or MIG instance) to the workload that holds it (a pod, a Slurm job):
+// its health series by the alert identity, the workload wherever the scrape put it, and where
+// the series carry none (or their exporter target's own pod), without the workload's labels,
+// as a GPU no workload holds.
 func gpuInfo(m *model.Model) string {
-	l := m.Labels
 	held := fmt.Sprintf("group %s (%s)", by(m.Identity.Alert...), m.Exporter.Attributed(m.Exporter.Health("")))
-	unheld := slices.DeleteFunc(slices.Clone(m.Identity.Alert), func(s string) bool { return s == l.Namespace || s == l.Pod })
+	unheld := slices.DeleteFunc(slices.Clone(m.Identity.Alert), func(s string) bool { return slices.Contains(m.Identity.Workload, s) })
 	return fmt.Sprintf("%s or group %s (%s)", held, by(unheld...), m.Exporter.UnattributedHealth)
 }
 
@@ -222,6 +223,12 @@ func allocationRules(m *model.Model) []Recorded {
 	requestedBy := func(labels []string) string {
 		return both(labels, fmt.Sprintf("sum %s (%s)", by(labels...), requested), fmt.Sprintf("sum %s (%s)", by(labels...), strings.Join(draClaimed, " or ")))
 	}
+	slurm := m.Scheduler == model.SchedulerSlurm
+	if slurm {
+		// Slurm counts each node's GPUs and the GPUs its jobs hold (slurmctld's
+		// /metrics/nodes), under its node label.
+		allocatable, requestedBy = SlurmNodeGPUs(m, "slurm_node_gpus"), func([]string) string { return SlurmNodeGPUs(m, "slurm_node_gpus_alloc") }
+	}
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	var out []Recorded
 	if len(m.Exporter.HealthFields) > 1 {
@@ -241,7 +248,11 @@ func allocationRules(m *model.Model) []Recorded {
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, AllocatableSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, AllocatableSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, AllocatableSignal, "sum"))},
 		{Level: conventions.LevelNode, Name: rec(conventions.LevelNode, RequestedSignal, "sum"), Expr: requestedBy(node)},
-		{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, RequestedSignal, "sum"), Expr: requestedBy(namespace)},
+	}...)
+	if !slurm {
+		out = append(out, Recorded{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, RequestedSignal, "sum"), Expr: requestedBy(namespace)})
+	}
+	out = append(out, []Recorded{
 		{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum %s (%s)", by(l.Cluster), rec(conventions.LevelNode, RequestedSignal, "sum"))},
 		{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, RequestedSignal, "sum"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, RequestedSignal, "sum"))},
 	}...)
@@ -252,9 +263,11 @@ func allocationRules(m *model.Model) []Recorded {
 	out = append(out,
 		Recorded{Level: conventions.LevelCluster, Name: rec(conventions.LevelCluster, ReportingSignal, "count"), Expr: fmt.Sprintf("count %s (%s)", by(l.Cluster), gpus)},
 		Recorded{Level: conventions.LevelFleet, Name: rec(conventions.LevelFleet, ReportingSignal, "count"), Expr: fmt.Sprintf("sum (%s)", rec(conventions.LevelCluster, ReportingSignal, "count"))},
-		Recorded{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, AttributedSignal, "count"),
-			Expr: fmt.Sprintf(`count %s (group %s (%s{%s!=""}))`, by(l.Cluster, l.Namespace), by(append(append([]string{}, m.Identity.GPUJoin...), l.Namespace)...), conventions.GPUInfo, l.Namespace)},
 	)
+	if !slurm {
+		out = append(out, Recorded{Level: conventions.LevelNamespace, Name: rec(conventions.LevelNamespace, AttributedSignal, "count"),
+			Expr: fmt.Sprintf(`count %s (group %s (%s{%s!=""}))`, by(l.Cluster, l.Namespace), by(append(append([]string{}, m.Identity.GPUJoin...), l.Namespace)...), conventions.GPUInfo, l.Namespace)})
+	}
 	for i := range out {
 		out[i].Family = allocationFamily
 		// The rules that read the parts of DRA device names.
@@ -270,4 +283,16 @@ func allocationRules(m *model.Model) []Recorded {
 var draDeviceNameComments = []string{
 	"NVIDIA's DRA driver names a MIG device gpu-<minor>-mig-<profile>-<placement start>-<placement size>, and kube-state-metrics has no label of its own for the parts: the selectors read them from the name.",
 	"pint disable promql/regexp",
+}
+
+// SlurmNodeGPUs sums one of slurmctld's per-node GPU counts (slurm_node_gpus,
+// slurm_node_gpus_alloc) by cluster and node, the node under the label kube-state-metrics'
+// node records use (labels.node).
+func SlurmNodeGPUs(m *model.Model, metric string) string {
+	l, s := m.Labels, m.Slurm
+	series := fmt.Sprintf(`%s{job="%s"}`, metric, s.Job)
+	if s.NodeLabel != l.Node {
+		series = fmt.Sprintf(`label_replace(%s, "%s", "$1", "%s", "(.+)")`, series, l.Node, s.NodeLabel)
+	}
+	return fmt.Sprintf("sum %s (%s)", by(l.Cluster, l.Node), series)
 }

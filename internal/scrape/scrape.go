@@ -27,6 +27,9 @@ type Install struct {
 	// text Prometheus stored (Stored) tells how Prometheus keeps it: a curl of the exporter
 	// always shows pod.
 	Attribution string
+	// HPCJobs says some GPU series carry dcgm-exporter's HPC job label (hpc_job, from
+	// --hpc-job-mapping-dir): a Slurm (or other batch) fleet's exporter.
+	HPCJobs bool
 	// GB200 says the scrapes hold Grace Blackwell's fabric or C2C fields.
 	GB200 bool
 	// MIG says some GPU reports MIG instances (label GPU_I_ID).
@@ -138,6 +141,9 @@ func (in *Install) note(labels map[string]string) {
 	if labels["GPU_I_ID"] != "" {
 		in.MIG = true
 	}
+	if labels["hpc_job"] != "" {
+		in.HPCJobs = true
+	}
 	add := func(list *[]string, v string) {
 		if v != "" && !slices.Contains(*list, v) {
 			*list = append(*list, v)
@@ -180,6 +186,7 @@ func Merge(installs []*Install) (*Install, []string) {
 		}
 		out.GB200 = out.GB200 || in.GB200
 		out.MIG = out.MIG || in.MIG
+		out.HPCJobs = out.HPCJobs || in.HPCJobs
 		out.VGPUGuests = out.VGPUGuests || in.VGPUGuests
 		out.GPUs += in.GPUs
 		for _, l := range []struct{ dst, src *[]string }{{&out.Jobs, &in.Jobs}, {&out.Models, &in.Models}, {&out.Drivers, &in.Drivers}, {&out.Fields, &in.Fields}} {

@@ -156,10 +156,13 @@ func exporterPod(m *model.Model, host string) Labels {
 	return l
 }
 
-// addExporterPod sets exporterPod's labels in l.
+// addExporterPod sets exporterPod's labels in l: none where the exporter is scraped as a
+// host (a Slurm fleet's).
 func addExporterPod(l Labels, m *model.Model, host string) {
 	names := m.Exporter.TargetPodLabels
-	l[names[0]], l[names[1]], l[names[2]] = "gpu-operator", "nvidia-dcgm-exporter-"+host, "nvidia-dcgm-exporter"
+	if len(names) == 3 {
+		l[names[0]], l[names[1]], l[names[2]] = "gpu-operator", "nvidia-dcgm-exporter-"+host, "nvidia-dcgm-exporter"
+	}
 }
 
 // withPod is l with the pod's labels, a copy; l itself when there is no pod.
@@ -170,9 +173,14 @@ func withPod(m *model.Model, l Labels, p *Pod) Labels {
 	return addPod(maps.Clone(l), m, p)
 }
 
-// addPod sets the pod's labels in l, and returns it.
+// addPod sets the pod's labels in l, and returns it; on a Slurm fleet, the pod is a job, its
+// name the job's id in the job label (hpc_job).
 func addPod(l Labels, m *model.Model, p *Pod) Labels {
-	if p != nil {
+	switch {
+	case p == nil:
+	case m.Scheduler == model.SchedulerSlurm:
+		l[m.Labels.Job] = p.Name
+	default:
 		l[m.Labels.Namespace], l[m.Labels.Pod], l[m.Labels.Container] = p.Namespace, p.Name, p.Container
 	}
 	return l
@@ -275,9 +283,9 @@ func (e Entity) WithoutPod(m *model.Model) Labels {
 
 func (e Entity) withoutPodLabels(m *model.Model) Labels {
 	out := e.Labels.With(nil)
-	delete(out, m.Labels.Namespace)
-	delete(out, m.Labels.Pod)
-	delete(out, m.Labels.Container)
+	for _, name := range []string{m.Labels.Namespace, m.Labels.Pod, m.Labels.Container, m.Labels.Job} {
+		delete(out, name)
+	}
 	return out
 }
 

@@ -29,8 +29,16 @@ local panels = import '../lib/panels.libsonnet';
         row('Allocation', [
           panel('Allocation', 'stat', [q(fill('cluster:kube_gpu_allocation:ratio{$(cluster)}'))], thresholds=thresholdOf('GPUClusterAllocationHigh', 'cluster:kube_gpu_allocation:ratio'), width=4) + ratio,
           panel('GPUs allocatable / requested / healthy', 'stat', [q(fill('cluster:kube_gpu_allocatable:sum{$(cluster)}'), 'allocatable'), q(fill('cluster:kube_gpu_requested:sum{$(cluster)}'), 'requested'), q(fill('cluster:gpu_healthy:count{$(cluster)}'), 'healthy')], width=8),
-          panel('GPUs requested by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})'), '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
-          panel('SM activity of allocated GPUs by namespace', 'bargauge', [q(fill('sort(namespace:dcgm_sm_active:avg{$(cluster)})'), '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
+        ] + (if $.scheduler == 'slurm' then [
+               // A Slurm fleet's jobs, users and accounts (slurm/jobs.libsonnet).
+               panel('GPUs held by job', 'bargauge', [q(fill('topk(20, job:slurm_gpus:sum{$(cluster)})'), '{{' + l.job + '}}')], width=6),
+               panel('Engine activity of the least active jobs', 'bargauge', [q(fill('bottomk(20, job:dcgm_gr_engine_active:avg{$(cluster)})'), '{{' + l.job + '}}')], width=6) + ratio,
+               panel('GPUs held by user and account', 'table', [q(fill('sort_desc(user:slurm_gpus_alloc:sum{$(cluster)})')), q(fill('sort_desc(account:slurm_gpus_alloc:sum{$(cluster)})'))], width=8),
+               panel('GPU-hours by account (last ' + $.windows.chargeback + ')', 'table', [q(fill('sort_desc(account:slurm_gpu_hours:sum1d{$(cluster)})'))], width=8),
+             ] else [
+               panel('GPUs requested by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})'), '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
+               panel('SM activity of allocated GPUs by namespace', 'bargauge', [q(fill('sort(namespace:dcgm_sm_active:avg{$(cluster)})'), '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
+             ]) + [
           panel('Idle cost by namespace', 'table', [q(fill('sort_desc(namespace:gpu_idle_cost_dollars_per_hour:sum{$(cluster)})'))], unit='currencyUSD', width=8, drill='L4'),
           panel('Cost by team', 'table', [q(fill('sort_desc(team:gpu_cost_dollars_per_hour:sum{$(cluster)})'))], unit='currencyUSD', width=8),
           // Each node against its own allocatable GPUs: a node of 4 free GPUs among nodes of 8 is
@@ -70,7 +78,7 @@ local panels = import '../lib/panels.libsonnet';
           ),
           panel('Hottest GPU', 'timeseries', [q(fill('cluster:dcgm_gpu_temp:max{$(cluster)}'), 'max')], unit='celsius', thresholds=thresholdOf('GPUTemperatureHigh', 'DCGM_FI_DEV_GPU_TEMP')),
           panel('GPUs reporting against capacity', 'timeseries', [q(fill('cluster:dcgm_gpus_reporting:count{$(cluster)}'), 'reporting'), q(fill('cluster:kube_gpu_capacity:sum{$(cluster)}'), 'capacity')]),
-          panel('Cordoned nodes', 'stat', [q(count(fill('ALERTS{alertname="GPUNodeCordoned", alertstate="firing", $(cluster)}')))], width=4),
+          panel(if $.scheduler == 'slurm' then 'Drained nodes' else 'Cordoned nodes', 'stat', [q(count(p.fill('ALERTS{alertname="$(alert)", alertstate="firing", $(cluster)}', { alert: $.nodes.outOfServiceAlert })))], width=4),
         ]),
         row('SLOs', [
           panel(

@@ -92,7 +92,7 @@ local t = import '../lib/test.libsonnet';
         t.case('exporter down since before the host map remembers', true, [], up='0x60', health=false, value=0, without=[l.host]),
         t.case('one failed scrape', false, [], up='1x58 0 1'),
       ],
-      runbook: rb.exporterTarget($.exporter.job, l.cluster) {
+      runbook: rb.exporterTarget($.exporter.job, l.cluster, $.nodes.exporter) {
         meaning: 'Prometheus cannot scrape a dcgm-exporter target.',
         impact: 'Every GPU alert for the GPUs of that node is blind: nothing fires, whatever happens.',
         mitigation: ['Restart the dcgm-exporter pod on the node.', 'If DCGM itself hangs, drain the node and restart the NVIDIA host engine or reboot.'],
@@ -135,7 +135,7 @@ local t = import '../lib/test.libsonnet';
           q('Share of the targets down', e.fill('avg(1 - up{job="$(job)", $(cluster)})', { job: $.exporter.job, cluster: is(l.cluster) })),
         ],
         diagnosis: [
-          step('Did the exporter pods restart together (an upgrade of the DaemonSet or the GPU Operator)?', 'Wait for the rollout; if pods crash, read `kubectl logs --previous` of one.'),
+          step($.nodes.exporter.together, $.nodes.exporter.togetherYes),
           step("Did a network policy, the ServiceMonitor or Prometheus's configuration change?", 'Roll the change back.', "Check Prometheus's own health (its targets page, its logs)."),
         ],
         mitigation: ['Restore the scrape: roll back the change that broke it.'],
@@ -306,9 +306,7 @@ local t = import '../lib/test.libsonnet';
       severity: 'warning',
       local h = $.exporter.healthField,
       local health = $.exporter.health,
-      local nodeInAPI = e.fill(|||
-        label_replace(kube_node_info{job="$(job)"}, "$(host)", "$1", "$(node)", "(.+)")
-      |||, { job: $.kubeStateMetrics.job, host: l.host, node: l.node }),
+      local nodeInAPI = $.nodes.known,
       // A GPU is its UUID on its node, whatever its index (NVML renumbers the GPUs when a
       // reboot loses one) and its pod labels (one alert per GPU): missing is a UUID gone from
       // its node with no GPU reporting in its slot (bus id: an RMA swap puts a new UUID there).
@@ -340,19 +338,21 @@ local t = import '../lib/test.libsonnet';
       'for': '10m',
       summary: 'A GPU stopped reporting while its node is still in the cluster.',
       description: gpuText + ' stopped reporting (' + $.exporter.healthText + ') while its node is still in the cluster and its exporter is not down: the GPU may have fallen off the bus or the driver lost it.',
+      // On Slurm, the node's series counts its GPUs: one lost (at minute 30; 24 samples).
+      local unavailable = if $.scheduler == 'slurm' then [t.also('SLOGPUAvailabilityFastBurn', 24 / 60, target={ slo: 'GPUAvailability' }), t.also('SLOGPUAvailabilitySlowBurn', 24 / 61, target={ slo: 'GPUAvailability' })] else [],
       tests: [
-        t.case('GPU vanished, its node still in the cluster', true, [], health='65x30 _x30', nodeInfo='1x60', value=1),
+        t.case('GPU vanished, its node still in the cluster', true, [], health='65x30 _x30', nodeInfo='1x60', value=1, alsoFires=unavailable),
         t.case('one of two GPUs vanished, no kube-state-metrics', true, [
           t.series(h, '65x30 _x30', entities=[0]),
           t.series(h, '65x60', entities=[1]),
         ], gpus=2, health=false, firing=[0], value=1),
         // The scenario's cluster has one node: with it gone, kube-state-metrics lists none.
-        t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30', alsoFires=[t.also('GPUKubeStateMetricsDown', 1, target={})]),
+        t.case('node deleted by the autoscaler', false, [], health='65x30 _x30', up='1x30 _x30', nodeInfo='1x30 _x30', alsoFires=[t.also($.alertmanager.inhibit.kubeStateMetricsDown, 1, target={})]),
         t.case('exporter down too', false, [], health='65x30 _x30', up='1x30 0x30', nodeInfo='1x60', alsoFires=[{ alert: 'DCGMExporterDown', value: 0 }]),
         t.case('pod changed on the GPU', false, [], health='65x30 _x30', extraHealth='_x31 65x29', nodeInfo='1x60'),
         // Its pod exited an hour ago, so the GPU's series with and without the pod labels are
         // both within the window: one alert, not two.
-        t.case('GPU vanished after its pod exited', true, [t.series(h, '65x20 _x40'), t.series(h, '_x20 65x10 _x30', pod=false)], health=false, nodeInfo='1x60', value=1),
+        t.case('GPU vanished after its pod exited', true, [t.series(h, '65x20 _x40'), t.series(h, '_x20 65x10 _x30', pod=false)], health=false, nodeInfo='1x60', value=1, alsoFires=unavailable),
         // (Without the bus id, as exporters before 3.x send: the UUID alone tells.)
         t.case(
           'a reboot renumbered the GPUs',
@@ -378,7 +378,8 @@ local t = import '../lib/test.libsonnet';
         [
           q('Which GPUs of the node still report', e.fill('group by ($(gpu), $(uuid)) ($(health))', { gpu: l.gpu, uuid: l.uuid, health: health(nodeSel[1:std.length(nodeSel) - 1]) })),
           q("Last XID of the node's GPUs", fill('last_over_time(DCGM_FI_DEV_XID_ERRORS$(nodeSel)[$(missing)])', { missing: $.windows.missing })),
-          q('Is the node still in the Kubernetes API', e.fill('kube_node_info{$(node)="$$(host)"}', { node: l.node, host: l.host })),
+          if $.scheduler == 'slurm' then q('Does Slurm still count the node', e.fill('slurm_node_gpus{$(node)="$$(host)"}', { node: $.slurm.nodeLabel, host: l.host }))
+          else q('Is the node still in the Kubernetes API', e.fill('kube_node_info{$(node)="$$(host)"}', { node: l.node, host: l.host })),
         ],
         [
           step('Does `nvidia-smi` on the node list the GPU?', 'The exporter lost it: restart dcgm-exporter.', ''),

@@ -84,8 +84,8 @@ local t = import '../lib/test.libsonnet';
   local step = rb.step,
   local gpuSel = a.gpuSel,
   local nodeSel = a.nodeSel,
-  local cordon = rb.cordon(l.host),
-  local drain = rb.drain(l.host),
+  local cordon = $.nodes.cordon(l.host),
+  local drain = $.nodes.drain(l.host),
   local runbook(meaning, impact, queries, diagnosis, mitigation) = {
     meaning: meaning,
     impact: impact,

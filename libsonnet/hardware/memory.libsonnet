@@ -88,7 +88,7 @@ local t = import '../lib/test.libsonnet';
         t.case('SBE spike across a pod exit', true, [
           t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '0+' + perMinute + 'x30'),
           t.series('DCGM_FI_DEV_ECC_SBE_VOL_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
-        ], health='65x30', extraHealth='_x31 65x29', value=1.5 * th.eccSingleBitPerHour, without=[l.namespace, l.pod]),
+        ], health='65x30', extraHealth='_x31 65x29', value=1.5 * th.eccSingleBitPerHour, without=$.identity.workload),
       ],
       runbook: hardware(
         'The GPU corrects single-bit ECC errors at a high rate: its memory is degrading.',

@@ -73,7 +73,7 @@ local t = import '../lib/test.libsonnet';
         t.case('flit CRC errors across a pod exit', true, [
           t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '0+' + perMinute + 'x30'),
           t.series('DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL', '_x31 ' + 31 * perMinute + '+' + perMinute + 'x29', pod=false),
-        ], health='65x30', extraHealth='_x31 65x29', value=perMinute, without=[l.namespace, l.pod]),
+        ], health='65x30', extraHealth='_x31 65x29', value=perMinute, without=$.identity.workload),
       ],
       runbook: nvlinkRunbook('CRC errors'),
     },

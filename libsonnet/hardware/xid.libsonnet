@@ -149,7 +149,9 @@ local t = import '../lib/test.libsonnet';
                    true,
                    [held(code, pod=false)] + counted(code, '_x55 1 stale') + counted(code, '_x56 1x4', pod=false),
                    value=1,
-                   labels=xid(code) + { [k]: exporterPod[k] for k in [l.namespace, l.pod] },
+                   labels=xid(code) + { [k]: exporterPod[k] for k in [l.namespace, l.pod] if std.objectHas(exporterPod, k) },
+                   // (A Slurm exporter is a host's: the series without the job carry none.)
+                   without=if exporterPod == {} then $.identity.workload else [],
                    alsoFires=if kept then [{ alert: alert, value: 1, labels: xid(code) }] else [],
                  ),
                ]),

@@ -34,7 +34,7 @@ function(c) {
     t.case(what + ' kills the job: the increment lands on the series without the pod', true, [
       t.series(field, '0x54'),
       t.series(field, '_x56 ' + count + 'x4', pod=false),
-    ], health='65x54', extraHealth='_x56 65x4', value=count, without=[l.namespace, l.pod], alsoFires=if kept == null then [] else [t.also(kept, count)]),
+    ], health='65x54', extraHealth='_x56 65x4', value=count, without=c.identity.workload, alsoFires=if kept == null then [] else [t.also(kept, count)]),
     t.case(what + ' as the exporter restarts as a new target', true, [
       t.series(field, '0x55'),
       t.series(field, '_x56 ' + count + 'x4', { instance: '10.250.0.1:9400' }),
@@ -53,10 +53,10 @@ function(c) {
   // A first-look query: a template whose $(gpuSel) and $(nodeSel) select the alert's GPU and
   // node, filled with pieces besides.
   fill(template, pieces={}):: e.fill(template, { gpuSel: gpuSel, nodeSel: nodeSel } + pieces),
-  cordon:: rb.cordon(l.host),
-  drain:: rb.drain(l.host),
-  reset:: rb.reset(l.gpu),
-  rma:: rb.rma(l.gpu),
+  cordon:: c.nodes.cordon(l.host),
+  drain:: c.nodes.drain(l.host),
+  reset:: rb.reset(l.gpu, c.nodes.back(l.host)),
+  rma:: rb.rma(l.gpu, c.nodes.held),
   // A hardware alert's runbook, escalated to infra, its dashboards the node's and the GPU's.
   hardware(meaning, impact, queries, diagnosis, mitigation):: {
     meaning: meaning,

@@ -23,15 +23,11 @@ local e = import 'expr.libsonnet';
   // A selector matching the alert's own values of labels: {a="$a", b="$b"}.
   sel(labels):: '{' + std.join(', ', [$.is(x) for x in labels]) + '}',
 
-  // The first steps of a mitigation on a node (host: the alert's host label): cordon it, then
-  // drain it.
-  cordon(host):: 'Cordon the node so nothing new lands on it: `kubectl cordon $' + host + '`.',
-  drain(host):: 'Drain it once the owners of running jobs know: `kubectl drain $' + host + ' --ignore-daemonsets --delete-emptydir-data`.',
-
   // The repair of a GPU (gpu: the alert's GPU index label): reset it once drained, and open an
-  // RMA when the fault comes back.
-  reset(gpu):: 'With no process on the GPU, reset it: `nvidia-smi --gpu-reset -i $' + gpu + '` (or reboot the node), then uncordon when the health checks pass.',
-  rma(gpu):: 'If it fails again after the reset, keep the node cordoned and open an RMA with the GPU serial (`nvidia-smi -q -i $' + gpu + '`) and the XID/ECC history below.',
+  // RMA when the fault comes back; back is how its node returns to service, held the state it
+  // waits in (the scheduler's words: nodes.back, nodes.held).
+  reset(gpu, back):: 'With no process on the GPU, reset it: `nvidia-smi --gpu-reset -i $' + gpu + '` (or reboot the node), then ' + back + ' when the health checks pass.',
+  rma(gpu, held):: 'If it fails again after the reset, keep the node ' + held + ' and open an RMA with the GPU serial (`nvidia-smi -q -i $' + gpu + '`) and the XID/ECC history below.',
 
   // Who to escalate to, by the team that owns the alert.
   escalation:: {
@@ -40,14 +36,15 @@ local e = import 'expr.libsonnet';
   },
 
   // The first look and diagnosis of a dcgm-exporter target that fails its scrapes (job: the
-  // exporter's scrape job; cluster: the cluster label), shared by the alerts on its scrapes.
-  exporterTarget(job, cluster):: {
+  // exporter's scrape job; cluster: the cluster label; exporter: the scheduler's words about
+  // the exporter on a node, nodes.exporter), shared by the alerts on its scrapes.
+  exporterTarget(job, cluster, exporter):: {
     queries: [
       $.query("The target's up series", e.fill('up{job="$(job)", $(cluster), instance="$instance"}', { job: job, cluster: $.is(cluster) })),
       $.query('Scrape duration against the timeout', e.fill('scrape_duration_seconds{job="$(job)", instance="$instance"}', { job: job })),
     ],
     diagnosis: [
-      $.step('Is the exporter pod running (`kubectl -n gpu-operator get pods -o wide | grep $instance`)?', '', 'Restart it; check why it crashed (`kubectl logs --previous`).'),
+      $.step(exporter.running, '', exporter.crashed),
       $.step('Is the node itself NotReady?', 'Node problem: follow the node runbook.'),
       $.step('Does the scrape time out (DCGM hangs, often after an XID)?', 'Restart the exporter; if DCGM hangs again, drain the node.', 'Check network policies and the ServiceMonitor.'),
     ],

@@ -19,15 +19,16 @@ local t = import '../lib/test.libsonnet';
   local dra = k.dra,
   // The nodes that have GPUs, with how many: the device plugin's capacity, or the GPU
   // devices a DRA node's ResourceSlices publish.
-  local gpuNodes = std.join(' or ', (if !k.devicePlugin then [] else [
-                                       e.fill(|||
-                                         kube_node_status_capacity{job="$(job)", resource=~"$(resources)"} > 0
-                                       |||, { job: ksmJob, resources: gpuResources }),
-                                     ]) + (if !dra then [] else [
-                                             e.fill(|||
-                                               count by ($(cluster), $(node)) (label_replace(kube_resourceslice_device_info{job="$(job)", driver="$(driver)"}, "$(node)", "$1", "node_name", "(.+)"))
-                                             |||, { cluster: l.cluster, node: l.node, job: ksmJob, driver: k.draDriver }),
-                                           ])),
+  // (A Slurm fleet, where this family is off, has GPUSlurmNodeGPUsMissing.)
+  local gpuNodes = if $.scheduler == 'slurm' then $.nodes.known else std.join(' or ', (if !k.devicePlugin then [] else [
+                                                                                         e.fill(|||
+                                                                                           kube_node_status_capacity{job="$(job)", resource=~"$(resources)"} > 0
+                                                                                         |||, { job: ksmJob, resources: gpuResources }),
+                                                                                       ]) + (if !dra then [] else [
+                                                                                               e.fill(|||
+                                                                                                 count by ($(cluster), $(node)) (label_replace(kube_resourceslice_device_info{job="$(job)", driver="$(driver)"}, "$(node)", "$1", "node_name", "(.+)"))
+                                                                                               |||, { cluster: l.cluster, node: l.node, job: ksmJob, driver: k.draDriver }),
+                                                                                             ])),
 
   alerts+: {
     GPUDevicePluginDegraded: {
@@ -81,7 +82,12 @@ local t = import '../lib/test.libsonnet';
       local exporterHost = 'instance:dcgm_exporter_host:group',
       expr: e.fill(|||
         max by ($(node)) ($(gpuNodes)) unless on ($(node)) group by ($(node)) (last_over_time($(exporterHost)[$(window)]))
-      |||, { node: std.join(', ', [l.cluster, l.host]), gpuNodes: asHost(gpuNodes), exporterHost: exporterHost, window: w.missing }),
+      |||, {
+        node: std.join(', ', [l.cluster, l.host]),
+        gpuNodes: if $.scheduler == 'slurm' then gpuNodes else asHost(gpuNodes),
+        exporterHost: exporterHost,
+        window: w.missing,
+      }),
       'for': '15m',
       identity: [l.cluster, l.host],
       summary: 'A GPU node has no dcgm-exporter: its GPUs are not monitored at all.',
@@ -99,13 +105,14 @@ local t = import '../lib/test.libsonnet';
         meaning: "Kubernetes lists GPUs on the node, but no dcgm-exporter target has reported the node's GPUs for " + w.missing + ': the exporter DaemonSet does not run there (node selector, taint, failing pod) or Prometheus does not scrape it.',
         impact: 'Every GPU alert, cost and utilization number is blind to this node.',
         queries: [
-          q('GPU nodes without an exporter', e.fill('kube_node_status_capacity{$(cluster), resource=~"$(gpuResources)"} > 0', { cluster: is(l.cluster), gpuResources: gpuResources })),
+          if $.scheduler == 'slurm' then q('GPU nodes Slurm counts', e.fill('slurm_node_gpus{$(cluster)} > 0', { cluster: is(l.cluster) }))
+          else q('GPU nodes without an exporter', e.fill('kube_node_status_capacity{$(cluster), resource=~"$(gpuResources)"} > 0', { cluster: is(l.cluster), gpuResources: gpuResources })),
           q('Exporter targets of the cluster', e.fill('up{$(cluster), job="$(job)"}', { cluster: is(l.cluster), job: $.exporter.job })),
         ],
         diagnosis: [
-          step('Is an exporter pod on the node (`kubectl get pods -n gpu-operator -o wide --field-selector spec.nodeName=$' + l.host + '`)?', 'Check that Prometheus scrapes it: the ServiceMonitor selects it, and its target is up.', "The DaemonSet does not schedule there: compare the node's labels and taints with its node selector and tolerations (the GPU Operator labels GPU nodes nvidia.com/gpu.present=true)."),
+          step($.nodes.exporter.onNode(l.host), $.nodes.exporter.onNodeYes, $.nodes.exporter.onNodeNo),
         ],
-        mitigation: ['Fix the DaemonSet selector or tolerations, or the node labels.', 'Fix the scrape configuration.'],
+        mitigation: $.nodes.exporter.fix,
         escalation: 'Infrastructure on-call.',
         dashboards: ['L2'],
       },
@@ -142,7 +149,7 @@ local t = import '../lib/test.libsonnet';
         ],
         diagnosis: [
           step('Is a profiler running on the node (`nvidia-smi` lists ncu or nsys, or a dcgmi diag is running)?', 'Wait for it to finish, or ask its owner; the fields come back when it releases the profiling module.'),
-          step("Does the exporter's log show profiling errors (`kubectl logs` of its pod: \"DCP metrics not enabled\" or \"Profiling module\")?", 'Restart the exporter pod of the node.', "Compare the node's exporter counter file with the others: it may not collect DCGM_FI_PROF_*."),
+          step("Does the exporter's log show profiling errors (" + $.nodes.exporter.logs + ': "DCP metrics not enabled" or "Profiling module")?', $.nodes.exporter.restart, "Compare the node's exporter counter file with the others: it may not collect DCGM_FI_PROF_*."),
         ],
         mitigation: ['Stop the profiler or let it finish.', "Restart the node's exporter.", 'Deploy the same counter file on every node.'],
         escalation: 'Infrastructure on-call.',

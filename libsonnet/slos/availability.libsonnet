@@ -42,6 +42,8 @@ local t = import '../lib/test.libsonnet';
           gpus: capacity - missing,
           value: if bad == 'burst' then null else missing / capacity,
           extra: $.kubernetes.capacitySeries(t.scenarioHost, if bad == 'burst' then [[25, 57], [40, 3]] else [[capacity, 60]]),
+          // On Slurm, the node lends more GPUs than its exporter reports.
+          [if $.scheduler == 'slurm' && bad != 'burst' && missing > 0 then 'alsoFires']: [t.also('GPUSlurmNodeGPUsMissing', missing, target={ [$.labels.host]: t.scenarioHost })],
         },
     },
   },

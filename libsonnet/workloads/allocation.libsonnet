@@ -49,6 +49,7 @@ local t = import '../lib/test.libsonnet';
     local podSel = rb.sel([l.cluster, l.namespace, l.pod]),
 
     GPUAllocatedIdle: mlp {
+      section: 'kubernetes',
       family: 'utilization',
       severity: 'warning',
       // Graphics-engine activity is reported per MIG instance (GPU_UTIL is not), so an idle
@@ -122,6 +123,7 @@ local t = import '../lib/test.libsonnet';
     // SMs and memory do almost nothing (tensor pipes and power fall with them). Idle detection
     // keys on engine activity and cannot see it.
     GPUBusyNotWorking: mlp {
+      section: 'kubernetes',
       family: 'workload',
       severity: 'warning',
       // Each signal is compared on its raw series first, so that the joins see only the few
@@ -185,6 +187,7 @@ local t = import '../lib/test.libsonnet';
     },
 
     GPUClusterAllocationHigh: mlp {
+      section: 'kubernetes',
       panelThresholds:: { 'cluster:kube_gpu_allocation:ratio': th.clusterAllocationRatio },
       family: 'capacity',
       severity: 'warning',
@@ -239,6 +242,7 @@ local t = import '../lib/test.libsonnet';
     },
 
     GPUMemoryExhaustionRisk: mlp {
+      section: 'kubernetes',
       family: 'workload',
       severity: 'warning',
       local used = 'DCGM_FI_DEV_FB_USED',

@@ -80,7 +80,7 @@ local t = import '../lib/test.libsonnet';
           // Its last three scrapes failed as the node drained, then it left service discovery.
           t.case('target left service discovery', false, [], up='1x37 0 0 0 _x20', health='65x40 _x20'),
         ],
-      runbook: rb.exporterTarget($.exporter.job, l.cluster) {
+      runbook: rb.exporterTarget($.exporter.job, l.cluster, $.nodes.exporter) {
         meaning: 'A dcgm-exporter target is up, but a share of its scrapes fails.',
         impact: 'GPU series have gaps: rates and alerts with `for` become unreliable for that node.',
         mitigation: ['Raise the scrape timeout or trim the counter file if scrapes are slow.', 'Restart the exporter if DCGM answers slowly; drain the node if DCGM keeps hanging.'],

@@ -23,6 +23,7 @@ local t = import '../lib/test.libsonnet';
     // Per-GPU SM activity of pods that a training controller (training.ownerKinds) owns,
     // labelled with the owner: the siblings a straggler is compared with. Whole GPUs only.
     [stragglerRecord]: {
+      section: 'kubernetes',
       family: 'workload',
       expr: e.fill(|||
         max by ($(gpu)) (
@@ -50,6 +51,7 @@ local t = import '../lib/test.libsonnet';
     local gpuSel = rb.sel([l.cluster, l.host, l.uuid]),
 
     GPUTrainingStraggler: mlp {
+      section: 'kubernetes',
       family: 'utilization',
       severity: 'warning',
       local median = e.fill(|||
