@@ -89,8 +89,8 @@ test-promtool: promtool
 
 # Catalogs whose rules the embedded one lacks, which pint reviews too: DCGM 4's recovery
 # action and Grace Blackwell's fabric (4.9, gb200), DRA, and a team's own catalog on a mixed
-# fleet and beside Grace Blackwell racks.
-PINT_CATALOGS := generators/promtooltests/testdata/gb200.jsonnet generators/promtooltests/testdata/dra.jsonnet internal/testutil/plantest/testdata/mixed.jsonnet internal/testutil/plantest/testdata/adopter-gb200.jsonnet
+# fleet and beside Grace Blackwell racks, and a lab's Slurm fleet.
+PINT_CATALOGS := generators/promtooltests/testdata/gb200.jsonnet generators/promtooltests/testdata/dra.jsonnet internal/testutil/plantest/testdata/mixed.jsonnet internal/testutil/plantest/testdata/adopter-gb200.jsonnet generators/promtooltests/testdata/slurm-adopter.jsonnet
 
 ## lint-pint: pint (pinned in tools/pint) reviews the generated rules, the embedded catalog's
 ## and those of PINT_CATALOGS; nothing at warning or above

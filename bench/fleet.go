@@ -90,10 +90,12 @@ func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, 
 			if err := s.AddSeries("up", g.UpLabels(m), start, step, samples, func(int) float64 { return 1 }); err != nil {
 				return err
 			}
-			node := ksm.With(map[string]string{m.Labels.Cluster: g.Cluster, m.Labels.Node: g.Host, "resource": m.KubeStateMetrics.GPUResource})
-			if err := s.AddSeries("kube_node_status_allocatable", node, start, step, samples, func(int) float64 { return gpusPerNode }); err != nil {
+			if err := addNode(s, m, g, gpus, start, step, samples); err != nil {
 				return err
 			}
+		}
+		if m.Scheduler == model.SchedulerSlurm {
+			continue // no kube-state-metrics: a job's GPUs are its hpc_job label
 		}
 		for _, p := range g.Pods() {
 			pod := ksm.With(map[string]string{m.Labels.Cluster: g.Cluster, "namespace": p.Namespace, "pod": p.Name})
@@ -113,6 +115,39 @@ func load(s *ruleeval.Store, m *model.Model, gpus []synth.GPU, fields []string, 
 		}
 	}
 	return s.Commit()
+}
+
+// addNode adds what the scheduler reports of g's node: kube-state-metrics' allocatable GPUs,
+// or slurmctld's GPUs of the node and those its jobs hold.
+func addNode(s *ruleeval.Store, m *model.Model, g synth.GPU, gpus []synth.GPU, start, step int64, samples int) error {
+	constant := func(v float64) func(int) float64 { return func(int) float64 { return v } }
+	if m.Scheduler != model.SchedulerSlurm {
+		node := synth.Labels{"job": m.KubeStateMetrics.Job, m.Labels.Cluster: g.Cluster, m.Labels.Node: g.Host, "resource": m.KubeStateMetrics.GPUResource}
+		return s.AddSeries("kube_node_status_allocatable", node, start, step, samples, constant(gpusPerNode))
+	}
+	held := 0
+	first := g.Seq - g.Index
+	for _, other := range gpus[first:min(len(gpus), first+gpusPerNode)] {
+		if len(other.Pods()) > 0 {
+			held++
+		}
+	}
+	node := synth.Labels{"job": m.Slurm.Job, m.Labels.Cluster: g.Cluster, m.Slurm.NodeLabel: g.Host}
+	if err := s.AddSeries("slurm_node_gpus", node, start, step, samples, constant(gpusPerNode)); err != nil {
+		return err
+	}
+	return s.AddSeries("slurm_node_gpus_alloc", node, start, step, samples, constant(float64(held)))
+}
+
+// slurmJobs makes the fleet's pods Slurm jobs: a node's whole GPUs held by one job, each MIG
+// instance by its own.
+func slurmJobs(gpus []synth.GPU) {
+	for i := range gpus {
+		node := gpus[i].Seq / gpusPerNode
+		for j, p := range gpus[i].Pods() {
+			p.Name = fmt.Sprint(4_000_000 + 4*node + j)
+		}
+	}
 }
 
 // Shares of an unhealthy fleet: error counters rise on one GPU in errorEvery, one GPU in

@@ -181,10 +181,13 @@ local names = import 'lib/names.libsonnet';
         label_replace($(expr), "$(to)", "$1", "$(from)", "(.+)")
       |||, { expr: expr, to: names[0], from: names[1] }), [[l.namespace, l.exportedNamespace], [l.pod, l.exportedPod]], series),
     // The series of an expression over the exporter's series that a workload's pod holds, the
-    // pod where the catalog reads it; on Slurm, that a job holds (vector(0) has no job: the
-    // series without one match it, and go).
+    // pod where the catalog reads it; on Slurm, that a job holds (series is a selector there:
+    // the job's matcher is added to it).
     attributed(series)::
-      if slurm then e.fill('($(series) unless on ($(job)) vector(0))', { series: series, job: $.labels.job })
+      if slurm then (
+        local held = $.labels.job + '!=""';
+        if std.endsWith(series, '}') then std.rstripChars(series, '}') + ', ' + held + '}' else series + '{' + held + '}'
+      )
       else e.fill('($(series) unless $(targets))', { series: $.exporter.workload(series), targets: targets }),
     // The series that no workload's pod (no job) holds, of a selector that select(matchers)
     // writes with the given matchers (a selector's inside) added.

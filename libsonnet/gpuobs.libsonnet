@@ -55,6 +55,7 @@
 + (import 'cost.libsonnet')
 + (import 'slurm/jobs.libsonnet')
 + (import 'slurm/nodes.libsonnet')
++ (import 'slurm/queue.libsonnet')
 + (import 'dashboards/fleet.libsonnet')
 + (import 'dashboards/cluster.libsonnet')
 + (import 'dashboards/node.libsonnet')

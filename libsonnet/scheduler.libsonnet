@@ -33,10 +33,10 @@ local t = import 'lib/test.libsonnet';
       kube_node_spec_unschedulable{job="$(job)"} == 1
     |||, { job: ksmJob }))
     else if s.nodeState.source == 'sckyzo' then asHost(e.fill(|||
-      slurm_node_status{job="$(job)", status=~"(drain|drng|down|maint|fail).*"}
+      slurm_node_status{job="$(job)", status=~"(drain|drng|down|maint|fail).*"} == 1
     |||, { job: stateJob }), 'node')
     else if s.nodeState.source == 'soperator' then asHost(e.fill(|||
-      (slurm_node_info{job="$(job)", state_is_drain="true"} or slurm_node_info{job="$(job)", state_is_maintenance="true"} or slurm_node_info{job="$(job)", state_base=~"DOWN|FAIL.*"})
+      (slurm_node_info{job="$(job)", state_is_drain="true"} or slurm_node_info{job="$(job)", state_is_maintenance="true"} or slurm_node_info{job="$(job)", state_base=~"DOWN|FAIL.*"}) == 1
     |||, { job: stateJob }), 'node_name')
     else 'vector(0) != 0',
 

@@ -292,6 +292,62 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		name, file, testFile, old, new, wantFailure string
 		config                                      string // the catalog; the embedded one when empty
 	}{
+		// Slurm: a GPU of two jobs counted once, the jobs' sums, and each Slurm alert.
+		{
+			name: "a GPU of two jobs counted twice", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/slurm.jsonnet",
+			old:         "  / on (cluster, hostname, gpu, UUID) group_left ()\n",
+			new:         "  * on (cluster, hostname, gpu, UUID) group_left ()\n",
+			wantFailure: `expr: "gpu_job:slurm_gpu:share{hpc_job=\"4101\"}"`,
+		},
+		{
+			name: "jobs' GPUs counted by their series", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/slurm.jsonnet",
+			old:         "expr: sum by (cluster) (job:slurm_gpus:sum)",
+			new:         "expr: count by (cluster) (gpu_pod:dcgm_gpu_info:group{hpc_job!=\"\"})",
+			wantFailure: `expr: "cluster:slurm_job_gpus:sum"`,
+		},
+		{
+			name: "users' GPUs by account", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/slurm.jsonnet",
+			old:         "sum by (cluster, username) (slurm_user_jobs_gpus_alloc{job=\"slurm\"})",
+			new:         "sum by (cluster, username) (slurm_account_jobs_gpus_alloc{job=\"slurm\"})",
+			wantFailure: "user:slurm_gpu_hours:sum1d{username",
+		},
+		{
+			name: "a busy job called idle", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "expr: job:dcgm_gr_engine_active:avg < 0.05",
+			new:         "expr: job:dcgm_gr_engine_active:avg < 0.9",
+			wantFailure: "alertname: GPUSlurmJobIdle,",
+		},
+		{
+			name: "a node without mapping files looks mapped", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "or on (cluster, hostname)\n                    0\n",
+			new:         "and on (cluster, hostname)\n                    0\n",
+			wantFailure: "alertname: GPUSlurmJobMappingBroken,",
+		},
+		{
+			name: "a job on another GPU than its file names goes unseen", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         `(DCGM_FI_PROF_GR_ENGINE_ACTIVE{hpc_job=""} > 0.5)`,
+			new:         `(DCGM_FI_PROF_GR_ENGINE_ACTIVE{hpc_job!=""} > 0.5)`,
+			wantFailure: "alertname: GPUSlurmJobOnWrongGPU,",
+		},
+		{
+			name: "a node's lost GPU goes unseen", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "(gpu_pod:dcgm_health:group))\n            >\n              0\n",
+			new:         "(gpu_pod:dcgm_health:group))\n            >\n              1\n",
+			wantFailure: "alertname: GPUSlurmNodeGPUsMissing,",
+		},
+		{
+			name: "a drained node in service", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "expr: |-\n          max by (cluster, hostname) (\n            label_replace(\n              slurm_node_status{job=\"slurm-exporter\",status=~\"(drain|",
+			new:         "expr: |-\n          max by (cluster, hostname) (\n            label_replace(\n              slurm_node_status{job=\"slurm-exporter\",status=~\"(",
+			wantFailure: "alertname: GPUNodeDrained,",
+		},
+		{
+			name: "free GPUs ticket with no job waiting", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         `sum by (cluster, partition) (slurm_partition_jobs_pending{job="slurm"}) > 0`,
+			new:         `sum by (cluster, partition) (slurm_partition_jobs_pending{job="slurm"}) >= 0`,
+			wantFailure: "alertname: GPUSlurmJobsPendingWhileGPUsIdle,",
+		},
+
 		{
 			name: "MIG instances summed", file: "rules/recording.yaml", testFile: output.RecordingTests,
 			old:         "max by (cluster, Hostname, gpu, UUID, modelName) (DCGM_FI_DEV_POWER_USAGE)",

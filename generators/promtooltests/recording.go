@@ -157,6 +157,15 @@ func heldGPUs(pods []kubePod, n node) int {
 	return len(held)
 }
 
+// slurmRequested is the GPUs Slurm counts held by jobs, per node, summed by keep.
+func slurmRequested(m *model.Model, fleet []synth.GPU, pods []kubePod, keep []string) []sample {
+	var gs groups
+	for _, n := range nodes(m, fleet) {
+		gs.add(synth.Labels{m.Labels.Cluster: n.cluster, m.Labels.Node: n.host}.Project(keep), float64(heldGPUs(pods, n)))
+	}
+	return gs.samples(combiner("sum"))
+}
+
 // resourceSlice is what NVIDIA's DRA driver publishes for node n: each GPU, and the MIG
 // devices of a MIG GPU, each once, beside a device of another driver that is no GPU.
 func resourceSlice(m *model.Model, n node, fleet []synth.GPU, pods []kubePod, steps int) []series {
@@ -437,13 +446,10 @@ func allocationSamples(m *model.Model, fleet []synth.GPU, pods []kubePod, r plan
 		return gs.samples(sum)
 	}
 	requested := func() []sample {
-		var gs groups
 		if slurm {
-			for _, n := range nodes(m, fleet) {
-				gs.add(synth.Labels{l.Cluster: n.cluster, l.Node: n.host}.Project(keep), float64(heldGPUs(pods, n)))
-			}
-			return gs.samples(sum)
+			return slurmRequested(m, fleet, pods, keep)
 		}
+		var gs groups
 		for _, p := range pods {
 			if p.holdsGPU() {
 				v := 1.0

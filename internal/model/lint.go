@@ -43,7 +43,8 @@ type Fleet struct {
 	NodesPerCluster    int `json:"nodesPerCluster"`
 	GPUsPerNode        int `json:"gpusPerNode"`
 	MIGInstancesPerGPU int `json:"migInstancesPerGPU"`
-	// NamespacesPerCluster and PodsPerNode size the workloads.
+	// NamespacesPerCluster and PodsPerNode size the workloads (on Slurm, NamespacesPerCluster
+	// the jobs running at once in a cluster).
 	NamespacesPerCluster int `json:"namespacesPerCluster"`
 	PodsPerNode          int `json:"podsPerNode"`
 }

@@ -31,8 +31,8 @@ local panels = import '../lib/panels.libsonnet';
           panel('GPUs allocatable / requested / healthy', 'stat', [q(fill('cluster:kube_gpu_allocatable:sum{$(cluster)}'), 'allocatable'), q(fill('cluster:kube_gpu_requested:sum{$(cluster)}'), 'requested'), q(fill('cluster:gpu_healthy:count{$(cluster)}'), 'healthy')], width=8),
         ] + (if $.scheduler == 'slurm' then [
                // A Slurm fleet's jobs, users and accounts (slurm/jobs.libsonnet).
-               panel('GPUs held by job', 'bargauge', [q(fill('topk(20, job:slurm_gpus:sum{$(cluster)})'), '{{' + l.job + '}}')], width=6),
-               panel('Engine activity of the least active jobs', 'bargauge', [q(fill('bottomk(20, job:dcgm_gr_engine_active:avg{$(cluster)})'), '{{' + l.job + '}}')], width=6) + ratio,
+               panel('GPUs held by job', 'bargauge', [q(fill('topk(20, job:slurm_gpus:sum{$(cluster)})'), '{{' + l.job + '}}')], width=6, drill='L4', drillVars={ job: l.job }),
+               panel('Engine activity of the least active jobs', 'bargauge', [q(fill('bottomk(20, job:dcgm_gr_engine_active:avg{$(cluster)})'), '{{' + l.job + '}}')], width=6, drill='L4', drillVars={ job: l.job }) + ratio,
                panel('GPUs held by user and account', 'table', [q(fill('sort_desc(user:slurm_gpus_alloc:sum{$(cluster)})')), q(fill('sort_desc(account:slurm_gpus_alloc:sum{$(cluster)})'))], width=8),
                panel('GPU-hours by account (last ' + $.windows.chargeback + ')', 'table', [q(fill('sort_desc(account:slurm_gpu_hours:sum1d{$(cluster)})'))], width=8),
              ] else [

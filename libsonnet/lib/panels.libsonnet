@@ -66,12 +66,16 @@ function(c) {
   local gpu = e.fill(|||
     $(node), $(gpu)
   |||, { node: node, gpu: is(l.uuid, 'gpu') }),
-  local workload = e.fill(|||
+  // (On Slurm, a workload is its jobs: $job.)
+  local slurm = c.scheduler == 'slurm',
+  local workload = if slurm then e.fill(|||
+    $(cluster), $(job)=~"$job"
+  |||, { cluster: cluster, job: l.job }) else e.fill(|||
     $(cluster), $(namespace), $(pod)=~"$pod"
   |||, { cluster: cluster, namespace: is(l.namespace, 'namespace'), pod: l.pod }),
   // A field's series that the workload's pods hold, the pod in the catalog's labels whether it
   // arrived there or as exported_* (a ServiceMonitor with honorLabels: false).
-  local workloadSeries(field) = e.fill(|||
+  local workloadSeries(field) = if slurm then e.fill('$(field){$(workload)}', { field: field, workload: workload }) else e.fill(|||
     $(exported) or $(field){$(plain)}
   |||, {
     exported: c.exporter.workload(e.fill(|||

@@ -66,8 +66,9 @@ local t = import '../lib/test.libsonnet';
     // mapping file lists n jobs.
     [share]: slurm {
       comments: ['Reads the GPU-to-job map of the allocation group: at most one evaluation interval behind; a map changes when a job starts or ends.'],
+      // A GPU's count of jobs is never 0; the filter says so to pint (promql/nan).
       expr: e.fill(|||
-        $(jobs) / on ($(gpu)) group_left () count by ($(gpu)) ($(jobs))
+        $(jobs) / on ($(gpu)) group_left () (count by ($(gpu)) ($(jobs)) > 0)
       |||, { jobs: jobGPUs, gpu: gpuJoin }),
       local g(i, job) = t.gpu(l, 'node-a', i) { [l.job]: job },
       tests: [t.recordCase(

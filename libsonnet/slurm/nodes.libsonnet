@@ -9,6 +9,12 @@ local e = import '../lib/expr.libsonnet';
 local rb = import '../lib/runbook.libsonnet';
 local t = import '../lib/test.libsonnet';
 {
+  thresholds+: {
+    // A GPU no job holds computes (engine activity above this) while a GPU mapped to a job
+    // idles: the mapping names the wrong GPU.
+    unmappedBusyActivity: 0.5,
+  },
+
   windows+: {
     // How long the exporter's job mapping may disagree with Slurm's allocation: a job's
     // prolog writes its files as the job starts, its epilog removes them as it ends, and
@@ -137,6 +143,49 @@ local t = import '../lib/test.libsonnet';
         mitigation: ["Fix the prolog or epilog; the alert resolves once the files match Slurm's allocation."],
         escalation: rb.escalation.infra,
         dashboards: ['L2'],
+      },
+    },
+
+    // A GPU mapped to a job idles while a GPU of the same node that no job holds computes:
+    // the job runs on another GPU than its files name (a cgroup-relative index or a device
+    // minor number read as NVML's index), and its alerts and bill follow the wrong GPU.
+    GPUSlurmJobOnWrongGPU: slurm {
+      family: 'exporter',
+      severity: 'warning',
+      local active(matcher, op, threshold) = e.fill('group by ($(node)) (DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(matcher)} $(op) $(threshold))', {
+        node: byNode,
+        matcher: matcher,
+        op: op,
+        threshold: e.num(threshold),
+      }),
+      expr: e.fill(|||
+        $(idleMapped)
+        and on ($(node))
+        $(busyUnmapped)
+      |||, { idleMapped: active(e.match(l.job, '!=', ''), '<', $.thresholds.idleActivity), node: byNode, busyUnmapped: active(e.match(l.job, '=', ''), '>', $.thresholds.unmappedBusyActivity) }),
+      'for': w.jobMapping,
+      identity: node,
+      summary: 'A GPU a Slurm job holds idles while a GPU no job holds computes: the job mapping names the wrong GPU.',
+      description: nodeText + ' has had a GPU with a job (' + l.job + ') under ' + e.percent($.thresholds.idleActivity) + ' % engine activity and a GPU without one over ' + e.percent($.thresholds.unmappedBusyActivity) + ' % for ' + w.jobMapping + '.',
+      local activity(values, labels) = t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', values + 'x60', labels),
+      local mapped = { entities: [0] },
+      tests: [
+        t.case('the job computes on the GPU its file does not name', true, [activity('0.01', { [l.job]: '4117219' }) + mapped, activity('0.9', {}) + { entities: [1] }], gpus=2, pod=false, target={ [l.host]: t.scenarioHost }, value=1),
+        t.case('the job computes on its GPU', false, [activity('0.9', { [l.job]: '4117219' }) + mapped, activity('0.01', {}) + { entities: [1] }], gpus=2, pod=false),
+        t.case('a job idle on its GPU, nothing else busy', false, [activity('0.01', { [l.job]: '4117219' }) + mapped, activity('0.01', {}) + { entities: [1] }], gpus=2, pod=false),
+      ],
+      runbook: {
+        meaning: 'For ' + w.jobMapping + ', a GPU whose series carry a job has been idle while a GPU of the node whose series carry none has computed.',
+        impact: "The job's GPU alerts and its bill follow a GPU it does not use; the GPU it uses is billed to nobody and its faults name no job.",
+        queries: [
+          rb.query('Engine activity and job of each GPU of the node', e.fill('DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(host)="$$(host)"}', { host: l.host })),
+        ],
+        diagnosis: [
+          rb.step("Does `nvidia-smi` on the node show the job's processes on another GPU than its mapping file names (`scontrol show job -d <job>`: its GRES IDX)?", "The prolog writes the files under another index than NVML's (a cgroup-relative index, a device minor number, or UUIDs in CUDA_VISIBLE_DEVICES): write each file under the GPU's NVML index (`nvidia-smi --query-gpu=index,uuid,pci.bus_id --format=csv`).", 'A process outside Slurm computes on the unmapped GPU: find and stop it.'),
+        ],
+        mitigation: ["Fix the prolog's mapping; the alert resolves once the busy GPU carries its job."],
+        escalation: rb.escalation.infra,
+        dashboards: ['L3'],
       },
     },
 

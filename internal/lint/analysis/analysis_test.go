@@ -68,8 +68,9 @@ func TestUnit(t *testing.T) {
 	}
 }
 
-// TestProject: series counted over the label hierarchy at the fleet's size, with labels pinned
-// by equality matchers and single-value dashboard variables counted once, and topk's limit.
+// TestProject: series counted over the label hierarchy at the fleet's size (a Slurm job as a
+// namespace), with labels pinned by equality matchers and single-value dashboard variables
+// counted once, and topk's limit.
 func TestProject(t *testing.T) {
 	p := plantest.Plan(t, "")
 	f := p.Model.Fleet
@@ -88,6 +89,10 @@ func TestProject(t *testing.T) {
 		// A GPU lives on one host of one cluster: pinning it pins them.
 		{`max by (cluster, Hostname, UUID) (DCGM_FI_DEV_GPU_TEMP{UUID="GPU-1"})`, nil, 1, ""},
 		{"sum by (cluster, namespace) (DCGM_FI_DEV_GPU_TEMP)", nil, f.Clusters * f.NamespacesPerCluster, "namespace"},
+		// A Slurm job (hpc_job) is a workload as a namespace is: per job, one series per job
+		// running; one job's GPUs, those of one workload.
+		{"sum by (cluster, hpc_job) (DCGM_FI_DEV_GPU_TEMP)", nil, f.Clusters * f.NamespacesPerCluster, "hpc_job"},
+		{`max by (cluster, Hostname, UUID) (DCGM_FI_DEV_GPU_TEMP{cluster="$cluster", hpc_job="$job"})`, nil, f.NodesPerCluster * f.GPUsPerNode / f.NamespacesPerCluster, "UUID"},
 		{"topk(5, max by (UUID) (DCGM_FI_DEV_GPU_TEMP))", nil, 5, "UUID"},
 		// A variable in an equality matcher picks one value; in a regular expression only when
 		// the dashboard says the variable takes a single value.

@@ -65,7 +65,7 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 	// (one may hold the whole fleet), and the scrape job.
 	notWorkload := map[string]bool{l.Cluster: true, l.Host: true, l.Node: true, "instance": true, l.UUID: true, l.PCIBusID: true, l.GPU: true, l.Device: true,
 		l.MIGInstance: true, l.MIGProfile: true, l.Pod: true, "pod": true, l.Container: true, "container": true, l.Namespace: true, "namespace": true,
-		l.ExportedNamespace: true, l.ExportedPod: true, l.ModelName: true, l.DriverVersion: true, "job": true}
+		l.ExportedNamespace: true, l.ExportedPod: true, l.ModelName: true, l.DriverVersion: true, "job": true, l.Job: true}
 	pinned, workload := map[string]bool{}, false
 	promql.Walk(n, func(c *promql.Node, _ []*promql.Node) {
 		for _, m := range c.Matchers {
@@ -85,11 +85,13 @@ func (a *Analysis) scopeOf(n *promql.Node, single map[string]bool) scope {
 		gpu:     present(l.UUID, l.PCIBusID, l.GPU, l.Device, "gpu"),
 		mig:     present(l.MIGInstance),
 		pod:     present(l.Pod, "pod", l.Container, "container"),
-		ns:      present(l.Namespace, "namespace"),
+		// A Slurm job (labels.job, dcgm-exporter's hpc_job) is a workload as a namespace is: a
+		// new value, and its series, with every job (fleet.namespacesPerCluster at once).
+		ns: present(l.Namespace, "namespace", l.Job),
 
 		// A workload's namespace and pod: where the exporter's arrive, or where a scrape whose
 		// target's labels win renames them (exported_*).
-		namespacePinned: pinned[l.Namespace] || pinned["namespace"] || pinned[l.ExportedNamespace] || workload,
+		namespacePinned: pinned[l.Namespace] || pinned["namespace"] || pinned[l.ExportedNamespace] || pinned[l.Job] || workload,
 		podPinned:       pinned[l.Pod] || pinned["pod"] || pinned[l.ExportedPod],
 		// A GPU lives on one host of one cluster: pinning it pins them.
 		gpuPinned: pinned[l.UUID] || pinned[l.PCIBusID],
