@@ -63,6 +63,9 @@ local t = import 'lib/test.libsonnet';
     infinibandActive: '1d',
     // A link_downed increase in this window is a flap.
     infinibandFlap: '15m',
+    // A flapping link's alert holds this long after its last flap: a link that flaps every
+    // 20 to 30 minutes is one episode, one page (or one ticket), not one per flap.
+    infinibandFlapEpisode: '30m',
     // The window error rates are measured over.
     infinibandErrors: '10m',
     // The window transmit waiting is measured over.
@@ -182,10 +185,10 @@ local t = import 'lib/test.libsonnet';
     ],
     // A training job's GPU on the scenario's node (its pod owned by the scenario's owner), and
     // the same job's GPU on a second node (for the scenario's extra series).
-    local busy(values='0.8x60') = [t.series('DCGM_FI_PROF_SM_ACTIVE', values)],
+    local busy(values='0.8x60') = [t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', values)],
     local job = { owner: 'llama-70b', ownerKind: $.training.scenarioKind },
     local secondNode(values='0.8x60') = [
-      t.series('DCGM_FI_PROF_SM_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
+      t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
       t.series(
         'kube_pod_owner',
         '1x60',
@@ -210,6 +213,7 @@ local t = import 'lib/test.libsonnet';
         $(unstable) > 0 and on ($(node)) $(underJob)
       |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
+      keepFiringFor: w.infinibandFlapEpisode,
       summary: 'An InfiniBand/RoCE port under a running multi-node training job went down or flaps.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }} while a multi-node training job runs GPUs on the node: its collectives stall or slow down on every node.',
       tests: [
@@ -217,6 +221,9 @@ local t = import 'lib/test.libsonnet';
         t.case('a link goes down under a two-node job', true, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x40 1x20', '0x40 1x20'), target=target('down'), value=1),
         t.case('a link flaps under a single-node job', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=ports('4x60', flap), alsoFires=[t.also('GPUInfiniBandLinkUnstable', 1, target=target('flapping'))]),
         t.case('a link that flapped an hour ago', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', '0x10 1x50')),
+        // Flaps at minutes 10 and 35: 25 minutes after the last, the page still holds, so the
+        // next flap is the same episode, not a new page.
+        t.case('between flaps 25 minutes apart: one episode', true, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', '0x10 1x25 2x25'), target=target('flapping'), value=1),
         t.case('a port never cabled stays down', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('1x60', '0x60')),
         t.case('a node without InfiniBand', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode()),
       ],
@@ -229,10 +236,12 @@ local t = import 'lib/test.libsonnet';
         $(unstable) > 0 unless on ($(node)) $(underJob)
       |||, { unstable: unstablePorts, node: std.join(', ', [l.cluster, l.host]), underJob: underJob }),
       'for': '1m',
+      keepFiringFor: w.infinibandFlapEpisode,
       summary: 'An InfiniBand/RoCE port went down or flaps on a node without a multi-node job.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) is {{ $labels.condition }}; no multi-node training job runs GPUs on the node now.',
       tests: [
         t.case('a link flaps on an idle node', true, [], extra=ports('4x60', flap), target=target('flapping'), value=1),
+        t.case('a port flapping every 25 minutes on an idle node: one ticket', true, [], extra=ports('4x60', '0x10 1x25 2x25'), target=target('flapping'), value=1),
         t.case('a link flaps after the two-node job ended', true, busy('0.8x30 _x30'), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode('0.8x30 _x30') + ports('4x60', flap), target=target('flapping'), value=1),
         t.case('a link flaps under a two-node job (it pages instead)', false, busy(), owner=job.owner, ownerKind=job.ownerKind, extra=secondNode() + ports('4x60', flap), alsoFires=[t.also('GPUInfiniBandLinkUnstableUnderJob', 1, target=target('flapping'))]),
         t.case('a link goes down on an idle node', true, [], extra=ports('4x40 1x20', '0x40 1x20'), target=target('down'), value=1),

@@ -72,8 +72,9 @@ func hash(s string) uint32 {
 }
 
 // scenarioGPUs are the synthetic GPUs a scenario plays on: its own cluster, host and exporter,
-// so that cluster-wide alerts see only the scenario.
-func scenarioGPUs(s scenario, c model.AlertCase) []synth.GPU {
+// so that cluster-wide alerts see only the scenario. On a Slurm fleet (slurm), the GPUs of a
+// scenario whose workload has an owner are one job's, the job named as the owner.
+func scenarioGPUs(s scenario, c model.AlertCase, slurm bool) []synth.GPU {
 	name := s.name
 	block := (s.seq - firstScenarioSeq) / gpusPerScenario
 	gpus := make([]synth.GPU, max(c.GPUs, 1))
@@ -83,6 +84,9 @@ func scenarioGPUs(s scenario, c model.AlertCase) []synth.GPU {
 			return nil
 		}
 		pods++
+		if slurm && c.Owner != "" {
+			return &synth.Pod{Namespace: scenarioNamespace, Name: c.Owner, Container: "worker"}
+		}
 		return &synth.Pod{Namespace: scenarioNamespace, Name: fmt.Sprintf("%s-%d", name, pods-1), Container: "worker"}
 	}
 	for i := range gpus {
@@ -160,7 +164,7 @@ func alertTests(p *plan.Plan, steps int) (testFile, error) {
 	for _, name := range names {
 		a := m.Alerts[name]
 		for ci, c := range a.Tests {
-			gpus := scenarioGPUs(all[name][ci], c)
+			gpus := scenarioGPUs(all[name][ci], c, m.Scheduler == model.SchedulerSlurm)
 			group.InputSeries = append(group.InputSeries, scenarioSeries(m, gpus, c, steps)...)
 			cluster := all[name][ci].name
 			if c.Fires {
@@ -229,7 +233,7 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		if c.ExtraHealth != "" {
 			out = append(out, series{Series: synth.Series(m.Exporter.HealthFields[0], g.WithoutPod(m)), Values: c.ExtraHealth})
 		}
-		if c.Owner != "" {
+		if c.Owner != "" && m.Scheduler != model.SchedulerSlurm {
 			for _, p := range g.Pods() {
 				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c)), Values: constant(1, steps)})
 			}

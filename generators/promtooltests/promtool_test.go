@@ -608,6 +608,42 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUTrainingStraggler",
 		},
 		{
+			name: "the straggler is the GPU under its job's median", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "  > on (cluster, namespace, owner_kind, owner_name) group_left ()\n                    (\n                        1.5",
+			new:         "  < on (cluster, namespace, owner_kind, owner_name) group_left ()\n                    (\n                        0.5",
+			wantFailure: "alertname: GPUTrainingStraggler",
+		},
+		{
+			name: "an idle job has a straggler", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "gpu_pod:dcgm_pipe_tensor_active:avg10m > 0.1\n",
+			new:         "gpu_pod:dcgm_pipe_tensor_active:avg10m > 0\n",
+			wantFailure: "alertname: GPUTrainingStraggler",
+		},
+		{
+			name: "a job of two ranks has a straggler", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "(gpu_pod:dcgm_pipe_tensor_active:avg10m) >= 4\n",
+			new:         "(gpu_pod:dcgm_pipe_tensor_active:avg10m) >= 1\n",
+			wantFailure: "alertname: GPUTrainingStraggler",
+		},
+		{
+			name: "a throttled straggler blamed on its work", file: "rules/alerts.yaml", testFile: output.AlertTests,
+			old:         "\"cause\",\n                  \"hardware\",",
+			new:         "\"cause\",\n                  \"workload\",",
+			wantFailure: "alertname: GPUTrainingStraggler",
+		},
+		{
+			name: "a starved job gated on SM activity", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			old:         "gpu_pod:dcgm_pipe_tensor_active:avg10m) > 0.05",
+			new:         "gpu_pod:dcgm_pipe_tensor_active:avg10m) > 0.5",
+			wantFailure: "alertname: GPUNcclCollectiveStarved",
+		},
+		{
+			name: "a flapping link pages once per flap", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			old:         "  and on (cluster, Hostname)\n            group by (cluster, Hostname) (node_job:training_gpus:count)\n        for: 1m\n        keep_firing_for: 30m\n",
+			new:         "  and on (cluster, Hostname)\n            group by (cluster, Hostname) (node_job:training_gpus:count)\n        for: 1m\n",
+			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
+		},
+		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "  )\n          >\n            85\n        for: 15m\n",
 			new:         "  )\n          >\n            85\n        for: 1m\n",

@@ -74,6 +74,7 @@ func validate(m *model.Model) Problems {
 	v.topology(m)
 	v.kubernetes(m)
 	v.slurm(m)
+	v.retiredThresholds(m)
 	v.grafana(m)
 	v.runbooks(m)
 	v.alertmanager(m)
@@ -606,6 +607,23 @@ func (v *validator) kubernetes(m *model.Model) {
 	for _, f := range []struct{ path, value string }{{"kubernetes.draDriver", k.DRADriver}, {"kubernetes.draDeviceClass", k.DRADeviceClass}, {"kubernetes.kubeletJob", k.KubeletJob}} {
 		if f.value == "" {
 			v.add(f.path, "is empty: the DRA rules of gpuAllocation %q read it", k.GPUAllocation)
+		}
+	}
+}
+
+// retiredThresholds are thresholds whose meaning changed under a new name: an override of the
+// old name would be ignored, or read the wrong way round, so the catalog refuses it.
+var retiredThresholds = map[string]string{
+	"stragglerRatio":        "the straggler is now the GPU over its job's median tensor activity, not one under its SM activity: set stragglerTensorRatio (a multiple of the median, 1.5 by default)",
+	"stragglerBusyActivity": "the straggler now needs its own tensor activity over stragglerMinTensorActivity, and a job of stragglerMinRanks ranks",
+	"ncclBusySMActivity":    "a starved job waits in its collectives, where SM activity stays high: the gate is now ncclMinTensorActivity (tensor-pipe activity)",
+}
+
+// retiredThresholds refuses a threshold whose meaning changed under a new name.
+func (v *validator) retiredThresholds(m *model.Model) {
+	for _, name := range model.SortedKeys(retiredThresholds) {
+		if _, ok := m.Thresholds[name]; ok {
+			v.add("thresholds."+name, "is no longer read: %s", retiredThresholds[name])
 		}
 	}
 }

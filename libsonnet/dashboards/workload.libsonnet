@@ -66,10 +66,12 @@ local panels = import '../lib/panels.libsonnet';
           panel('Tensor pipe activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE'), byPod)]) + ratio,
           panel('DRAM activity', 'timeseries', [q(workloadSeries('DCGM_FI_PROF_DRAM_ACTIVE'), byPod)]) + ratio,
           panel('Memory used', 'timeseries', [q(workloadSeries('DCGM_FI_DEV_FB_USED'), byPod)], unit=unitOf('DCGM_FI_DEV_FB_USED')),
-          panel("Stragglers: each GPU against its workload's median", 'timeseries', [
+          // Who waits for whom: the GPU over the median computes while the others wait.
+          panel("Stragglers: each GPU's tensor activity against its job's median", 'timeseries', [
             q(fill('$(trainingActivity){$(workload)}', { trainingActivity: names.trainingActivity($.windows.straggler) }), byPod),
-            q(fill('quantile by (owner_name) (0.5, $(trainingActivity){$(cluster), $(namespace)})', { trainingActivity: names.trainingActivity($.windows.straggler), namespace: is(l.namespace, 'namespace') }), 'median of {{owner_name}}'),
-          ], description='A GPU far below the median (under ' + th.stragglerRatio + ' of it) while the median stays busy holds the whole job back.', width=16) + ratio,
+            if slurm then q(fill('quantile by ($(job)) (0.5, $(trainingActivity){$(workload)})', { trainingActivity: names.trainingActivity($.windows.straggler), job: l.job }), 'median of {{' + l.job + '}}')
+            else q(fill('quantile by (owner_name) (0.5, $(trainingActivity){$(cluster), $(namespace)})', { trainingActivity: names.trainingActivity($.windows.straggler), namespace: is(l.namespace, 'namespace') }), 'median of {{owner_name}}'),
+          ], description='In a synchronous job the GPU that holds the step back computes the whole step while the others wait: a GPU over ' + e.num(th.stragglerTensorRatio) + '× the median (GPUTrainingStraggler) is the one the others wait for.', width=16) + ratio,
         ]),
       ] + (if slurm then [] else [
              // (A Slurm fleet's servers carry no namespace or pod: the inference row is Kubernetes'.)

@@ -27,10 +27,12 @@
   // label of the exporter's series (derived where exporter.healthFields lists several).
   health:: 'gpu_pod:dcgm_health:group',
 
-  // The SM activity of each GPU of a training job's pods over window, labelled with the job
+  // The tensor-pipe activity of each GPU of a training job over window, labelled with the job
   // (declared in workloads/training.libsonnet: the straggler record; the InfiniBand and NCCL sections
   // find the training jobs' pods by it).
-  trainingActivity(window):: 'gpu_pod:dcgm_sm_active:avg' + window,
+  trainingActivity(window):: 'gpu_pod:dcgm_pipe_tensor_active:avg' + window,
+  // ...and its SM clock, against which a straggler's cause is read.
+  trainingClock(window):: 'gpu_pod:dcgm_sm_clock:avg' + window,
 
   // The share of a GPU each pod holds on each GPU or MIG instance (declared in cost.libsonnet;
   // the namespace rollups of the signals weigh by it).

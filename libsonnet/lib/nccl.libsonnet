@@ -24,8 +24,8 @@ function(c) {
   // windows.ncclBaseline: a day of these few series, not of every rank's.
   local reached = 'cluster:nccl_bus_bandwidth_gbs:p90',
   local size = [l.cluster, 'collective', 'message_size', 'n_nodes'],
-  // The GPUs of training jobs, labelled with their job, and their SM activity (the straggler
-  // record): how busy a job is.
+  // The GPUs of training jobs, labelled with their job, and their tensor-pipe activity (the
+  // straggler record): whether a job computes.
   local jobs = names.trainingActivity(w.straggler),
   // The fresh pods of training jobs (writing, or a selection of it) under the inspector's
   // label for a rank.

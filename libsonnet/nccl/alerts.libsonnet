@@ -63,11 +63,11 @@ local t = import '../lib/test.libsonnet';
     })),
     // A value held for the scenario's hour.
     local steady(value) = e.num(value) + 'x60',
-    // The scenario's GPUs, as busy as activity: busy halfway between
-    // thresholds.ncclBusySMActivity and all the time, idle at a tenth of it.
-    local busy = (1 + th.ncclBusySMActivity) / 2,
-    local idle = th.ncclBusySMActivity / 10,
-    local busyAt(activity) = [t.series('DCGM_FI_PROF_SM_ACTIVE', e.num(activity) + 'x60')],
+    // The scenario's GPUs, as tensor-active as activity: a communication-bound job computes
+    // at four times thresholds.ncclMinTensorActivity, a checkpoint at a tenth of it.
+    local busy = 4 * th.ncclMinTensorActivity,
+    local idle = th.ncclMinTensorActivity / 10,
+    local busyAt(activity) = [t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', e.num(activity) + 'x60')],
     local training(name, fires, extra, gpus=4, activity=busy, target=null, value=null) = t.case(
       name,
       fires,
@@ -181,10 +181,10 @@ local t = import '../lib/test.libsonnet';
       local baseline = e.fill(|||
         max_over_time($(reached)[$(window)])
       |||, { reached: reached, window: w.ncclBaseline }),
-      // The training jobs whose GPUs are busy.
+      // The training jobs that compute (not a checkpoint, not idle).
       local busy = e.fill(|||
         avg by ($(job)) ($(jobs)) > $(busy)
-      |||, { job: std.join(', ', [l.cluster] + owner), jobs: jobs, busy: e.num(th.ncclBusySMActivity) }),
+      |||, { job: std.join(', ', [l.cluster] + owner), jobs: jobs, busy: e.num(th.ncclMinTensorActivity) }),
       expr: e.fill(|||
         min by ($(id)) (
           $(best) / on ($(size)) group_left () $(reached)
@@ -200,8 +200,8 @@ local t = import '../lib/test.libsonnet';
         busy: busy,
       }),
       'for': '15m',
-      summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its GPUs are busy: starved by the network.',
-      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + " %, while the job's GPUs are busy.",
+      summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its job computes: starved by the network.',
+      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while the job computes (its GPUs over ' + e.percent(th.ncclMinTensorActivity) + ' % tensor-active).',
       // A window's value alternating between a (the last) and b, minute by minute, for
       // `minutes` (the writer's windows differ a little from dump to dump). The starved
       // communicator's firing value stays put: the alert reads it from a record, which
@@ -219,7 +219,9 @@ local t = import '../lib/test.libsonnet';
       local elsewhere = std.flattenArrays([member(i, around(reach - 1), 'TP Group ' + i) for i in std.range(1, 3)]),
       local starved = named + ofJob { collective: 'AllReduce', [l.namespace]: t.scenarioPod.namespace },
       tests: [
-        training('a collective at a fraction of what it reaches elsewhere, GPUs busy', true, elsewhere + member(0, steady(starvedAt), 'DP Group 0'), target=starved, value=starvedAt / reach),
+        // A communication-bound job starved by the network computes little: its tensor pipe
+        // at 4 × the floor (its SMs, where NCCL spins, look busier).
+        training('a communication-bound job at a fraction of what it reaches elsewhere', true, elsewhere + member(0, steady(starvedAt), 'DP Group 0'), target=starved, value=starvedAt / reach),
         training('the same collective, GPUs idle (a checkpoint)', false, elsewhere + member(0, around(starvedAt), 'DP Group 0'), activity=idle),
         training('a collective as fast as elsewhere', false, elsewhere + member(0, around(fastAt), 'DP Group 0')),
         // Its file stays, unchanged since the crash half an hour ago.
@@ -235,9 +237,9 @@ local t = import '../lib/test.libsonnet';
         ),
       ],
       runbook: {
-        meaning: 'The most bus bandwidth any rank of a communicator (within one training job) measures for a collective and message size is below ' + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + " (the 90th percentile of the communicators' best; the alert is per communicator and collective, valued by its worst size), while the job's GPUs are busier than " +
-                 e.percent(th.ncclBusySMActivity) + ' % SM activity on average, for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '. The rank that waited least for the others measures what the network gave the collective: ranks that wait for a late one measure less, and a straggler alone does not make a communicator starved.',
-        impact: 'The job spends its time waiting on the network: step time grows while the GPUs look busy.',
+        meaning: 'The most bus bandwidth any rank of a communicator (within one training job) measures for a collective and message size is below ' + e.percent(th.ncclStarvedRatio) + ' % of what the same collective and size (and node count) reach across the cluster over ' + w.ncclBaseline + " (the 90th percentile of the communicators' best; the alert is per communicator and collective, valued by its worst size), while the job computes (its GPUs over " +
+                 e.percent(th.ncclMinTensorActivity) + ' % tensor-pipe activity on average), for ' + $.alerts.GPUNcclCollectiveStarved['for'] + '. The rank that waited least for the others measures what the network gave the collective: ranks that wait for a late one measure less, and a straggler alone does not make a communicator starved.',
+        impact: 'The job spends its time waiting on the network: step time grows while its SMs look busy (NCCL spins on them).',
         queries: [
           { title: "The communicator's bus bandwidth, by rank and message size (measured)", expr: ranksOfTheJob(e.fill(|||
             $(bandwidth){$(cluster)="$$(cluster)", comm_name="$comm_name", collective="$collective"}

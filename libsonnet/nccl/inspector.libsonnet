@@ -25,9 +25,12 @@ local ncclLib = import '../lib/nccl.libsonnet';
     // A communicator is starved when the most bus bandwidth any of its ranks measures for a
     // collective is below this share of what the same collective and message size reach
     // across the cluster (the most the communicators' 90th percentile reached over
-    // windows.ncclBaseline), while its job's GPUs are busier than ncclBusySMActivity.
+    // windows.ncclBaseline), while its job computes: its GPUs' tensor-pipe activity over
+    // ncclMinTensorActivity on average. (Not a busy gate: a job starved by the network waits
+    // in its collectives, where NCCL's spin keeps SMs active and the tensor pipe idle; a
+    // communication-bound job starved to 30 % shows SM activity 0.43.)
     ncclStarvedRatio: 0.5,
-    ncclBusySMActivity: 0.5,
+    ncclMinTensorActivity: 0.05,
   },
 
   windows+: {
