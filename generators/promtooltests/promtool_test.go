@@ -644,6 +644,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
 		},
 		{
+			name: "a saturated wait counter read as a port that waits nothing", file: "rules/recording.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			old:         `node_infiniband_port_transmit_wait_total{job="node-exporter"} >= 4294967295`,
+			new:         `node_infiniband_port_transmit_wait_total{job="node-exporter"} > 4294967295`,
+			wantFailure: "alertname: GPUInfiniBandCounterSaturated",
+		},
+		{
 			name: "temperature without for", file: "rules/alerts.yaml", testFile: output.AlertTests,
 			old:         "  )\n          >\n            85\n        for: 15m\n",
 			new:         "  )\n          >\n            85\n        for: 1m\n",
@@ -820,8 +826,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// A single-node job counted as multi-node: a flap under it pages, though its
 			// collectives never cross the port.
 			name: "a single-node job read as multi-node", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
-			old:         "(gpu_pod:dcgm_sm_active:avg10m)\n                )\n              >\n                1",
-			new:         "(gpu_pod:dcgm_sm_active:avg10m)\n                )\n              >\n                0",
+			old:         "    gpu_pod:dcgm_pipe_tensor_active:avg10m\n                  )\n                )\n              >\n                1",
+			new:         "    gpu_pod:dcgm_pipe_tensor_active:avg10m\n                  )\n                )\n              >\n                0",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
 		},
 		{
@@ -856,11 +862,11 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{
-			// Training jobs' pods found by their SM activity: on dcgm-exporter's stock
+			// Training jobs' pods found by their tensor activity: on dcgm-exporter's stock
 			// counters, which send none, no rank has a job and no straggler is seen.
 			name: "NCCL ranks' jobs read from a profiling field", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         "gpu_pod:dcgm_gpu_info:group{pod!=\"\"}\n              * on (cluster, namespace, pod) group_left (owner_kind, owner_name)\n                max by (cluster, namespace, pod, owner_kind, owner_name) (\n                  kube_pod_owner{job=\"kube-state-metrics\",owner_is_controller=\"true\",owner_kind=~\"Job|PyTorchJob|TFJob|MPIJob|JobSet|RayJob|XGBoostJob|PaddleJob|LeaderWorkerSet\",owner_name!=\"<none>\"}\n                )\n",
-			new:         "gpu_pod:dcgm_sm_active:avg10m\n",
+			new:         "gpu_pod:dcgm_pipe_tensor_active:avg10m\n",
 			wantFailure: "alertname: GPUNcclStragglerRank",
 		},
 		{

@@ -201,7 +201,8 @@ local t = import '../lib/test.libsonnet';
       }),
       'for': '15m',
       summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its job computes: starved by the network.',
-      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while the job computes (its GPUs over ' + e.percent(th.ncclMinTensorActivity) + ' % tensor-active).',
+      local computes = e.percent(th.ncclMinTensorActivity),
+      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while the job computes (its GPUs over ' + computes + ' % tensor-active).',
       // A window's value alternating between a (the last) and b, minute by minute, for
       // `minutes` (the writer's windows differ a little from dump to dump). The starved
       // communicator's firing value stays put: the alert reads it from a record, which

@@ -162,15 +162,29 @@ local t = import '../lib/test.libsonnet';
         $(idleMapped)
         and on ($(node))
         $(busyUnmapped)
-      |||, { idleMapped: active(e.match(l.job, '!=', ''), '<', $.thresholds.idleActivity), node: byNode, busyUnmapped: active(e.match(l.job, '=', ''), '>', $.thresholds.unmappedBusyActivity) }),
+      |||, {
+        idleMapped: active(e.match(l.job, '!=', ''), '<', $.thresholds.idleActivity),
+        node: byNode,
+        busyUnmapped: active(e.match(l.job, '=', ''), '>', $.thresholds.unmappedBusyActivity),
+      }),
       'for': w.jobMapping,
       identity: node,
       summary: 'A GPU a Slurm job holds idles while a GPU no job holds computes: the job mapping names the wrong GPU.',
-      description: nodeText + ' has had a GPU with a job (' + l.job + ') under ' + e.percent($.thresholds.idleActivity) + ' % engine activity and a GPU without one over ' + e.percent($.thresholds.unmappedBusyActivity) + ' % for ' + w.jobMapping + '.',
+      local idle = e.percent($.thresholds.idleActivity),
+      local busy = e.percent($.thresholds.unmappedBusyActivity),
+      description: nodeText + ' has had a GPU with a job (' + l.job + ') under ' + idle + ' % engine activity and a GPU without one over ' + busy + ' % for ' + w.jobMapping + '.',
       local activity(values, labels) = t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', values + 'x60', labels),
       local mapped = { entities: [0] },
       tests: [
-        t.case('the job computes on the GPU its file does not name', true, [activity('0.01', { [l.job]: '4117219' }) + mapped, activity('0.9', {}) + { entities: [1] }], gpus=2, pod=false, target={ [l.host]: t.scenarioHost }, value=1),
+        t.case(
+          'the job computes on the GPU its file does not name',
+          true,
+          [activity('0.01', { [l.job]: '4117219' }) + mapped, activity('0.9', {}) + { entities: [1] }],
+          gpus=2,
+          pod=false,
+          target={ [l.host]: t.scenarioHost },
+          value=1,
+        ),
         t.case('the job computes on its GPU', false, [activity('0.9', { [l.job]: '4117219' }) + mapped, activity('0.01', {}) + { entities: [1] }], gpus=2, pod=false),
         t.case('a job idle on its GPU, nothing else busy', false, [activity('0.01', { [l.job]: '4117219' }) + mapped, activity('0.01', {}) + { entities: [1] }], gpus=2, pod=false),
       ],

@@ -140,7 +140,14 @@ local t = import '../lib/test.libsonnet';
           case('a host-side stall slows every rank alike', false, run(t.steps([[busy, 20], [0.33, 40]]), t.steps([[busy, 20], [0.3, 40]]), clock + 'x60')),
           case('an idle job (its ranks wait on input)', false, run('0.06x60', '0.02x60', clock + 'x60')),
           // (Over 1.5 × the mean of two: a median of two ranks tells nothing.)
-          t.case('a job of two ranks', false, [t.series(tensor, busy + 'x60', entities=[0]), t.series(tensor, (busy / 4) + 'x60', entities=[1]), t.series(sm, clock + 'x60')], gpus=2, owner=trainer.owner, ownerKind=trainer.ownerKind),
+          t.case(
+            'a job of two ranks',
+            false,
+            [t.series(tensor, busy + 'x60', entities=[0]), t.series(tensor, (busy / 4) + 'x60', entities=[1]), t.series(sm, clock + 'x60')],
+            gpus=2,
+            owner=trainer.owner,
+            ownerKind=trainer.ownerKind,
+          ),
           case('the straggler for the last 10 minutes', false, run(busy + 'x60', t.steps([[busy, 50], [waiting, 10]]), clock + 'x60')),
         ] + (if slurm then [] else [
                case('uneven inference replicas (a ReplicaSet)', false, run(busy + 'x60', slowed, clock + 'x60'), c=trainer { owner: 'llm-server-7d9f', ownerKind: 'ReplicaSet' }),

@@ -15,9 +15,9 @@
 // the infrastructure team (the job's collectives stall or fall back); on a node without one it
 // tickets. Symbol, receive and link-integrity errors ticket, and so does a port that loses a
 // large share of its transmit time waiting for credits (congestion).
-local e = import 'lib/expr.libsonnet';
-local names = import 'lib/names.libsonnet';
-local t = import 'lib/test.libsonnet';
+local e = import '../lib/expr.libsonnet';
+local names = import '../lib/names.libsonnet';
+local t = import '../lib/test.libsonnet';
 {
   // node_exporter's scrape job, and the label of its series that names the Kubernetes node
   // (kube-prometheus and kube-prometheus-stack relabel instance to the node's name; a
@@ -39,6 +39,14 @@ local t = import 'lib/test.libsonnet';
     // is the hardware's: NVIDIA's Quantum generation counts one every 8 bytes whatever the
     // width; older switches every 32 bytes a lane (perfquery -c shows a port's tick).
     transmitWaitBytes: 8,
+    // A node_exporter series (or expression on one) labelled with the catalog's host label.
+    onHost(x):: e.fill(|||
+      label_replace($(x), "$(host)", "$1", "$(node)", "([^:]+)(?::[0-9]+)?")
+    |||, { x: x, host: $.labels.host, node: $.infiniband.nodeLabel }),
+    // The alert's port, for runbook queries ($label: the alert's value of the label).
+    portMatchers:: e.fill(|||
+      job="$(job)", $(cluster)="$$(cluster)", $(node)=~"$$(host)(:[0-9]+)?", device="$device", port="$port"
+    |||, { job: $.infiniband.job, cluster: $.labels.cluster, node: $.infiniband.nodeLabel, host: $.labels.host }),
     // The share of a port's transmit opportunity lost to waiting over a window: lost bytes
     // (ticks × transmitWaitBytes) over lost and sent bytes. NaN (no sample) on an idle port.
     transmitWaitShare(matchers, window):: e.fill(|||
@@ -86,10 +94,7 @@ local t = import 'lib/test.libsonnet';
   local sel = e.fill(|||
     {job="$(job)"}
   |||, { job: ib.job }),
-  // A node_exporter series (or expression on one) labelled with the catalog's host label.
-  local onHost(x) = e.fill(|||
-    label_replace($(x), "$(host)", "$1", "$(node)", "([^:]+)(?::[0-9]+)?")
-  |||, { x: x, host: l.host, node: ib.nodeLabel }),
+  local onHost = ib.onHost,
 
   metrics+: {
     local labels = [l.cluster, 'job', 'instance', 'device', 'port'],
@@ -148,9 +153,7 @@ local t = import 'lib/test.libsonnet';
   |||, { node: std.join(', ', [l.cluster, l.host]), jobs: multiNodeJobs }),
 
   // The alert's port, for runbook queries ($label: the alert's value of the label).
-  local portMatchers = e.fill(|||
-    job="$(job)", $(cluster)="$$(cluster)", $(node)=~"$$(host)(:[0-9]+)?", device="$device", port="$port"
-  |||, { job: ib.job, cluster: l.cluster, node: ib.nodeLabel, host: l.host }),
+  local portMatchers = ib.portMatchers,
   local thePort = e.fill(|||
     {$(matchers)}
   |||, { matchers: portMatchers }),
@@ -316,17 +319,21 @@ local t = import 'lib/test.libsonnet';
       'for': '15m',
       summary: 'An InfiniBand/RoCE port loses much of its transmit time waiting for credits: the fabric is congested.',
       description: 'Port {{ $labels.device }}/{{ $labels.port }} of node {{ $labels.' + l.host + ' }} (cluster {{ $labels.' + l.cluster + ' }}) lost {{ $value | humanizePercentage }} of what it could have sent over ' + w.infinibandCongestion + ' waiting for credits (threshold ' + e.percent(th.infinibandTransmitWaitShare) + ' %): collectives through it slow down.',
-      // A port sending 1 GB/s, losing a share of its transmit opportunity.
+      // A port sending 1 MB/s, losing a share of its transmit opportunity: its 32-bit wait
+      // counter stays under its maximum for the hour (at line rate it fills in seconds).
       local transmitting(sent, waited) = [
         t.series(name[0], name[1], { job: ib.job, [ib.nodeLabel]: t.scenarioHost, device: 'mlx5_2', port: '1' })
         for name in [['node_infiniband_port_data_transmitted_bytes_total', sent], ['node_infiniband_port_transmit_wait_total', waited]]
       ],
-      local congested(share) = transmitting(t.risingPerMinute(60e9), t.risingPerMinute(60e9 * share / (1 - share) / ib.transmitWaitBytes)),
+      local congested(share) = transmitting(t.risingPerMinute(60e6), t.risingPerMinute(60e6 * share / (1 - share) / ib.transmitWaitBytes)),
       local between = (1 + th.infinibandTransmitWaitShare) / 2,
       tests: [
         t.case('a port loses most of its transmit time waiting', true, [], extra=congested(between), target={ [l.host]: t.scenarioHost, device: 'mlx5_2', port: '1' }, value=between),
         t.case('a port waits a little', false, [], extra=congested(th.infinibandTransmitWaitShare / 2)),
         t.case('an idle port', false, [], extra=transmitting('0x60', '0x60')),
+        // Saturated, the wait counter stops: the share reads 0; the ticket that says so fires.
+        local full = ib.counterMax.node_infiniband_port_transmit_wait_total, at = { [l.host]: t.scenarioHost, device: 'mlx5_2', port: '1' };
+        t.case('a saturated wait counter is not a port that waits nothing', false, [], extra=transmitting(t.risingPerMinute(60e9), full + 'x60'), alsoFires=[t.also('GPUInfiniBandCounterSaturated', full, target=at { counter: 'port_transmit_wait' })]),
       ],
       runbook: {
         meaning: 'The port had data to send and no credits from the far end to send it during more than ' + e.percent(th.infinibandTransmitWaitShare) + ' % of its transmit opportunity over ' +
