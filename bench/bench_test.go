@@ -118,11 +118,7 @@ func BenchmarkRuleEvaluation(b *testing.B) {
 // place of kube-state-metrics. Besides ms/eval it reports the CPU-time of one evaluation per
 // input series (µs/series), which stays comparable across fleet sizes.
 func ruleEvaluation(b *testing.B, scheduler model.Scheduler) {
-	m, ruleFiles := schedulerCatalog(b, scheduler)
-	p, err := plan.Build(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, ruleFiles := schedulerCatalog(b, scheduler)
 	gpus := fleet(benchGPUs(b))
 	if scheduler == model.SchedulerSlurm {
 		slurmJobs(gpus)
@@ -159,30 +155,19 @@ func ruleEvaluation(b *testing.B, scheduler model.Scheduler) {
 	}
 }
 
-// schedulerCatalog is the embedded catalog under a scheduler and its rule files: the
-// repository's own for Kubernetes, generated into a temporary directory for Slurm.
-func schedulerCatalog(b *testing.B, scheduler model.Scheduler) (*model.Model, []string) {
+// schedulerCatalog is the plan of the embedded catalog under a scheduler, and its rule files:
+// the repository's own for Kubernetes, generated into a temporary directory for Slurm.
+func schedulerCatalog(b *testing.B, scheduler model.Scheduler) (*plan.Plan, []string) {
 	b.Helper()
 	if scheduler == model.SchedulerKubernetes {
-		m, err := catalog.Load(catalog.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return m, []string{filepath.Join("..", output.RecordingRules), filepath.Join("..", output.AlertRules)}
+		return planOf(b, ""), []string{filepath.Join("..", output.RecordingRules), filepath.Join("..", output.AlertRules)}
 	}
 	dir := b.TempDir()
 	config := filepath.Join(dir, "gpuobs.jsonnet")
 	if err := os.WriteFile(config, []byte("(import 'gpuobs.libsonnet') { scheduler: '"+string(scheduler)+"' }\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	m, err := catalog.Load(catalog.Options{ConfigPath: config})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := plan.Build(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := planOf(b, config)
 	files, managed, err := generators.Run(p, generators.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -190,7 +175,7 @@ func schedulerCatalog(b *testing.B, scheduler model.Scheduler) (*model.Model, []
 	if err := emit.Write(dir, files, managed); err != nil {
 		b.Fatal(err)
 	}
-	return m, []string{filepath.Join(dir, output.RecordingRules), filepath.Join(dir, output.AlertRules)}
+	return p, []string{filepath.Join(dir, output.RecordingRules), filepath.Join(dir, output.AlertRules)}
 }
 
 // The fleet's samples: 70 minutes at 30 s; rules are evaluated at the last sample.

@@ -44,7 +44,7 @@ local t = import '../lib/test.libsonnet';
   },
 
   alerts+: {
-    // A port counter stuck at its maximum for 10m: one ticket per port and counter.
+    // A port counter stuck at its maximum: one ticket per port and counter.
     GPUInfiniBandCounterSaturated: {
       section: 'infiniband',
       family: 'network',
@@ -65,7 +65,7 @@ local t = import '../lib/test.libsonnet';
         t.case('reset after saturating', false, [], extra=counter(wait, std.toString(ib.counterMax[wait]) + 'x50 0+1000x10')),
       ],
       runbook: {
-        meaning: 'The port counter has sat at its maximum for 10m (infiniband.counterMax: InfiniBand port counters stop there rather than wrap; the kernel reads PortXmitWait as 32 bits even where the port has 64-bit extended counters).',
+        meaning: 'The port counter has sat at its maximum for ' + $.alerts.GPUInfiniBandCounterSaturated['for'] + ' (infiniband.counterMax: InfiniBand port counters stop there rather than wrap; the kernel reads PortXmitWait as 32 bits even where the port has 64-bit extended counters).',
         impact: 'Its rate reads 0: congestion (GPUInfiniBandCongested) or errors (GPUInfiniBandPortErrors, link flaps) on the port go unseen, and panels show it idle.',
         queries: [{ title: 'The port counters', expr: e.fill('{__name__=~"node_infiniband_.+_total", $(port)}', { port: ib.portMatchers }) }],
         diagnosis: [{ check: 'Does `perfquery -x <lid> <port>` show the extended counter still counting?', yes: 'Only the 32-bit read saturated: reset it, and read the extended counters where you can.', no: 'The counter itself is full: reset it.' }],

@@ -89,7 +89,7 @@ local t = import '../lib/test.libsonnet';
              ),
            ]),
       runbook: {
-        meaning: 'slurmctld counts more GPUs on the node (its gres.conf) than dcgm-exporter reports from it for 15m.',
+        meaning: 'slurmctld counts more GPUs on the node (its gres.conf) than dcgm-exporter reports from it for ' + $.alerts.GPUSlurmNodeGPUsMissing['for'] + '.',
         impact: "Jobs are scheduled onto a GPU that is lost or unwatched: they fail at start (CUDA cannot see it) or run without the GPU's alerts.",
         queries: [
           rb.query('GPUs Slurm lends on the node', e.fill('slurm_node_gpus{job="$(job)"}', { job: s.job })),
