@@ -6,6 +6,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpuobs/gpuobs/internal/output"
+	"github.com/gpuobs/gpuobs/internal/promql/ruleeval"
+	"github.com/gpuobs/gpuobs/internal/synth"
+	"github.com/gpuobs/gpuobs/internal/testutil/plantest"
 )
 
 // kubernetesRead finds a read of a Kubernetes series (kube-state-metrics' kube_*, not gpuobs'
@@ -70,4 +76,56 @@ func readAll(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestSlurmNodeNamesMapToHosts: a lab whose Slurm names its nodes by their full name while the
+// exporter sends the short host name (slurm.hostFromNode in slurm-adopter.jsonnet) gets its
+// lost GPU on the exporter's host: Prometheus' own engine evaluates the generated rules over
+// a node Slurm lends two GPUs on, one of which reports.
+func TestSlurmNodeNamesMapToHosts(t *testing.T) {
+	const config = "testdata/slurm-adopter.jsonnet"
+	p, err := plantest.Load(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.Model
+	dir := generateInto(t, config)
+	store, err := ruleeval.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	const step, samples = int64(60_000), 11
+	at := time.UnixMilli(step * (samples - 1))
+	gpu := synth.GPU{Cluster: "prod", Host: "gpu-017", Instance: "10.0.0.17:9400", Model: synth.ModelName}
+	one := func(int) float64 { return 1 }
+	for _, e := range gpu.SeriesOf(m, m.Exporter.HealthFields[0]) {
+		if err := store.AddSeries(m.Exporter.HealthFields[0], e.Labels, 0, step, samples, func(int) float64 { return 60 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lent := map[string]string{m.Labels.Cluster: "prod", "job": m.Slurm.Job, m.Slurm.NodeLabel: "gpu-017.cluster.lab.example"}
+	if err := store.AddSeries("slurm_node_gpus", lent, 0, step, samples, func(int) float64 { return 2 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AddSeries("up", gpu.UpLabels(m), 0, step, samples, one); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := store.LoadRuleFiles(filepath.Join(dir, output.RecordingRules), filepath.Join(dir, output.AlertRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ev.Evaluate(at, false); len(got.Failed) > 0 {
+		t.Fatalf("rules failed: %v", got.Failed)
+	}
+	got, err := store.Instant(p.Alerts["GPUSlurmNodeGPUsMissing"].Expr, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Labels[m.Labels.Host] != "gpu-017" || got[0].Value != 1 {
+		t.Errorf("GPUSlurmNodeGPUsMissing over a node Slurm names gpu-017.cluster.lab.example = %v, want one GPU missing on host gpu-017", got)
+	}
 }
