@@ -40,10 +40,7 @@ local t = import 'lib/test.libsonnet';
     |||, { job: stateJob }), 'node_name')
     else 'vector(0) != 0',
 
-    // Scenario series: the scheduler knows node (values in promtool notation), and a node
-    // taken out of service.
-    knownSeries(node, values):: if slurm then t.series('slurm_node_gpus', values, { job: s.job, [s.nodeLabel]: node })
-    else t.series('kube_node_info', values, e.ksm(ksmJob, { node: node })),
+    // Scenario series: a node taken out of service.
     outOfServiceSeries(node):: if !slurm then t.series('kube_node_spec_unschedulable', '1x60', e.ksm(ksmJob, { node: node }))
     else if s.nodeState.source == 'soperator' then t.series(
       'slurm_node_info',

@@ -80,8 +80,8 @@ func readAll(t *testing.T, path string) string {
 
 // TestSlurmNodeNamesMapToHosts: a lab whose Slurm names its nodes by their full name while the
 // exporter sends the short host name (slurm.hostFromNode in slurm-adopter.jsonnet) gets its
-// lost GPU on the exporter's host: Prometheus' own engine evaluates the generated rules over
-// a node Slurm lends two GPUs on, one of which reports.
+// lost GPU, and the node records, on the exporter's host: Prometheus' own engine evaluates the
+// generated rules over a node Slurm lends two GPUs on, one of which reports.
 func TestSlurmNodeNamesMapToHosts(t *testing.T) {
 	const config = "testdata/slurm-adopter.jsonnet"
 	p, err := plantest.Load(config)
@@ -127,5 +127,13 @@ func TestSlurmNodeNamesMapToHosts(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Labels[m.Labels.Host] != "gpu-017" || got[0].Value != 1 {
 		t.Errorf("GPUSlurmNodeGPUsMissing over a node Slurm names gpu-017.cluster.lab.example = %v, want one GPU missing on host gpu-017", got)
+	}
+	// The node records name the node as the exporter does: L2 drills from them to L3's host.
+	lentByNode, err := store.Instant("node:kube_gpu_allocatable:sum", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lentByNode) != 1 || lentByNode[0].Labels[m.Labels.Node] != "gpu-017" || lentByNode[0].Value != 2 {
+		t.Errorf("node:kube_gpu_allocatable:sum = %v, want 2 GPUs on node gpu-017", lentByNode)
 	}
 }

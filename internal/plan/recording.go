@@ -227,7 +227,7 @@ func allocationRules(m *model.Model) []Recorded {
 	if slurm {
 		// Slurm counts each node's GPUs and the GPUs its jobs hold (slurmctld's
 		// /metrics/nodes), under its node label.
-		allocatable, requestedBy = SlurmNodeGPUs(m, "slurm_node_gpus"), func([]string) string { return SlurmNodeGPUs(m, "slurm_node_gpus_alloc") }
+		allocatable, requestedBy = slurmNodeGPUs(m, "slurm_node_gpus"), func([]string) string { return slurmNodeGPUs(m, "slurm_node_gpus_alloc") }
 	}
 	gpus := fmt.Sprintf("group %s (%s)", by(m.Identity.GPUJoin...), conventions.GPUInfo)
 	var out []Recorded
@@ -285,14 +285,15 @@ var draDeviceNameComments = []string{
 	"pint disable promql/regexp",
 }
 
-// SlurmNodeGPUs sums one of slurmctld's per-node GPU counts (slurm_node_gpus,
-// slurm_node_gpus_alloc) by cluster and node, the node under the label kube-state-metrics'
-// node records use (labels.node).
-func SlurmNodeGPUs(m *model.Model, metric string) string {
+// slurmNodeGPUs sums one of slurmctld's per-node GPU counts (slurm_node_gpus,
+// slurm_node_gpus_alloc) by cluster and node, the node under the label the node records use
+// (labels.node) and named as the exporter names its host (slurm.hostFromNode), as
+// kube-state-metrics' node is: a dashboard drills from a node record to the node's GPUs.
+func slurmNodeGPUs(m *model.Model, metric string) string {
 	l, s := m.Labels, m.Slurm
 	series := fmt.Sprintf(`%s{job="%s"}`, metric, s.Job)
-	if s.NodeLabel != l.Node {
-		series = fmt.Sprintf(`label_replace(%s, "%s", "$1", "%s", "(.+)")`, series, l.Node, s.NodeLabel)
+	if s.NodeLabel != l.Node || s.HostFromNode != (model.Rewrite{Regex: "(.+)", Replacement: "$1"}) {
+		series = fmt.Sprintf(`label_replace(%s, "%s", "%s", "%s", "%s")`, series, l.Node, s.HostFromNode.Replacement, s.NodeLabel, s.HostFromNode.Regex)
 	}
 	return fmt.Sprintf("sum %s (%s)", by(l.Cluster, l.Node), series)
 }
