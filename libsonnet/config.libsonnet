@@ -1,6 +1,7 @@
 // Settings every family file reads: label names, identities, windows shared by several
 // families, teams, sections, where the rules run and how they are tested.
 local e = import 'lib/expr.libsonnet';
+local t = import 'lib/test.libsonnet';
 {
   windows: {
     // How long an XID or ECC event keeps its alert firing...
@@ -146,7 +147,7 @@ local e = import 'lib/expr.libsonnet';
     inference: true,
     vllm: self.inference && std.member($.inference.engines, 'vllm'),
     release: true,
-    cost: self.kubernetes,
+    cost: true,
     cohorts: true,
     retention: true,
     scheduling: self.kubernetes,
@@ -271,5 +272,22 @@ local e = import 'lib/expr.libsonnet';
     owners:: e.asExporterPod($.labels, e.fill(|||
       kube_pod_owner{job="$(job)", owner_is_controller="true", owner_kind=~"$(kinds)", owner_name!="<none>"}
     |||, { job: $.kubeStateMetrics.job, kinds: std.join('|', $.training.ownerKinds) })),
+    // The labels that name a training job on its GPUs' records: its controller (namespace,
+    // kind and name) on Kubernetes, its job on Slurm; and the job in alert text.
+    local slurm = $.scheduler == 'slurm',
+    local l = $.labels,
+    jobLabels:: if slurm then [l.job] else [l.namespace, 'owner_kind', 'owner_name'],
+    jobText:: if slurm then 'job {{ $labels.' + l.job + ' }}' else '{{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }}',
+    // A scenario's GPU of the training job name: the labels that put it in the job (a pod of
+    // it, or the job's hpc_job), and the series that say the pod is the job's (none on Slurm).
+    scenarioWorker(name, pod):: if slurm then { [l.job]: name } else { [l.namespace]: 'ml-team', [l.pod]: pod, [l.container]: 'main' },
+    scenarioOwnerSeries(name, pod):: if slurm then [] else [t.series('kube_pod_owner', '1x60', e.ksm($.kubeStateMetrics.job, {
+      namespace: 'ml-team',
+      pod: pod,
+      uid: 'uid-' + pod,
+      owner_kind: $.training.scenarioKind,
+      owner_name: name,
+      owner_is_controller: 'true',
+    }))],
   },
 }

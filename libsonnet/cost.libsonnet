@@ -10,12 +10,16 @@
 // evaluation interval, so a namespace that held GPUs for an hour of the day counts that hour.
 // GPUs of SKUs missing from the price table are recorded (cluster:gpu_unpriced:sum) and raise
 // an info alert: they would cost nothing in chargeback.
+//
+// On Slurm (scheduler slurm) the holder charged is a job, not a namespace: its share of each GPU
+// its mapping lists (slurm/jobs.libsonnet: a GPU of two jobs is half of each), priced by the
+// GPU's SKU; users and accounts are charged in slurm/jobs.libsonnet.
 local e = import 'lib/expr.libsonnet';
 local names = import 'lib/names.libsonnet';
 local t = import 'lib/test.libsonnet';
 {
   // The namespace labels that name a namespace's team, for chargeback by team.
-  metrics+: {
+  metrics+: if $.scheduler == 'slurm' then {} else {
     kube_namespace_labels: { section: 'cost', type: 'gauge', labels: [$.labels.cluster, 'job', 'instance', 'namespace', $.cost.teamLabel] },
   },
 
@@ -38,6 +42,13 @@ local t = import 'lib/test.libsonnet';
 
   local l = $.labels,
   local ns = l.namespace,
+  local slurm = $.scheduler == 'slurm',
+  // Who is charged for the GPUs it holds, and the records of what it holds and uses by SKU: a
+  // namespace (its pods' shares), or a Slurm job.
+  local holder = if slurm then { level: 'job', label: l.job, allocated: names.jobGPUs, used: names.jobGPUsUsed }
+  else { level: 'namespace', label: ns, allocated: 'namespace:gpu_allocated:sum', used: 'namespace:gpu_used:sum' },
+  local costRecord = e.fill('$(level):gpu_cost_dollars_per_hour:sum', holder),
+  local idleCostRecord = e.fill('$(level):gpu_idle_cost_dollars_per_hour:sum', holder),
   local id = $.identity.alert,
   local perNamespace = [l.cluster, ns, l.modelName],
   local h = $.exporter.healthField,
@@ -50,7 +61,7 @@ local t = import 'lib/test.libsonnet';
   // exporter target's own pod, as with honorLabels: true, which bills no namespace.
   local h100 = 'NVIDIA H100 80GB HBM3',
   local a100 = 'NVIDIA A100-SXM4-80GB',
-  local gpu(host, index, sku, pod, mig=null) = t.gpu(l, host, index, sku, pod, mig),
+  local gpu(host, index, sku, pod=null, mig=null) = t.gpu(l, host, index, sku, pod, mig),
   local entities = [
     [gpu('node-a', 0, h100, ['research', 'train-0']), 0.5],
     [gpu('node-a', 1, a100, ['serving', 'llm-0']), 0.25],
@@ -58,23 +69,44 @@ local t = import 'lib/test.libsonnet';
     [gpu('node-b', 0, h100, null, 2) + exporterPod, 0],
   ],
   local exporterPod = $.exporter.targetPod('node-b'),
+  // On Slurm: research's job on node-a's H100, serving's on its A100, and node-b's H100 listed
+  // for two jobs, research and eval (the exporter sends its series once per job), 50 % active.
+  local ofJob(g, job) = g { [l.job]: job },
+  local jobEntities = [
+    [ofJob(gpu('node-a', 0, h100), 'research'), 0.5],
+    [ofJob(gpu('node-a', 1, a100), 'serving'), 0.25],
+    [ofJob(gpu('node-b', 0, h100), 'research'), 0.5],
+    [ofJob(gpu('node-b', 0, h100), 'eval'), 0.5],
+  ],
   local input = std.flattenArrays([
     [t.series(h, '65x60', x[0]), t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', x[1] + 'x60', x[0])]
-    for x in entities
-  ]) + [
-    t.series('up', '1x60', { [l.cluster]: 'prod', job: $.exporter.job, instance: 'node-b:9400' } + exporterPod),
-    t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'research', [$.cost.teamLabel]: 'team-a' })),
-    t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'serving', [$.cost.teamLabel]: 'team-b' })),
-  ],
+    for x in (if slurm then jobEntities else entities)
+  ]) + (if slurm then [] else [
+          t.series('up', '1x60', { [l.cluster]: 'prod', job: $.exporter.job, instance: 'node-b:9400' } + exporterPod),
+          t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'research', [$.cost.teamLabel]: 'team-a' })),
+          t.series('kube_namespace_labels', '1x60', e.ksm($.kubeStateMetrics.job, { [l.cluster]: 'prod', namespace: 'serving', [$.cost.teamLabel]: 'team-b' })),
+        ]),
   // Expected: research holds 1 + 3/7 H100 (its whole GPU and node-b's 3g.40gb instance), half of
-  // each used; serving holds
-  // 1 A100, 0.25 used.
+  // each used; serving holds 1 A100, 0.25 used. On Slurm research holds 1.5 H100 and eval half
+  // of one, each half used.
   local research = { [l.cluster]: 'prod', [ns]: 'research' },
   local serving = { [l.cluster]: 'prod', [ns]: 'serving' },
   // Values to three decimals: shares of sevenths do not add up to the last bit.
-  local check(name, expect) = [t.recordCase('two namespaces on whole and MIG GPUs', input, [x { value: t.round3(x.value) } for x in expect], 'round(' + name + ', 0.001)')],
+  local check(name, expect) = [t.recordCase(if slurm then 'three jobs, two of them on one GPU' else 'two namespaces on whole and MIG GPUs', input, [x { value: t.round3(x.value) } for x in expect], 'round(' + name + ', 0.001)')],
   local researchGPUs = 1 + $.sharing.migProfileWeights['3g.40gb'],
   local researchUsed = 0.5 * researchGPUs,
+  // What each holder holds (GPUs) and uses, of which SKU.
+  local holders = if slurm then {
+    research: { sku: h100, gpus: 1.5, used: 0.75 },
+    serving: { sku: a100, gpus: 1, used: 0.25 },
+    eval: { sku: h100, gpus: 0.5, used: 0.25 },
+  } else {
+    research: { sku: h100, gpus: researchGPUs, used: researchUsed },
+    serving: { sku: a100, gpus: 1, used: 0.25 },
+  },
+  local at(name) = { [l.cluster]: 'prod', [holder.label]: name },
+  local dollars(what) = [t.sample(at(x), what(holders[x]) * price(holders[x].sku)) for x in std.objectFields(holders)],
+  local total(what) = std.sum([what(x) * price(x.sku) for x in std.objectValues(holders)]),
   // GPU-hours of the last day: the per-hour record summed over its samples, each one
   // evaluation interval long. The cases feed the test's hour (evalTime / interval + 1 samples).
   local hoursPerSample = e.seconds($.recording.interval) / 3600,
@@ -200,89 +232,96 @@ local t = import 'lib/test.libsonnet';
       |||, { by: std.join(', ', perNamespace), share: names.gpuShare, ns: ns, gpu: gpu, activity: activity }),
       tests: check('namespace:gpu_used:sum', [t.sample(research { [l.modelName]: h100 }, researchUsed), t.sample(serving { [l.modelName]: a100 }, 0.25)]),
     },
-    // A partial day: the namespaces held their GPUs for the test's hour only.
-    'namespace:gpu_hours_allocated:sum1d': {
-      section: 'cost',
-      family: 'cost',
-      expr: gpuHours('namespace:gpu_allocated:sum'),
-      tests: check(
-        'namespace:gpu_hours_allocated:sum1d',
-        [
-          t.sample(research { [l.modelName]: h100 }, researchGPUs * testSamples * hoursPerSample),
-          t.sample(serving { [l.modelName]: a100 }, testSamples * hoursPerSample),
-        ],
-      ),
-    },
-    'namespace:gpu_hours_used:sum1d': {
-      section: 'cost',
-      family: 'cost',
-      expr: gpuHours('namespace:gpu_used:sum'),
-      tests: check(
-        'namespace:gpu_hours_used:sum1d',
-        [
-          t.sample(research { [l.modelName]: h100 }, researchUsed * testSamples * hoursPerSample),
-          t.sample(serving { [l.modelName]: a100 }, 0.25 * testSamples * hoursPerSample),
-        ],
-      ),
-    },
+  } + (if slurm then {} else {
+         // A partial day: the namespaces held their GPUs for the test's hour only (a Slurm job's
+         // GPU-hours: slurm/jobs.libsonnet).
+         'namespace:gpu_hours_allocated:sum1d': {
+           section: 'cost',
+           family: 'cost',
+           expr: gpuHours('namespace:gpu_allocated:sum'),
+           tests: check(
+             'namespace:gpu_hours_allocated:sum1d',
+             [
+               t.sample(research { [l.modelName]: h100 }, researchGPUs * testSamples * hoursPerSample),
+               t.sample(serving { [l.modelName]: a100 }, testSamples * hoursPerSample),
+             ],
+           ),
+         },
+         'namespace:gpu_hours_used:sum1d': {
+           section: 'cost',
+           family: 'cost',
+           expr: gpuHours('namespace:gpu_used:sum'),
+           tests: check(
+             'namespace:gpu_hours_used:sum1d',
+             [
+               t.sample(research { [l.modelName]: h100 }, researchUsed * testSamples * hoursPerSample),
+               t.sample(serving { [l.modelName]: a100 }, 0.25 * testSamples * hoursPerSample),
+             ],
+           ),
+         },
+       }) + {
     // GPUs allocated on SKUs the price table does not list: chargeback would price them at 0.
     'cluster:gpu_unpriced:sum': {
       section: 'cost',
       family: 'cost',
       expr: e.fill(|||
-        sum by ($(cluster), $(sku)) (namespace:gpu_allocated:sum unless on ($(sku)) sku:gpu_hourly_cost:dollars)
-      |||, { cluster: l.cluster, sku: l.modelName }),
+        sum by ($(cluster), $(sku)) ($(allocated) unless on ($(sku)) sku:gpu_hourly_cost:dollars)
+      |||, { cluster: l.cluster, sku: l.modelName, allocated: holder.allocated }),
+      local b200 = gpu('node-c', 0, 'NVIDIA B200', if slurm then null else ['research', 'train-2']) + (if slurm then { [l.job]: 'research' } else {}),
       tests: [t.recordCase('an SKU without a price', input + [
-        t.series(h, '65x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
-        t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', '0.5x60', gpu('node-c', 0, 'NVIDIA B200', ['research', 'train-2'])),
+        t.series(h, '65x60', b200),
+        t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', '0.5x60', b200),
       ], [t.sample({ [l.cluster]: 'prod', [l.modelName]: 'NVIDIA B200' }, 1)], 'cluster:gpu_unpriced:sum')],
     },
     local priced(rec) = e.fill(|||
       $(rec) * on ($(sku)) group_left () sku:gpu_hourly_cost:dollars
     |||, { rec: rec, sku: l.modelName }),
-    'namespace:gpu_cost_dollars_per_hour:sum': {
+    [costRecord]: {
       section: 'cost',
       family: 'cost',
       expr: e.fill(|||
-        sum by ($(cluster), $(ns)) ($(cost))
-      |||, { cluster: l.cluster, ns: ns, cost: priced('namespace:gpu_allocated:sum') }),
-      tests: check('namespace:gpu_cost_dollars_per_hour:sum', [t.sample(research, researchGPUs * price(h100)), t.sample(serving, price(a100))]),
+        sum by ($(cluster), $(holder)) ($(cost))
+      |||, { cluster: l.cluster, holder: holder.label, cost: priced(holder.allocated) }),
+      tests: check(costRecord, dollars(function(x) x.gpus)),
     },
-    'namespace:gpu_idle_cost_dollars_per_hour:sum': {
+    [idleCostRecord]: {
       section: 'cost',
       family: 'cost',
       expr: e.fill(|||
-        sum by ($(cluster), $(ns)) ($(cost))
-      |||, { cluster: l.cluster, ns: ns, cost: priced('(namespace:gpu_allocated:sum - namespace:gpu_used:sum)') }),
-      tests: check('namespace:gpu_idle_cost_dollars_per_hour:sum', [t.sample(research, (researchGPUs - researchUsed) * price(h100)), t.sample(serving, 0.75 * price(a100))]),
+        sum by ($(cluster), $(holder)) ($(cost))
+      |||, { cluster: l.cluster, holder: holder.label, cost: priced(e.fill('($(allocated) - $(used))', holder)) }),
+      tests: check(idleCostRecord, dollars(function(x) x.gpus - x.used)),
     },
-    'team:gpu_cost_dollars_per_hour:sum': {
-      section: 'cost',
-      family: 'cost',
-      // Each namespace's team, from its kube_namespace_labels label.
-      local teams = e.asExporterNamespace(l, e.fill(|||
-        label_replace(kube_namespace_labels{job="$(job)", $(teamLabel)!=""}, "$(team)", "$1", "$(teamLabel)", "(.+)")
-      |||, { job: $.kubeStateMetrics.job, teamLabel: $.cost.teamLabel, team: l.team })),
-      expr: e.fill(|||
-        sum by ($(cluster), $(team)) (namespace:gpu_cost_dollars_per_hour:sum * on ($(cluster), $(ns)) group_left ($(team)) $(teams))
-      |||, { cluster: l.cluster, team: l.team, ns: ns, teams: teams }),
-      tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod', [l.team]: 'team-a' }, researchGPUs * price(h100)), t.sample({ [l.cluster]: 'prod', [l.team]: 'team-b' }, price(a100))]),
-    },
+  } + (if slurm then {} else {
+         'team:gpu_cost_dollars_per_hour:sum': {
+           section: 'cost',
+           family: 'cost',
+           // Each namespace's team, from its kube_namespace_labels label.
+           local teams = e.asExporterNamespace(l, e.fill(|||
+             label_replace(kube_namespace_labels{job="$(job)", $(teamLabel)!=""}, "$(team)", "$1", "$(teamLabel)", "(.+)")
+           |||, { job: $.kubeStateMetrics.job, teamLabel: $.cost.teamLabel, team: l.team })),
+           expr: e.fill(|||
+             sum by ($(cluster), $(team)) (namespace:gpu_cost_dollars_per_hour:sum * on ($(cluster), $(ns)) group_left ($(team)) $(teams))
+           |||, { cluster: l.cluster, team: l.team, ns: ns, teams: teams }),
+           local team(name) = { [l.cluster]: 'prod', [l.team]: name },
+           tests: check('team:gpu_cost_dollars_per_hour:sum', [t.sample(team('team-a'), researchGPUs * price(h100)), t.sample(team('team-b'), price(a100))]),
+         },
+       }) + {
     'cluster:gpu_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
       expr: e.fill(|||
-        sum by ($(cluster)) (namespace:gpu_cost_dollars_per_hour:sum)
-      |||, { cluster: l.cluster }),
-      tests: check('cluster:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, researchGPUs * price(h100) + price(a100))]),
+        sum by ($(cluster)) ($(cost))
+      |||, { cluster: l.cluster, cost: costRecord }),
+      tests: check('cluster:gpu_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, total(function(x) x.gpus))]),
     },
     'cluster:gpu_idle_cost_dollars_per_hour:sum': {
       section: 'cost',
       family: 'cost',
       expr: e.fill(|||
-        sum by ($(cluster)) (namespace:gpu_idle_cost_dollars_per_hour:sum)
-      |||, { cluster: l.cluster }),
-      tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, (researchGPUs - researchUsed) * price(h100) + 0.75 * price(a100))]),
+        sum by ($(cluster)) ($(cost))
+      |||, { cluster: l.cluster, cost: idleCostRecord }),
+      tests: check('cluster:gpu_idle_cost_dollars_per_hour:sum', [t.sample({ [l.cluster]: 'prod' }, total(function(x) x.gpus - x.used))]),
     },
   },
 
@@ -302,16 +341,16 @@ local t = import 'lib/test.libsonnet';
         t.case('a priced SKU', false, []),
       ],
       runbook: {
-        meaning: "Pods hold GPUs whose modelName has no entry in the catalog's cost.gpuHourly: namespace and team cost records price them at nothing.",
-        impact: 'Chargeback and idle-cost reports understate what these namespaces spend; nothing breaks.',
+        meaning: (if slurm then 'Jobs' else 'Pods') + " hold GPUs whose modelName has no entry in the catalog's cost.gpuHourly: " + (if slurm then 'job, user and account' else 'namespace and team') + ' cost records price them at nothing.',
+        impact: 'Chargeback and idle-cost reports understate what these ' + holder.level + 's spend; nothing breaks.',
         queries: [
           // ($$(cluster) is the dashboard variable $cluster.)
           { title: 'Unpriced GPUs by SKU', expr: e.fill(|||
             cluster:gpu_unpriced:sum{$(cluster)="$$(cluster)"}
           |||, { cluster: l.cluster }) },
-          { title: 'Namespaces holding them', expr: e.fill(|||
-            namespace:gpu_allocated:sum{$(cluster)="$$(cluster)", $(sku)="$$(sku)"}
-          |||, { cluster: l.cluster, sku: l.modelName }) },
+          { title: (if slurm then 'Jobs' else 'Namespaces') + ' holding them', expr: e.fill(|||
+            $(allocated){$(cluster)="$$(cluster)", $(sku)="$$(sku)"}
+          |||, { allocated: holder.allocated, cluster: l.cluster, sku: l.modelName }) },
         ],
         diagnosis: [
           { check: 'Is the SKU new in the fleet (a new node pool)?', yes: 'Add its price to cost.gpuHourly in your gpuobs.jsonnet and regenerate.', no: '' },

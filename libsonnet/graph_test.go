@@ -34,6 +34,7 @@ var allowedReads = map[string]string{
 	"maintenance.libsonnet -> hardware/":  "maintenance re-tiers every page, the fabric's and the recovery actions' included",
 	"serving/ -> slos/":                   "goodput counts the tokens of requests the latency SLOs call good",
 	"slurm/ -> alertmanager.libsonnet":    "GPUSlurmMetricsDown's runbook names what it silences in the drain's place, as GPUKubeStateMetricsDown's does",
+	"slurm/ -> cost.libsonnet":            "the cases of users' and accounts' cost price their GPUs by the catalog's own table, as the records do",
 	"slurm/ -> workloads/":                "a Slurm job is idle by the window a pod is (GPUAllocatedIdle's)",
 	"workloads/ -> hardware/":             "the straggler's scenario has the slow GPU's NVLink errors fire their own ticket",
 	"workloads/ -> nccl/":                 "a hung collective's runbook reads NCCL Inspector's file of the GPU",

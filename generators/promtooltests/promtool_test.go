@@ -341,6 +341,34 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "expr: |-\n          max by (cluster, hostname) (\n            label_replace(\n              slurm_node_status{job=\"slurm-exporter\",status=~\"(",
 			wantFailure: "alertname: GPUNodeDrained,",
 		},
+		// Cost on Slurm: a job's GPUs priced by their SKU, users and accounts at their cluster's
+		// mean price of a held GPU.
+		{
+			name: "a job's used GPUs billed as idle", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/slurm.jsonnet",
+			old:         "(job:slurm_gpus:sum - job:slurm_gpus_used:sum)",
+			new:         "(job:slurm_gpus:sum)",
+			wantFailure: `expr: "round(job:gpu_idle_cost_dollars_per_hour:sum, 0.001)"`,
+		},
+		{
+			name: "every account billed the cluster's cost", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/slurm.jsonnet",
+			old:         "(cluster:gpu_cost_dollars_per_hour:sum / (cluster:slurm_gpus_alloc:sum > 0))",
+			new:         "(cluster:gpu_cost_dollars_per_hour:sum)",
+			wantFailure: `account:gpu_cost_dollars_per_hour:sum{account=`,
+		},
+		// NCCL Inspector on Slurm: ranks keyed by the job the inspector names, read while every
+		// GPU the job holds on their host has its file written.
+		{
+			name: "a host's stopped rank read as live", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "gpu_pod:dcgm_gpu_info:group{hpc_job!=\"\"}\n              unless on (cluster, UUID)",
+			new:         "gpu_pod:dcgm_gpu_info:group{hpc_job=\"none\"}\n              unless on (cluster, UUID)",
+			wantFailure: "alertname: GPUNcclStragglerRank,",
+		},
+		{
+			name: "writing hosts not keyed by job", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
+			old:         "group by (cluster, hostname, hpc_job) (\n",
+			new:         "group by (cluster, hostname) (\n",
+			wantFailure: "alertname: GPUNcclCollectiveStarved,",
+		},
 		{
 			name: "free GPUs ticket with no job waiting", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/slurm.jsonnet",
 			old:         `sum by (cluster, partition) (slurm_partition_jobs_pending{job="slurm"}) > 0`,

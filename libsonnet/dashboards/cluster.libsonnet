@@ -39,8 +39,8 @@ local panels = import '../lib/panels.libsonnet';
                panel('GPUs requested by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})'), '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
                panel('SM activity of allocated GPUs by namespace', 'bargauge', [q(fill('sort(namespace:dcgm_sm_active:avg{$(cluster)})'), '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
              ]) + [
-          panel('Idle cost by namespace', 'table', [q(fill('sort_desc(namespace:gpu_idle_cost_dollars_per_hour:sum{$(cluster)})'))], unit='currencyUSD', width=8, drill='L4'),
-          panel('Cost by team', 'table', [q(fill('sort_desc(team:gpu_cost_dollars_per_hour:sum{$(cluster)})'))], unit='currencyUSD', width=8),
+          panel('Idle cost by ' + p.charged.word, 'table', [q(fill('sort_desc($(level):gpu_idle_cost_dollars_per_hour:sum{$(cluster)})', { level: p.charged.level }))], unit='currencyUSD', width=8, drill='L4'),
+          panel('Cost by ' + p.charged.above, 'table', [q(fill('sort_desc($(above):gpu_cost_dollars_per_hour:sum{$(cluster)})', { above: p.charged.above }))], unit='currencyUSD', width=8),
           // Each node against its own allocatable GPUs: a node of 4 free GPUs among nodes of 8 is
           // free, not fragmented.
           panel('Fragmentation: nodes with some but not all GPUs free', 'stat', [q(count(fill('(($(freePerNode)) > 0) < node:kube_gpu_allocatable:sum{$(cluster)}', { freePerNode: freePerNode })))], description='Free GPUs spread over nodes cannot take a job that needs a whole node.', width=4),

@@ -34,7 +34,7 @@ local panels = import '../lib/panels.libsonnet';
           panel('Nodes by SM activity', 'heatmap', [q('fleet:dcgm_sm_active_nodes:histogram', '{{le}}')], description='How many nodes run at each SM activity (cumulative buckets).'),
         ]),
         row('Cost', [
-          panel('Top idle allocated GPU cost by namespace', 'table', [q('topk(10, namespace:gpu_idle_cost_dollars_per_hour:sum)')], unit='currencyUSD', description='Dollars per hour of allocated GPU time not used.', drill='L2'),
+          panel('Top idle allocated GPU cost by ' + p.charged.word, 'table', [q(e.fill('topk(10, $(level):gpu_idle_cost_dollars_per_hour:sum)', p.charged))], unit='currencyUSD', description='Dollars per hour of allocated GPU time not used.', drill='L2'),
           panel('GPU cost and idle cost by cluster', 'timeseries', [q('cluster:gpu_cost_dollars_per_hour:sum', '{{' + l.cluster + '}} total'), q('cluster:gpu_idle_cost_dollars_per_hour:sum', '{{' + l.cluster + '}} idle')], unit='currencyUSD', stack=false),
           panel('SLO error budget left (worst series of each SLO)', 'bargauge', [q('min by (slo) (slo:error_budget:remaining)', '{{slo}}')], thresholds=[[null, 'red'], [0, 'orange'], [0.5, 'green']], description='1 is untouched, 0 spent, below 0 overspent.', min=-1, max=1, unit='percentunit'),
         ]),

@@ -146,8 +146,12 @@ local panels = import '../lib/panels.libsonnet';
                    // NCCL Inspector's windows of the workload's ranks (section nccl): each rank is a
                    // pod (the inspector's host name, copied into the pod label) and its GPU. The
                    // inspector's series carry no namespace: the pods of the workload's GPUs pick them.
+                   // On Slurm they name their job (slurm_job_id), and the job picked picks them.
                    local nc = $.nccl;
-                   local ranks(metric) = e.fill(|||
+                   local ranks(metric) = if slurm then e.fill(|||
+                     $(metric){job="$(job)", $(cluster), slurm_job_id=~"$job"}
+                   |||, { metric: metric, job: nc.job, cluster: cluster })
+                   else e.fill(|||
                      label_replace($(metric){job="$(job)", $(cluster), $(rank)=~"$pod"}, "$(pod)", "$1", "$(rank)", "(.*)") and on ($(clusterLabel), $(pod)) group by ($(clusterLabel), $(pod)) (gpu_pod:dcgm_gpu_info:group{$(workload)})
                    |||, { metric: metric, job: nc.job, cluster: cluster, rank: nc.podLabel, clusterLabel: l.cluster, pod: l.pod, workload: workload });
                    local byRank = '{{' + nc.podLabel + '}} {{gpu}} {{collective}} {{message_size}}';

@@ -86,7 +86,7 @@ local t = import '../lib/test.libsonnet';
   local w = $.windows,
   local port = [l.cluster, l.host, 'device', 'port'],
   local portId = std.join(', ', port),
-  local job = [l.cluster, l.namespace, 'owner_kind', 'owner_name'],
+  local job = [l.cluster] + $.training.jobLabels,
   local multiNodeJobs = 'node_job:training_gpus:count',
   // The ports down or flapping, recorded once for the page and the ticket (each would scan a
   // day of every port's state otherwise).
@@ -116,7 +116,7 @@ local t = import '../lib/test.libsonnet';
       family: 'workload',
       local perNode = e.fill(|||
         count by ($(node)) ($(jobs))
-      |||, { node: std.join(', ', [l.cluster, l.host, l.namespace, 'owner_kind', 'owner_name']), jobs: names.trainingActivity(w.straggler) }),
+      |||, { node: std.join(', ', [l.cluster, l.host] + $.training.jobLabels), jobs: names.trainingActivity(w.straggler) }),
       expr: e.fill(|||
         $(perNode) and on ($(job)) (count by ($(job)) ($(perNode)) > 1)
       |||, { perNode: perNode, job: std.join(', ', job) }),
@@ -191,22 +191,8 @@ local t = import '../lib/test.libsonnet';
     local busy(values='0.8x60') = [t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', values)],
     local job = { owner: 'llama-70b', ownerKind: $.training.scenarioKind },
     local secondNode(values='0.8x60') = [
-      t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0, pod=['ml-team', t.scenarioHost + '-b-0']), { [l.cluster]: null })),
-      t.series(
-        'kube_pod_owner',
-        '1x60',
-        {
-          job: $.kubeStateMetrics.job,
-          instance: 'kube-state-metrics:8080',
-          namespace: 'ml-team',
-          pod: t.scenarioHost + '-b-0',
-          owner_kind: job.ownerKind,
-          owner_name: job.owner,
-          owner_is_controller: 'true',
-          uid: 'b',
-        },
-      ),
-    ],
+      t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', values, std.mergePatch(t.gpu(l, t.scenarioHost + '-b', 0), { [l.cluster]: null }) + $.training.scenarioWorker(job.owner, t.scenarioHost + '-b-0')),
+    ] + $.training.scenarioOwnerSeries(job.owner, t.scenarioHost + '-b-0'),
     local target(condition) = { [l.host]: t.scenarioHost, device: 'mlx5_0', port: '1', condition: condition },
     local flap = '0x50 1x10',
 

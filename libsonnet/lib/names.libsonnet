@@ -37,6 +37,10 @@
   // The share of a GPU each pod holds on each GPU or MIG instance (declared in cost.libsonnet;
   // the namespace rollups of the signals weigh by it).
   gpuShare:: 'gpu_pod:gpu_allocated:share',
+  // On Slurm, the GPUs each job holds and uses by SKU, each GPU once whatever its jobs (declared
+  // in slurm/jobs.libsonnet; cost prices them).
+  jobGPUs:: 'job:slurm_gpus:sum',
+  jobGPUsUsed:: 'job:slurm_gpus_used:sum',
 
   // The per-GPU flag of a throttle reason.
   gpuThrottle(reason):: 'gpu:dcgm_clock_throttle_' + reason + ':max',

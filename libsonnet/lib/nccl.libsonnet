@@ -6,15 +6,18 @@ function(c) {
   local l = c.labels,
   local nc = c.nccl,
   local w = c.windows,
+  local slurm = c.scheduler == 'slurm',
   local exec = 'nccl_collective_exec_time_microseconds',
   local bandwidth = 'nccl_bus_bandwidth_gbs',
-  // The job a rank belongs to: its pod's namespace and controller.
-  local owner = [l.namespace, 'owner_kind', 'owner_name'],
+  // The job a rank belongs to: its pod's namespace and controller, or its Slurm job (the
+  // inspector's slurm_job_id, under the catalog's job label).
+  local owner = c.training.jobLabels,
   // A communicator: its name within its job, its size, and one collective and message size.
   local communicator = [l.cluster] + owner + ['comm_name', 'nranks', 'n_nodes', 'collective', 'message_size'],
   local rank = [nc.podLabel, 'gpu'],
   // The pods of training jobs (training.owners), labelled with their job, whose GPUs'
-  // inspector files were written within windows.ncclFresh.
+  // inspector files were written within windows.ncclFresh; on Slurm the hosts of each job whose
+  // GPUs' files were (a rank there is its host and GPU).
   local writing = 'pod:nccl_inspector_file:fresh',
   // The most bus bandwidth a rank of each communicator measures: the rank that waited least
   // for the others.
@@ -27,13 +30,22 @@ function(c) {
   // The GPUs of training jobs, labelled with their job, and their tensor-pipe activity (the
   // straggler record): whether a job computes.
   local jobs = names.trainingActivity(w.straggler),
-  // The fresh pods of training jobs (writing, or a selection of it) under the inspector's
-  // label for a rank.
+  // The fresh pods (hosts on Slurm) of training jobs (writing, or a selection of it) under the
+  // inspector's label for a rank: the hostname it writes, a pod's or a bare-metal host's.
   local asRanks(pods) = e.fill(|||
     label_replace($(pods), "$(rank)", "$1", "$(pod)", "(.*)")
-  |||, { pods: pods, rank: nc.podLabel, pod: l.pod }),
-  // The series of selector of the live ranks of training jobs, each labelled with its job.
-  local ranks(selector) = e.fill(|||
+  |||, { pods: pods, rank: nc.podLabel, pod: if slurm then l.host else l.pod }),
+  // The series of selector of the live ranks of training jobs, each labelled with its job: its
+  // pod's owner, or on Slurm the job the inspector names (slurm_job_id) where its host writes
+  // for that job.
+  local ranks(selector) = if slurm then e.fill(|||
+    (
+      label_replace($(selector), "$(job)", "$1", "slurm_job_id", "(.+)")
+      * on ($(cluster), $(job), $(rank)) group_left ()
+        $(ranks)
+    )
+  |||, { selector: selector, cluster: l.cluster, job: l.job, rank: nc.podLabel, ranks: asRanks(writing) })
+  else e.fill(|||
     (
       $(selector)
       * on ($(cluster), $(rank)) group_left ($(owner))
@@ -46,13 +58,14 @@ function(c) {
     and on ($(cluster), $(rank))
       $(ranks)
   |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, ranks: asRanks(e.fill(|||
-    $(writing){$(namespace)="$$(namespace)", owner_name="$owner_name"}
-  |||, { writing: writing, namespace: l.namespace })) }),
+    $(writing){$(job)}
+  |||, { writing: writing, job: std.join(', ', [e.fill('$(label)="$$(label)"', { label: x }) for x in owner if x != 'owner_kind']) })) }),
 
   // What the nccl files read.
   exec:: exec,
   bandwidth:: bandwidth,
   owner:: owner,
+  slurm:: slurm,
   communicator:: communicator,
   rank:: rank,
   writing:: writing,

@@ -163,6 +163,10 @@ function(c) {
           thresholds=if std.objectHas(fieldThresholds, name) then alertAt(fieldThresholds[name]) else [],
           width=6),
 
+  // Who cost panels charge (cost.libsonnet): a namespace, or a Slurm job; and the group that
+  // is billed above it: a namespace's team, a Slurm account.
+  charged:: if slurm then { level: 'job', label: l.job, word: 'job', above: 'account' } else { level: 'namespace', label: l.namespace, word: 'namespace', above: 'team' },
+
   // What the dashboard files read.
   q:: q,
   fill:: fill,

@@ -21,30 +21,34 @@ local t = import '../lib/test.libsonnet';
   local jobs = n.jobs,
   local ranks = n.ranks,
   local ranksOfTheJob = n.ranksOfTheJob,
+  // What a rank runs on: a pod, or a host of its Slurm job.
+  local rankText = if n.slurm then 'host' else 'pod',
 
   alerts+: {
     local base = { section: 'nccl', family: 'network', team: $.teams['ml-platform'], severity: 'warning' },
-    // The scenarios' training job, and its labels on an alert.
+    // The scenarios' training job, and its labels on an alert (on Slurm, the job the
+    // scenario's GPUs are mapped to and the inspector names).
     local job = 'llama-70b-pretrain',
-    local ofJob = { owner_kind: $.training.scenarioKind, owner_name: job },
+    local ofJob = if n.slurm then { [l.job]: job } else { owner_kind: $.training.scenarioKind, owner_name: job, [l.namespace]: t.scenarioPod.namespace },
     // The inspector's series of one rank, as node_exporter serves them.
-    local series(metric, values, pod, extra={}) = t.series(metric, values, {
+    local series(metric, values, i, extra={}) = t.series(metric, values, {
       job: nc.job,
       instance: t.scenarioHost,
       version: 'v4.1',
-      slurm_job_id: 'unknown',
-      [nc.podLabel]: pod,
-      gpu: 'GPU0',
+      slurm_job_id: if n.slurm then job else 'unknown',
       comm_name: 'DP Group 0',
       n_nodes: '4',
       nranks: std.toString(std.max(4, th.ncclStragglerMinRanks)),
       collective: 'AllReduce',
       message_size: '128-129MB',
       algo_proto: 'RING_LL128',
-    } + extra),
+    } + rankOf(i) + extra),
     local named = { comm_name: 'DP Group 0' },
     // The scenario's pod i.
     local pod(i) = t.scenarioHost + '-' + i,
+    // The inspector's labels of the rank on the scenario's GPU i: a pod of its own seeing one
+    // GPU, or on Slurm the host, which sees its GPUs by index.
+    local rankOf(i) = if n.slurm then { [nc.podLabel]: t.scenarioHost, gpu: 'GPU' + i } else { [nc.podLabel]: pod(i), gpu: 'GPU0' },
     // node_exporter's mtime of the inspector's file of the scenario's GPU i: written every
     // minute, or until `minutes` and not since.
     local written(i, minutes=60) = t.series('node_textfile_mtime_seconds', '0+60x' + minutes + (if minutes < 60 then ' ' + (60 * minutes) + 'x' + (60 - minutes) else ''), {
@@ -52,15 +56,9 @@ local t = import '../lib/test.libsonnet';
       instance: t.scenarioHost,
       file: '/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_' + t.scenarioUUID(i) + '.prom',
     }),
-    // kube-state-metrics' owner of the scenario's pod i: a training job of its own.
-    local ownedBy(i, name) = t.series('kube_pod_owner', '1x60', e.ksm($.kubeStateMetrics.job, {
-      namespace: t.scenarioPod.namespace,
-      pod: pod(i),
-      uid: 'uid-' + i,
-      owner_kind: ofJob.owner_kind,
-      owner_name: name,
-      owner_is_controller: 'true',
-    })),
+    // kube-state-metrics' owner of the scenario's pod i: a training job of its own (none on
+    // Slurm, where the GPUs' mapping names the job).
+    local ownedBy(i, name) = $.training.scenarioOwnerSeries(name, pod(i)),
     // A value held for the scenario's hour.
     local steady(value) = e.num(value) + 'x60',
     // The scenario's GPUs, as tensor-active as activity: a communication-bound job computes
@@ -74,7 +72,7 @@ local t = import '../lib/test.libsonnet';
       busyAt(activity),
       gpus=gpus,
       owner=job,
-      ownerKind=ofJob.owner_kind,
+      ownerKind=$.training.scenarioKind,
       extra=extra,
       target=target,
       value=value,
@@ -97,7 +95,7 @@ local t = import '../lib/test.libsonnet';
       |||, { id: std.join(', ', [l.cluster] + owner + ['comm_name'] + rank), communicator: std.join(', ', communicator), ranked: ranked, ratio: e.num(th.ncclStragglerRatio) }),
       'for': '15m',
       summary: 'The other ranks of a communicator wait for one rank at every collective: a straggler, measured by NCCL.',
-      description: 'The median rank of communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) spends {{ $value | humanize }} × as long in a collective as rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} (threshold ' + e.num(th.ncclStragglerRatio) + ' ×): it waits for that rank, which reaches the collective last.',
+      description: 'The median rank of communicator {{ $labels.comm_name }} of ' + $.training.jobText + ' (cluster {{ $labels.' + l.cluster + ' }}) spends {{ $value | humanize }} × as long in a collective as rank {{ $labels.' + nc.podLabel + ' }} {{ $labels.gpu }} (threshold ' + e.num(th.ncclStragglerRatio) + ' ×): it waits for that rank, which reaches the collective last.',
       // The ranks that wait spend peers µs in a collective, each window's mean moving a
       // little (the writer rewrites its file every dump), until minute `stopped`, unchanged
       // since; a late rank spends 1/(4 × thresholds.ncclStragglerRatio) of that (its peers wait
@@ -107,14 +105,14 @@ local t = import '../lib/test.libsonnet';
       local slightly = peers / std.sqrt(th.ncclStragglerRatio),
       local waiting(stopped=60) = peers + '+1x' + stopped + (if stopped < 60 then ' ' + (peers + stopped) + 'x' + (60 - stopped) else ''),
       // GPU i's rank, its file written until minute `stopped`.
-      local member(i, values, stopped=60, extra={}) = [series(exec, values, pod(i), extra), written(i, stopped)],
+      local member(i, values, stopped=60, extra={}) = [series(exec, values, i, extra), written(i, stopped)],
       // Four ranks, the pods of the scenario's four GPUs of one training job: the last one's
       // values and the others'.
       local four(last, others, stopped=[60, 60, 60, 60]) = std.flattenArrays([member(i, if i == 3 then last else others, stopped[i]) for i in std.range(0, 3)]),
       local pair(size) = member(0, waiting(), extra={ nranks: size }) + member(1, steady(late), extra={ nranks: size }),
-      local target = named + ofJob { [l.namespace]: t.scenarioPod.namespace, gpu: 'GPU0' },
+      local target = named + ofJob,
       tests: [
-        training('one rank reaches every collective last: its peers wait', true, four(steady(late), waiting()), target=target { [nc.podLabel]: '$host-3' }, value=(peers + 60) / late),
+        training('one rank reaches every collective last: its peers wait', true, four(steady(late), waiting()), target=target + rankOf(3), value=(peers + 60) / late),
         // dcgm-exporter on its stock counters, without SM activity: the ranks are found all
         // the same, by the GPUs' pods.
         t.case(
@@ -123,10 +121,10 @@ local t = import '../lib/test.libsonnet';
           [],
           gpus=4,
           owner=job,
-          ownerKind=ofJob.owner_kind,
+          ownerKind=$.training.scenarioKind,
           counterFile=false,
           extra=four(steady(late), waiting()),
-          target=target { [nc.podLabel]: '$host-3' },
+          target=target + rankOf(3),
           value=(peers + 60) / late,
           alsoFires=[t.also('DCGMExporterStockCounterSet', 1, target={})],
         ),
@@ -143,25 +141,30 @@ local t = import '../lib/test.libsonnet';
         // Two ranks reporting, of a communicator smaller than thresholds.ncclStragglerMinRanks:
         // the median is their mean, not a peer's time.
         training('a communicator below the fewest ranks', false, pair(std.toString(th.ncclStragglerMinRanks - 1)), gpus=2),
-        training('two ranks of a larger communicator', true, pair('16'), gpus=2, target=target { [nc.podLabel]: '$host-1' }, value=(peers + 60 + late) / 2 / late),
+        training('two ranks of a larger communicator', true, pair('16'), gpus=2, target=target + rankOf(1), value=(peers + 60 + late) / 2 / late),
         // Two jobs of even ranks whose communicators have the same name: the ranks of one wait
         // far longer than the other's at every collective, and neither has a straggler.
         local each = std.max(3, th.ncclStragglerMinRanks);
+        local other = 'mistral-7b-sft';
         t.case('the same communicator name in two jobs', false, busyAt(busy), gpus=2 * each, extra=std.flattenArrays([
-          member(i, if i < each then waiting() else steady(late), extra={ nranks: std.toString(each) }) + [ownedBy(i, if i < each then job else 'mistral-7b-sft')]
+          // (On Slurm the inspector names the other job; the scenario maps every GPU to the first.)
+          local ofOther = if i < each || !n.slurm then {} else { slurm_job_id: other };
+          member(i, if i < each then waiting() else steady(late), extra={ nranks: std.toString(each) } + ofOther)
+          + ownedBy(i, if i < each then job else other)
           for i in std.range(0, 2 * each - 1)
         ])),
       ],
       runbook: {
-        meaning: 'NCCL Inspector measures the median rank of a communicator (of ' + th.ncclStragglerMinRanks + ' ranks or more, within one training job) spending more than ' + e.num(th.ncclStragglerRatio) + ' times as long in a collective as one rank, for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + ": a collective's kernel ends when every rank has reached it, so the ranks that arrive early wait and the one that arrives last, the straggler, shows the shortest time. The alert is per rank and communicator, valued by its worst collective and size (the first query shows them all). A rank is its pod (the inspector's " + nc.podLabel + " label, the pod's hostname) and its GPU (GPU<n>: the CUDA index inside the pod).",
+        meaning: 'NCCL Inspector measures the median rank of a communicator (of ' + th.ncclStragglerMinRanks + ' ranks or more, within one training job) spending more than ' + e.num(th.ncclStragglerRatio) + ' times as long in a collective as one rank, for the same collective and message size, for ' + $.alerts.GPUNcclStragglerRank['for'] + ": a collective's kernel ends when every rank has reached it, so the ranks that arrive early wait and the one that arrives last, the straggler, shows the shortest time. The alert is per rank and communicator, valued by its worst collective and size (the first query shows them all). " +
+                 'A rank is its ' + rankText + " (the inspector's " + nc.podLabel + ' label, the hostname it runs on) and its GPU (GPU<n>: the CUDA index it sees).',
         impact: 'Collectives are synchronous: every rank of the communicator waits for the last to arrive, so the whole job runs at its pace.',
         queries: [
           { title: "The communicator's ranks, by collective and message size (the straggler's time is the shortest)", expr: ranksOfTheJob(e.fill(|||
             $(exec){$(cluster)="$$(cluster)", comm_name="$comm_name"}
           |||, { exec: exec, cluster: l.cluster })) },
-          { title: "The late rank's GPU (SM activity of its pod)", expr: e.fill(|||
-            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
-          |||, { cluster: l.cluster, pod: l.pod, rank: nc.podLabel }) },
+          { title: "The late rank's GPU (SM activity of its " + rankText + ')', expr: e.fill(|||
+            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"$(job)}
+          |||, { cluster: l.cluster, pod: if n.slurm then l.host else l.pod, rank: nc.podLabel, job: if n.slurm then e.fill(', $(job)="$$(job)"', { job: l.job }) else '' }) },
         ],
         diagnosis: [
           { check: "Do GPU alerts fire for the late rank's GPU (throttling, XID, NVLink errors, GPUTrainingStraggler)?", yes: 'Hardware: follow that runbook; restart the job without the node.', no: '' },
@@ -202,14 +205,14 @@ local t = import '../lib/test.libsonnet';
       'for': '15m',
       summary: 'A collective moves far less data than the same collective and size reach elsewhere, while its job computes: starved by the network.',
       local computes = e.percent(th.ncclMinTensorActivity),
-      description: 'Communicator {{ $labels.comm_name }} of {{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }} (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while the job computes (its GPUs over ' + computes + ' % tensor-active).',
+      description: 'Communicator {{ $labels.comm_name }} of ' + $.training.jobText + ' (cluster {{ $labels.' + l.cluster + ' }}) reaches {{ $value | humanizePercentage }} of the bus bandwidth {{ $labels.collective }} reaches across the cluster at the same message size (its worst size, measured by the rank that waited least; the most the 90th percentile of the communicators reached over ' + w.ncclBaseline + '), below ' + e.percent(th.ncclStarvedRatio) + ' %, while the job computes (its GPUs over ' + computes + ' % tensor-active).',
       // A window's value alternating between a (the last) and b, minute by minute, for
       // `minutes` (the writer's windows differ a little from dump to dump). The starved
       // communicator's firing value stays put: the alert reads it from a record, which
       // promtool may evaluate before or after the alert.
       local alternating(a, b, minutes=60) = std.join(' ', [if i % 2 == minutes % 2 then a else b for i in std.range(0, minutes)]),
       // GPU i's rank, in communicator name, writing its file every minute (or until `minutes`).
-      local member(i, values, name, minutes=60) = [series(bandwidth, values, pod(i), { comm_name: name }), written(i, minutes)],
+      local member(i, values, name, minutes=60) = [series(bandwidth, values, i, { comm_name: name }), written(i, minutes)],
       // Three other communicators of the job, on GPUs 1 to 3, reach `reach` GB/s with the same
       // collective and size; a starved one reaches 0.4 × thresholds.ncclStarvedRatio of it, a
       // fast one halfway between the threshold and all of it.
@@ -218,7 +221,7 @@ local t = import '../lib/test.libsonnet';
       local fastAt = reach * (1 + th.ncclStarvedRatio) / 2,
       local around(value, minutes=60) = alternating(e.num(value), e.num(value + 1), minutes),
       local elsewhere = std.flattenArrays([member(i, around(reach - 1), 'TP Group ' + i) for i in std.range(1, 3)]),
-      local starved = named + ofJob { collective: 'AllReduce', [l.namespace]: t.scenarioPod.namespace },
+      local starved = named + ofJob { collective: 'AllReduce' },
       tests: [
         // A communication-bound job starved by the network computes little: its tensor pipe
         // at 4 × the floor (its SMs, where NCCL spins, look busier).

@@ -81,17 +81,30 @@ local ncclLib = import '../lib/nccl.libsonnet';
 
   records+: {
     // In the group of the record it reads (which pod holds which GPU), evaluated after it. It
-    // needs no profiling field: dcgm-exporter's stock counters attribute GPUs to pods.
+    // needs no profiling field: dcgm-exporter's stock counters attribute GPUs to pods (to
+    // jobs on Slurm, where the rank's job is the one its file's GPU is mapped to).
     [writing]: {
       section: 'nccl',
       family: 'allocation',
-      expr: e.fill(|||
+      local fresh = e.fill(|||
+        label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
+      |||, { uuid: l.uuid, job: nc.job, file: nc.file, prefix: nc.uuidPrefix, fresh: e.num(e.seconds(w.ncclFresh)) }),
+      // On Slurm a rank's GPU label is the CUDA index the job sees, which no GPU series
+      // carries: a job's ranks on a host are read while every GPU the job holds there has its
+      // file written (a rank's process seldom dies alone: NCCL aborts its job).
+      local held = e.fill('$(gpuInfo){$(job)!=""}', { gpuInfo: names.gpuInfo, job: l.job }),
+      expr: if n.slurm then e.fill(|||
+        group by ($(host)) ($(held) and on ($(cluster), $(uuid)) $(fresh))
+          unless on ($(host))
+        ($(held) unless on ($(cluster), $(uuid)) $(fresh))
+      |||, { host: std.join(', ', [l.cluster, l.host] + owner), held: held, cluster: l.cluster, uuid: l.uuid, fresh: fresh })
+      else e.fill(|||
         group by ($(pod)) (
             $(gpuInfo){$(podLabel)!=""}
           * on ($(pods)) group_left ($(controller))
             max by ($(pods), $(controller)) ($(owners))
           and on ($(cluster), $(uuid))
-            label_replace(time() - node_textfile_mtime_seconds{job="$(job)", file=~"$(file)"} < $(fresh), "$(uuid)", "$(prefix)$1", "file", "$(file)")
+            $(fresh)
         )
       |||, {
         pod: std.join(', ', [l.cluster, l.pod] + owner),
@@ -102,10 +115,7 @@ local ncclLib = import '../lib/nccl.libsonnet';
         owners: $.training.owners,
         cluster: l.cluster,
         uuid: l.uuid,
-        job: nc.job,
-        file: nc.file,
-        prefix: nc.uuidPrefix,
-        fresh: e.num(e.seconds(w.ncclFresh)),
+        fresh: fresh,
       }),
     },
     // In the same group, after the records they read (another group's would be read a

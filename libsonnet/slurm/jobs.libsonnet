@@ -24,7 +24,9 @@ local t = import '../lib/test.libsonnet';
   local gpuJoin = std.join(', ', $.identity.gpuJoin),
   local byJob = [l.cluster, l.job],
   local share = 'gpu_job:slurm_gpu:share',
-  local held = 'job:slurm_gpus:sum',
+  local held = names.jobGPUs,
+  local used = names.jobGPUsUsed,
+  local byJobSKU = std.join(', ', byJob + [l.modelName]),
   local activity = 'job:dcgm_gr_engine_active:avg',
   local jobGPUs = e.fill('$(gpuInfo){$(job)!=""}', { gpuInfo: names.gpuInfo, job: l.job }),
   // The per-hour records' GPU-hours over the chargeback day: each sample stands for one
@@ -78,9 +80,24 @@ local t = import '../lib/test.libsonnet';
         e.fill('$(share){$(job)="4101"}', { share: share, job: l.job }),
       )],
     },
-    // The GPUs each job holds, each GPU once whatever its jobs.
+    // The GPUs each job holds, by SKU (the price of a GPU-hour), each GPU once whatever its jobs.
     [held]: slurm {
-      expr: e.fill('sum by ($(job)) ($(share))', { job: std.join(', ', byJob), share: share }),
+      expr: e.fill('sum by ($(job)) ($(share))', { job: byJobSKU, share: share }),
+    },
+    // ...and uses: each share weighed by its GPU's engine activity over 5m (what cost calls
+    // used; idle cost prices the rest).
+    [used]: slurm {
+      expr: e.fill(|||
+        sum by ($(job)) ($(share) * on ($(gpu), $(jobLabel)) group_left () max by ($(gpu), $(jobLabel)) (avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{$(jobLabel)!=""}[5m])))
+      |||, { job: byJobSKU, share: share, gpu: gpuJoin, jobLabel: l.job }),
+      local g(i, job) = t.gpu(l, 'node-a', i) { [l.job]: job },
+      local active(i, job, value) = [t.series($.exporter.healthField, '60x60', g(i, job)), t.series('DCGM_FI_PROF_GR_ENGINE_ACTIVE', value + 'x60', g(i, job))],
+      tests: [t.recordCase(
+        'half of a GPU half active and a GPU a quarter active',
+        active(0, '4101', '0.5') + active(0, '4102', '0.5') + active(1, '4102', '0.25'),
+        [t.sample({ [l.cluster]: 'prod', [l.job]: '4102', [l.modelName]: g(0, '4102')[l.modelName] }, 0.5)],
+        e.fill('$(used){$(job)="4102"}', { used: used, job: l.job }),
+      )],
     },
     // The GPUs jobs hold in each cluster: the shares add up to each GPU once.
     'cluster:slurm_job_gpus:sum': slurm {
@@ -106,7 +123,7 @@ local t = import '../lib/test.libsonnet';
       tests: [t.recordCase(
         'a job on one GPU and half of another for the hour',
         [t.series($.exporter.healthField, '60x60', g(0, '4101')), t.series($.exporter.healthField, '60x60', g(1, '4101')), t.series($.exporter.healthField, '60x60', g(1, '4102'))],
-        [t.sample({ [l.cluster]: 'prod', [l.job]: '4101' }, t.round3(1.5 * testHours))],
+        [t.sample({ [l.cluster]: 'prod', [l.job]: '4101', [l.modelName]: g(0, '4101')[l.modelName] }, t.round3(1.5 * testHours))],
         e.fill('round($(record){$(job)="4101"}, 0.001)', { record: 'job:slurm_gpu_hours:sum1d', job: l.job }),
       )],
     },
@@ -133,6 +150,35 @@ local t = import '../lib/test.libsonnet';
       ],
     }
     for c in std.objectFields(counts)
+  } + {
+    // What users and accounts cost an hour: Slurm's counts of the GPUs they hold, priced at their
+    // cluster's mean price of a held GPU (the cost of the jobs' GPUs by SKU over the GPUs Slurm
+    // counts held), so that each adds up to the cluster's cost; exact per SKU where a cluster
+    // has one (Slurm's per-user and per-account counts carry none). Per job the GPUs' own prices
+    // are in job:gpu_cost_dollars_per_hour:sum.
+    ['%s:gpu_cost_dollars_per_hour:sum' % c]: { section: 'cost', family: 'slurm' } {
+      expr: e.fill(|||
+        $(alloc) * on ($(cluster)) group_left () (cluster:gpu_cost_dollars_per_hour:sum / (cluster:slurm_gpus_alloc:sum > 0))
+      |||, { alloc: '%s:slurm_gpus_alloc:sum' % c, cluster: l.cluster }),
+      local sku = std.objectFields($.cost.gpuHourly)[0],
+      local perGPU = $.cost.gpuHourly[sku],
+      // Six GPUs of the first priced SKU, held by jobs, as Slurm counts them.
+      local priced = countsInput + [
+        t.series($.exporter.healthField, '60x60', t.gpu(l, 'node-a', i, sku) { [l.job]: '41' + i })
+        for i in std.range(0, 5)
+      ],
+      local record = '%s:gpu_cost_dollars_per_hour:sum' % c,
+      tests: [
+        t.recordCase('one of them holds one GPU of six', priced, [t.sample({ [l.cluster]: 'prod', [counts[c].label]: counts[c].label + '1' }, t.round3(counts[c].values[0] * perGPU))], e.fill(|||
+          round($(record){$(label)="$(value)"}, 0.001)
+        |||, { record: record, label: counts[c].label, value: counts[c].label + '1' })),
+        t.recordCase('they add up to the cluster', priced, [t.sample({ [l.cluster]: 'prod' }, 0)], e.fill(|||
+          round(sum by ($(cluster)) ($(record)) - cluster:gpu_cost_dollars_per_hour:sum, 0.001)
+        |||, { cluster: l.cluster, record: record })),
+      ],
+    }
+    for c in ['user', 'account']
+    if $.scheduler == 'slurm'
   } + {
     'cluster:slurm_gpus_alloc:sum': slurm {
       expr: e.fill('sum by ($(cluster)) (slurm_jobs_gpus_alloc{job="$(job)"})', { cluster: l.cluster, job: s.job }),

@@ -26,7 +26,7 @@ local t = import '../lib/test.libsonnet';
   local slurm = $.scheduler == 'slurm',
   local owner = ['owner_kind', 'owner_name'],
   // A training job: the pods one training controller owns, or a Slurm job.
-  local job = if slurm then [l.cluster, l.job] else [l.cluster, l.namespace] + owner,
+  local job = [l.cluster] + $.training.jobLabels,
   local gpu = $.identity.alert + (if slurm then [] else owner),
   local activityRecord = names.trainingActivity(w.straggler),
   local clockRecord = names.trainingClock(w.straggler),
@@ -59,7 +59,7 @@ local t = import '../lib/test.libsonnet';
 
   alerts+: {
     local gpuText = 'GPU {{ $labels.' + l.gpu + ' }} ({{ $labels.' + l.uuid + ' }}) on {{ $labels.' + l.host + ' }}',
-    local jobText = if slurm then 'job {{ $labels.' + l.job + ' }}' else '{{ $labels.owner_kind }} {{ $labels.' + l.namespace + ' }}/{{ $labels.owner_name }}',
+    local jobText = $.training.jobText,
     local mlp = { team: $.teams['ml-platform'] },
     // Runbook parts; the steps alerts of several families share come from lib/runbook.libsonnet.
     local q = rb.query,

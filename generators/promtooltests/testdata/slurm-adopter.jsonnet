@@ -15,5 +15,5 @@
     nodeState: { source: 'soperator', job: 'soperator-exporter' },
     jobInfo: { source: 'soperator', job: 'soperator-exporter' },
   },
-  enabled+: { release: false, cohorts: false },
+  enabled+: { release: false, cohorts: false, infiniband: true, nccl: true },
 }

@@ -5,4 +5,7 @@
 (import 'gpuobs.libsonnet') {
   scheduler: 'slurm',
   exporter+: { version: '4.8.3' },
+  // node_exporter on every node serves the InfiniBand ports and NCCL Inspector's files (its
+  // runs keyed by the Slurm job the inspector names).
+  enabled+: { infiniband: true, nccl: true },
 }
