@@ -87,6 +87,9 @@ func scenarioGPUs(s scenario, c model.AlertCase, slurm bool) []synth.GPU {
 		if slurm && c.Owner != "" {
 			return &synth.Pod{Namespace: scenarioNamespace, Name: c.Owner, Container: "worker"}
 		}
+		if c.OnePod {
+			return &synth.Pod{Namespace: scenarioNamespace, Name: name + "-0", Container: "worker"}
+		}
 		return &synth.Pod{Namespace: scenarioNamespace, Name: fmt.Sprintf("%s-%d", name, pods-1), Container: "worker"}
 	}
 	for i := range gpus {
@@ -224,6 +227,7 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 			out = append(out, series{Series: synth.Series(s.Metric, labels.With(s.Labels)), Values: s.Values})
 		}
 	}
+	owned := map[string]bool{} // the pods whose owner series is written: one each
 	for _, g := range gpus {
 		if c.Health != "" {
 			for _, e := range g.Entities(m, synth.EntityOf(m, m.Exporter.HealthFields[0])) {
@@ -235,7 +239,10 @@ func scenarioSeries(m *model.Model, gpus []synth.GPU, c model.AlertCase, steps i
 		}
 		if c.Owner != "" && m.Scheduler != model.SchedulerSlurm {
 			for _, p := range g.Pods() {
-				out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c)), Values: constant(1, steps)})
+				if !owned[p.Name] {
+					owned[p.Name] = true
+					out = append(out, series{Series: synth.Series("kube_pod_owner", ownerLabels(m, g.Cluster, p, c)), Values: constant(1, steps)})
+				}
 			}
 		}
 	}

@@ -355,6 +355,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "(cluster:gpu_cost_dollars_per_hour:sum)",
 			wantFailure: `account:gpu_cost_dollars_per_hour:sum{account=`,
 		},
+		{
+			name: "a pod on the host network unread", file: "rules/recording.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			old:         "                    ==\n                      1\n                  ),\n                \"node\",",
+			new:         "                    ==\n                      0\n                  ),\n                \"node\",",
+			wantFailure: "gpuncclstragglerrank-one-rank-last-of-a-pod-on-the-host-netwo",
+		},
 		// NCCL Inspector on Slurm: ranks keyed by the job the inspector names, read while every
 		// GPU the job holds on their host has its file written.
 		{

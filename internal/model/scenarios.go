@@ -19,6 +19,9 @@ type AlertCase struct {
 	Series []CaseSeries `json:"series"`
 	// Pod puts a pod on each GPU (each MIG instance).
 	Pod bool `json:"pod"`
+	// OnePod makes the pod on each GPU one pod that holds them all (a training pod that takes
+	// its node's GPUs, as host-network pods do).
+	OnePod bool `json:"onePod"`
 	// MIG splits each GPU into two MIG instances.
 	MIG bool `json:"mig"`
 	// Health are the values of the exporter's health field on each GPU, "" for none.

@@ -30,11 +30,10 @@ function(c) {
   // The GPUs of training jobs, labelled with their job, and their tensor-pipe activity (the
   // straggler record): whether a job computes.
   local jobs = names.trainingActivity(w.straggler),
-  // The fresh pods (hosts on Slurm) of training jobs (writing, or a selection of it) under the
-  // inspector's label for a rank: the hostname it writes, a pod's or a bare-metal host's.
-  local asRanks(pods) = e.fill(|||
-    label_replace($(pods), "$(rank)", "$1", "$(pod)", "(.*)")
-  |||, { pods: pods, rank: nc.podLabel, pod: if slurm then l.host else l.pod }),
+  // The host names the live ranks of training jobs write (the inspector's rank label), each
+  // with its job: a pod's own hostname, a node's for a pod on the host network (where its node
+  // runs one training job), a host's on Slurm.
+  local rankHosts = 'rank:nccl_inspector_file:fresh',
   // The series of selector of the live ranks of training jobs, each labelled with its job: its
   // pod's owner, or on Slurm the job the inspector names (slurm_job_id) where its host writes
   // for that job.
@@ -44,22 +43,20 @@ function(c) {
       * on ($(cluster), $(job), $(rank)) group_left ()
         $(ranks)
     )
-  |||, { selector: selector, cluster: l.cluster, job: l.job, rank: nc.podLabel, ranks: asRanks(writing) })
+  |||, { selector: selector, cluster: l.cluster, job: l.job, rank: nc.podLabel, ranks: rankHosts })
   else e.fill(|||
     (
       $(selector)
       * on ($(cluster), $(rank)) group_left ($(owner))
         $(ranks)
     )
-  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), ranks: asRanks(writing) }),
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, owner: std.join(', ', owner), ranks: rankHosts }),
   // For a runbook: the series of selector of the live ranks of the alert's job.
   local ranksOfTheJob(selector) = e.fill(|||
     $(selector)
     and on ($(cluster), $(rank))
-      $(ranks)
-  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, ranks: asRanks(e.fill(|||
-    $(writing){$(job)}
-  |||, { writing: writing, job: std.join(', ', [e.fill('$(label)="$$(label)"', { label: x }) for x in owner if x != 'owner_kind']) })) }),
+      $(ranks){$(job)}
+  |||, { selector: selector, cluster: l.cluster, rank: nc.podLabel, ranks: rankHosts, job: std.join(', ', [e.fill('$(label)="$$(label)"', { label: x }) for x in owner if x != 'owner_kind']) }),
 
   // What the nccl files read.
   exec:: exec,
@@ -69,6 +66,7 @@ function(c) {
   communicator:: communicator,
   rank:: rank,
   writing:: writing,
+  rankHosts:: rankHosts,
   best:: best,
   reached:: reached,
   size:: size,

@@ -25,6 +25,7 @@
   //   fires      whether the alert fires at the test's evaluation time
   //   value      the alert's value when it fires (rendered in the description)
   //   pod        a pod holds each GPU (each MIG instance)
+  //   onePod     ...the same pod: one pod holds every GPU of the scenario
   //   mig        the GPUs are split into two MIG instances
   //   gpus       how many GPUs the host has
   //   drivers    driver version of GPU i
@@ -48,6 +49,7 @@
     series,
     value=null,
     pod=true,
+    onePod=false,
     mig=false,
     gpus=1,
     drivers=[],
@@ -71,6 +73,7 @@
     series: series,
     [if value != null then 'value']: value,
     pod: pod,
+    [if onePod then 'onePod']: true,
     mig: mig,
     gpus: gpus,
     drivers: drivers,

@@ -66,11 +66,12 @@ local t = import '../lib/test.libsonnet';
     local busy = 4 * th.ncclMinTensorActivity,
     local idle = th.ncclMinTensorActivity / 10,
     local busyAt(activity) = [t.series('DCGM_FI_PROF_PIPE_TENSOR_ACTIVE', e.num(activity) + 'x60')],
-    local training(name, fires, extra, gpus=4, activity=busy, target=null, value=null) = t.case(
+    local training(name, fires, extra, gpus=4, activity=busy, target=null, value=null, onePod=false) = t.case(
       name,
       fires,
       busyAt(activity),
       gpus=gpus,
+      onePod=onePod,
       owner=job,
       ownerKind=$.training.scenarioKind,
       extra=extra,
@@ -129,6 +130,21 @@ local t = import '../lib/test.libsonnet';
           alsoFires=[t.also('DCGMExporterStockCounterSet', 1, target={})],
         ),
         training('every rank alike', false, four(waiting(), waiting())),
+      ] + (if n.slurm then [] else [
+             // One pod on the host network holds the node's GPUs (GPU0-3 in it) and writes the
+             // node's hostname, not its own name.
+             training(
+               'one rank last, of a pod on the host network',
+               true,
+               std.flattenArrays([
+                 member(i, if i == 3 then steady(late) else waiting(), extra={ [nc.podLabel]: t.scenarioHost, gpu: 'GPU' + i })
+                 for i in std.range(0, 3)
+               ]),
+               onePod=true,
+               target=target { [nc.podLabel]: t.scenarioHost, gpu: 'GPU3' },
+               value=(peers + 60) / late,
+             ),
+           ]) + [
         training('a rank a little late', false, four(steady(slightly), waiting())),
         // Its peers wait for none: the slow one is the first to arrive, which reads the
         // longest time (it waits for the others).
@@ -162,9 +178,14 @@ local t = import '../lib/test.libsonnet';
           { title: "The communicator's ranks, by collective and message size (the straggler's time is the shortest)", expr: ranksOfTheJob(e.fill(|||
             $(exec){$(cluster)="$$(cluster)", comm_name="$comm_name"}
           |||, { exec: exec, cluster: l.cluster })) },
-          { title: "The late rank's GPU (SM activity of its " + rankText + ')', expr: e.fill(|||
-            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"$(job)}
-          |||, { cluster: l.cluster, pod: if n.slurm then l.host else l.pod, rank: nc.podLabel, job: if n.slurm then e.fill(', $(job)="$$(job)"', { job: l.job }) else '' }) },
+          // (A pod on the host network writes its node's name: its GPUs are its node's.)
+          { title: "The late rank's GPU (SM activity of its " + rankText + ')', expr: if n.slurm then e.fill(|||
+            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(host)="$$(rank)", $(job)="$$(job)"}
+          |||, { cluster: l.cluster, host: l.host, rank: nc.podLabel, job: l.job }) else e.fill(|||
+            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(pod)="$$(rank)"}
+              or
+            DCGM_FI_PROF_SM_ACTIVE{$(cluster)="$$(cluster)", $(host)="$$(rank)", $(namespace)="$$(namespace)"}
+          |||, { cluster: l.cluster, pod: l.pod, host: l.host, namespace: l.namespace, rank: nc.podLabel }) },
         ],
         diagnosis: [
           { check: "Do GPU alerts fire for the late rank's GPU (throttling, XID, NVLink errors, GPUTrainingStraggler)?", yes: 'Hardware: follow that runbook; restart the job without the node.', no: '' },

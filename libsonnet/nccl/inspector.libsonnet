@@ -107,7 +107,7 @@ local ncclLib = import '../lib/nccl.libsonnet';
             $(fresh)
         )
       |||, {
-        pod: std.join(', ', [l.cluster, l.pod] + owner),
+        pod: std.join(', ', [l.cluster, l.host, l.pod] + owner),
         gpuInfo: names.gpuInfo,
         podLabel: l.pod,
         pods: std.join(', ', [l.cluster, l.namespace, l.pod]),
@@ -116,6 +116,36 @@ local ncclLib = import '../lib/nccl.libsonnet';
         cluster: l.cluster,
         uuid: l.uuid,
         fresh: fresh,
+      }),
+    },
+    // The host name each live rank writes, with its job. A pod's own, and its node's: a pod on
+    // the host network (common for RDMA) takes its node's hostname, so the node names the pod's
+    // ranks where the node runs one training job's pods (of two, the name is ambiguous and
+    // neither is read by it). On Slurm, each host of each job.
+    [n.rankHosts]: {
+      section: 'nccl',
+      family: 'allocation',
+      local jobs = std.join(', ', [l.cluster, l.host] + owner),
+      local onNodes = e.fill(|||
+        group by ($(jobs)) ($(writing))
+      |||, { jobs: jobs, writing: writing }),
+      expr: if n.slurm then e.fill(|||
+        group by ($(rankJobs)) (label_replace($(writing), "$(rank)", "$1", "$(host)", "(.*)"))
+      |||, { rankJobs: std.join(', ', [l.cluster, nc.podLabel] + owner), writing: writing, rank: nc.podLabel, host: l.host })
+      else e.fill(|||
+        group by ($(rankJobs)) (
+            label_replace($(writing), "$(rank)", "$1", "$(pod)", "(.*)")
+          or
+            label_replace($(onNodes) and on ($(node)) (count by ($(node)) ($(onNodes)) == 1), "$(rank)", "$1", "$(host)", "(.*)")
+        )
+      |||, {
+        rankJobs: std.join(', ', [l.cluster, nc.podLabel] + owner),
+        writing: writing,
+        rank: nc.podLabel,
+        pod: l.pod,
+        onNodes: onNodes,
+        node: std.join(', ', [l.cluster, l.host]),
+        host: l.host,
       }),
     },
     // In the same group, after the records they read (another group's would be read a

@@ -95,6 +95,9 @@ type Evaluation struct {
 	// evaluation time its last record is written.
 	SlowestGroup         string
 	SlowestGroupDuration time.Duration
+	// SlowestGroupShare is the largest share of its interval a group took: what Prometheus
+	// reports as prometheus_rule_group_last_duration_seconds over the group's interval.
+	SlowestGroupShare float64
 }
 
 // Evaluator holds rule groups loaded from files, ready to evaluate against a store.
@@ -147,6 +150,9 @@ func (e *Evaluator) Evaluate(ts time.Time, concurrent bool) Evaluation {
 		}
 		if d > ev.SlowestGroupDuration {
 			ev.SlowestGroup, ev.SlowestGroupDuration = g.Name(), d
+		}
+		if share := d.Seconds() / g.Interval().Seconds(); share > ev.SlowestGroupShare {
+			ev.SlowestGroupShare = share
 		}
 		for _, r := range g.Rules() {
 			all = append(all, r)
