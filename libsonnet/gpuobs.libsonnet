@@ -52,6 +52,7 @@
 + (import 'histograms.libsonnet')
 + (import 'serving/throughput.libsonnet')
 + (import 'serving/shedding.libsonnet')
++ (import 'serving/switches.libsonnet')
 + (import 'serving/canary.libsonnet')
 + (import 'cost.libsonnet')
 + (import 'slurm/jobs.libsonnet')

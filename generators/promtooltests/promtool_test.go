@@ -361,6 +361,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "                    ==\n                      0\n                  ),\n                \"node\",",
 			wantFailure: "gpuncclstragglerrank-one-rank-last-of-a-pod-on-the-host-netwo",
 		},
+		{
+			name: "a server without its switched metrics unseen", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "unless on (cluster, namespace, pod)\n                group by (cluster, namespace, pod) (\n                    trtllm_num_requests_waiting",
+			new:         "and on (cluster, namespace, pod)\n                group by (cluster, namespace, pod) (\n                    trtllm_num_requests_waiting",
+			wantFailure: "alertname: GPUInferenceMetricsSwitchedOff,",
+		},
 		// NCCL Inspector on Slurm: ranks keyed by the job the inspector names, read while every
 		// GPU the job holds on their host has its file written.
 		{

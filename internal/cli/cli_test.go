@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -669,6 +670,64 @@ func TestGenerateSaysWhatAnEngineCannotShow(t *testing.T) {
 	}
 	if strings.Contains(stderr, "(vllm) shows no") {
 		t.Errorf("a note on vLLM, which shows every quantity:\n%s", stderr)
+	}
+}
+
+// TestGenerateNamesWhatATritonFleetDrops: a fleet serving with Triton alone generates, and
+// generate's note names every inference alert and SLO of the vLLM catalog that its output
+// lacks (the KV-cache, throughput and latency rules), and none it keeps.
+func TestGenerateNamesWhatATritonFleetDrops(t *testing.T) {
+	alertsOf := func(config string) (map[string]bool, string) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		code, _, stderr := run(t, "generate", "-c", path, "-o", out)
+		if code != ExitOK {
+			t.Fatalf("generate: exit %d %s", code, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "rules", "alerts.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, m := range regexp.MustCompile(`(?m)^\s+- alert: (\S+)$`).FindAllStringSubmatch(string(data), -1) {
+			if strings.Contains(m[1], "Inference") {
+				names[m[1]] = true
+			}
+		}
+		return names, stderr
+	}
+	vllm, _ := alertsOf("(import 'gpuobs.libsonnet')\n")
+	triton, stderr := alertsOf("(import 'gpuobs.libsonnet') { inference+:: { engines: ['triton'] } }\n")
+	_, note, found := strings.Cut(stderr, "note: Triton Inference Server (triton) shows no")
+	if !found {
+		t.Fatalf("no note on Triton:\n%s", stderr)
+	}
+	note, _, _ = strings.Cut(note, "\n")
+	_, leftOut, _ := strings.Cut(note, "it is left out of ")
+	named := func(alert string) bool {
+		for _, n := range strings.Split(strings.TrimSuffix(strings.Split(leftOut, " and of the panels")[0], ","), ", ") {
+			if n != "" && strings.Contains(alert, n) {
+				return true
+			}
+		}
+		return false
+	}
+	// vLLM's own check (section vllm) goes with vLLM, not for anything Triton lacks.
+	delete(vllm, "GPUInferenceMetricMissing")
+	for alert := range vllm {
+		if !triton[alert] && !named(alert) {
+			t.Errorf("%s is dropped for Triton, and the note does not say so: %s", alert, note)
+		}
+		if triton[alert] && named(alert) {
+			t.Errorf("%s is kept for Triton, and the note says it is left out: %s", alert, note)
+		}
+	}
+	if !strings.Contains(note, "KV-cache usage") || !strings.Contains(note, "GPUInferenceKVCachePressure") {
+		t.Errorf("the note does not name the KV-cache alert Triton cannot feed: %s", note)
 	}
 }
 

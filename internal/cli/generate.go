@@ -213,8 +213,14 @@ func shellQuote(s string) string {
 // noteEngines says, for each served engine, what it cannot show of what the rules read.
 func (o *generateOptions) noteEngines(m *model.Model) {
 	for _, name := range model.SortedKeys(m.Engines) {
-		if e := m.Engines[name]; e.Served && len(e.Lacks()) > 0 {
-			fmt.Fprintf(o.Stderr, "note: %s (%s) shows no %s: the SLOs, alerts and panels on those leave it out (docs/catalog.md, Serving engines)\n", e.Title, name, strings.Join(e.Lacks(), ", "))
+		e := m.Engines[name]
+		if !e.Served || len(e.Lacks()) == 0 {
+			continue
 		}
+		leftOut := "the SLOs, alerts and panels on those leave it out"
+		if len(e.LeftOutOf) > 0 {
+			leftOut = "it is left out of " + strings.Join(e.LeftOutOf, ", ") + " and of the panels on those"
+		}
+		fmt.Fprintf(o.Stderr, "note: %s (%s) shows no %s: %s (docs/catalog.md, Serving engines)\n", e.Title, name, strings.Join(e.Lacks(), ", "), leftOut)
 	}
 }

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Engine is an LLM serving engine's profile (inference.profiles), as documents show it.
 type Engine struct {
 	// Title names the engine in documents.
@@ -21,6 +23,12 @@ type Engine struct {
 	Refusals []string `json:"refusals"`
 	// Feeds are the SLOs and alerts that read it, where it is served.
 	Feeds []string `json:"feeds"`
+	// Shows are the gauges and counters beyond its histograms that it shows (waiting, kvCache,
+	// preemptions, generated, running).
+	Shows []string `json:"shows"`
+	// LeftOutOf are the alerts and SLOs that leave it out, where it is served, for lack of
+	// what they read.
+	LeftOutOf []string `json:"leftOutOf"`
 }
 
 // engineShows names what a served engine's profile may show, in the order a note lists it.
@@ -42,5 +50,20 @@ func (e Engine) Lacks() []string {
 	if len(e.Requests) == 0 {
 		lacks = append(lacks, "request counter")
 	}
+	for _, f := range engineFields {
+		if !slices.Contains(e.Shows, f.field) {
+			lacks = append(lacks, f.words)
+		}
+	}
 	return lacks
+}
+
+// engineFields names the gauges and counters a served engine's profile may show beyond its
+// histograms, in the order a note lists them.
+var engineFields = []struct{ field, words string }{
+	{"waiting", "waiting requests"},
+	{"kvCache", "KV-cache usage"},
+	{"preemptions", "preemptions"},
+	{"generated", "output tokens"},
+	{"running", "running requests"},
 }

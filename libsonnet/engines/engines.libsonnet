@@ -26,6 +26,10 @@
 // each { name, labels }) }, each read { name, selector }. The request-error SLO reads
 // served and failed; the shedding alert reads rejected.
 //
+// Its switches, where some of its fields need a setting beyond `enable`: { name: { set (the
+// setting, in words), fields (those it switches on) } }; GPUInferenceMetricsSwitchedOff tickets
+// a server that answers requests without them.
+//
 // Its gauges and counters beyond the histograms, each a list of reads in the order a server's
 // series is preferred (its first it exports is read): waiting (its queue), kvCache (the KV
 // cache's used share, 0 to 1), preemptions (each read's type: counter, or gauge for a level
@@ -155,6 +159,25 @@ local e = import '../lib/expr.libsonnet';
     // The engines served that have every one of `fields`.
     showing(fields):: [engine for engine in inference.engines if std.all([std.objectHas(inference.profiles[engine], f) for f in fields])],
 
+    // What each alert and SLO fed by the engines reads of a profile: a served engine without
+    // all of it is left out of that rule, and where no served engine has it the rule is not
+    // generated. (The shedding alert and the release gate read what `shedding` and `gated` say.)
+    feeding:: {
+      GPUInferenceKVCachePressure: ['kvCache', 'preemptions'],
+      GPUInferenceQueueGrowing: ['waiting'],
+      GPUInferenceThroughputDrop: ['generated', 'running'],
+      InferenceTTFT: ['timeToFirstToken'],
+      InferenceTPOT: ['interTokenLatency'],
+      InferenceLatency: ['requestLatency'],
+      InferenceErrors: ['requests'],
+    },
+    // The alerts and SLOs a served engine is left out of, for lack of what they read.
+    leftOut(engine)::
+      local p = inference.profiles[engine];
+      [name for name in std.objectFields(inference.feeding) if !std.all([std.objectHas(p, f) for f in inference.feeding[name]])]
+      + (if std.objectHas(p, 'requests') && p.requests.rejected != [] then [] else ['GPUInferenceRequestsShed'])
+      + (if std.objectHas(p, 'timeToFirstToken') || std.member(inference.countingPerModel, engine) then [] else ['GPUInferenceCanaryRollback']),
+
     // The engines served that count their requests, and those that also tell rejections at
     // admission apart.
     answering:: inference.having('requests'),
@@ -162,7 +185,7 @@ local e = import '../lib/expr.libsonnet';
     // requests running), whose goodput they read (output tokens and both latency histograms),
     // and whether the release gate has an engine to compare (first tokens, or requests counted
     // per model).
-    decoding:: inference.showing(['generated', 'running']),
+    decoding:: inference.showing(inference.feeding.GPUInferenceThroughputDrop),
     goodput:: inference.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
     gated:: inference.having('timeToFirstToken') != [] || inference.countingPerModel != [],
 
@@ -248,6 +271,10 @@ local e = import '../lib/expr.libsonnet';
       metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
       requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
       refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
+      // The gauges and counters beyond the histograms it shows, and the alerts and SLOs that
+      // leave it out for lack of what they read.
+      shows: [f for f in ['waiting', 'kvCache', 'preemptions', 'generated', 'running'] if std.objectHas(p, f)],
+      leftOutOf: if self.served then $.inference.leftOut(name) else [],
       // The SLOs and alerts that read it: those naming it among their engines, and the
       // section vllm's alerts for vLLM.
       feeds: if !self.served then [] else

@@ -30,6 +30,10 @@ local engine = import '../lib/engine.libsonnet';
         queueTime: { name: 'trtllm_request_queue_time_seconds', type: 'histogram', buckets: phase },
         prefillTime: { name: 'trtllm_request_prefill_time_seconds', type: 'histogram', buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 640, 2560] },
         decodeTime: { name: 'trtllm_request_decode_time_seconds', type: 'histogram', buckets: phase },
+        // The settings beyond `enable` that switch fields on: the iteration statistics (the
+        // PyTorch backend's default is off) set the queue, running, KV-cache and paused gauges,
+        // updated as requests complete (tensorrt_llm/metrics/collector.py).
+        switches: { enable_iter_perf_stats: { set: 'enable_iter_perf_stats: true in the LLM API options', fields: ['waiting', 'kvCache', 'preemptions', 'running'] } },
         // Requests queued, not yet scheduled; the KV cache's used blocks over its blocks; the
         // requests paused for want of KV blocks, a level (0 under the default
         // GUARANTEED_NO_EVICT scheduler policy).

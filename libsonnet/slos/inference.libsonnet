@@ -71,15 +71,15 @@ local t = import '../lib/test.libsonnet';
   slos+: {
     // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
     // token, so the objective is over tokens, not requests).
-    [if $.inference.having('interTokenLatency') != [] then 'InferenceTPOT']: $.latencySLO('interTokenLatency', $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
-    [if $.inference.having('timeToFirstToken') != [] then 'InferenceTTFT']: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
-    [if $.inference.having('requestLatency') != [] then 'InferenceLatency']: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
+    [if $.inference.showing($.inference.feeding.InferenceTPOT) != [] then 'InferenceTPOT']: $.latencySLO('interTokenLatency', $.thresholds.tpotSeconds, 'output tokens follow the previous one'),
+    [if $.inference.showing($.inference.feeding.InferenceTTFT) != [] then 'InferenceTTFT']: $.latencySLO('timeToFirstToken', $.thresholds.ttftSeconds, 'requests get their first token'),
+    [if $.inference.showing($.inference.feeding.InferenceLatency) != [] then 'InferenceLatency']: $.latencySLO('requestLatency', $.thresholds.e2eLatencySeconds, 'requests complete'),
 
     // The requests the servers admitted that failed on their side, across the engines served
     // that count their requests (inference.answering). Requests an engine refused at
     // admission on purpose are neither good nor bad here: GPUInferenceRequestsShed tickets
     // them.
-    [if $.inference.answering != [] then 'InferenceErrors']: $.sloDefaults {
+    [if $.inference.showing($.inference.feeding.InferenceErrors) != [] then 'InferenceErrors']: $.sloDefaults {
       section: 'inference',
       team: $.teams.inference,
       requestBased:: true,

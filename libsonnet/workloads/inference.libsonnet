@@ -56,12 +56,12 @@ local t = import '../lib/test.libsonnet';
     // Every served engine that shows both its KV cache's used share and its preemptions
     // (inference.gauges): a counter's increase, or a level's highest reading, over 10m.
     local preempted(r) = if r.type == 'counter' then 'increase(%s[10m])' else 'max_over_time(%s[10m])',
-    [if inf.showing(['kvCache', 'preemptions']) != [] then 'GPUInferenceKVCachePressure']: mlp {
+    [if inf.showing(inf.feeding.GPUInferenceKVCachePressure) != [] then 'GPUInferenceKVCachePressure']: mlp {
       panelThresholds:: { kvCache: th.kvCacheUsageRatio },
       section: 'inference',
       family: 'inference',
       severity: 'warning',
-      engines:: inf.showing(['kvCache', 'preemptions']),
+      engines:: inf.showing(inf.feeding.GPUInferenceKVCachePressure),
       local perServer(field, f, awake=false) = std.join(' or ', [
         e.fill('max by ($(server)) ($(series))', { server: infId, series: g })
         for g in inf.gauges(field, f, awake=awake)
@@ -144,12 +144,12 @@ local t = import '../lib/test.libsonnet';
 
     // Every served engine's waiting queue (inference.gauges('waiting')), each server's read
     // under the first of its engine's reads it exports.
-    [if inf.having('waiting') != [] then 'GPUInferenceQueueGrowing']: mlp {
+    [if inf.showing(inf.feeding.GPUInferenceQueueGrowing) != [] then 'GPUInferenceQueueGrowing']: mlp {
       panelThresholds:: { waiting: th.inferenceQueueDepth },
       section: 'inference',
       family: 'inference',
       severity: 'warning',
-      engines:: inf.having('waiting'),
+      engines:: inf.showing(inf.feeding.GPUInferenceQueueGrowing),
       local waiting(f) = std.join(' or ', [
         e.fill('max by ($(server)) ($(series))', { server: infId, series: g })
         for g in inf.gauges('waiting', f)
