@@ -23,7 +23,7 @@ local e = import 'lib/expr.libsonnet';
       local one(m) =
         local read = if std.isString(m) then { name: m } else m;
         local inside = e.inside(matchers + [std.get(read, 'selector', '')] + (if seconds == null then [] else [bucket(seconds)]));
-        local rate = 'rate(' + read.name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])';
+        local rate = $.inference.without('rate(' + read.name + suffix + (if inside == '' then '' else '{' + inside + '}') + '[' + w + '])', std.get(read, 'unless'));
         local relabel = std.get(read, 'relabel');
         if relabel == null then rate else 'label_replace(' + rate + ', "' + relabel.to + '", "$1", "' + relabel.from + '", "(.*)")';
       aggregate(by) + ' (' + std.join(' or ', [one(m) for m in (if std.isArray(metric) then metric else [metric])]) + ')',

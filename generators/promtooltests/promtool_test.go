@@ -367,6 +367,19 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "and on (cluster, namespace, pod)\n                group by (cluster, namespace, pod) (\n                    trtllm_num_requests_waiting",
 			wantFailure: "alertname: GPUInferenceMetricsSwitchedOff,",
 		},
+		// SGLang's prefill-decode layout: the prefill server sees every request too.
+		{
+			name: "prefill servers' responses counted", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines-without-vllm.jsonnet",
+			old:         "status_code!=\"503\"}[5m]\n                        )\n                      unless on (cluster, namespace, pod)\n                        group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"prefill\"})",
+			new:         "status_code!=\"503\"}[5m]\n                        )\n                      unless on (cluster, namespace, pod)\n                        group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"none\"})",
+			wantFailure: "alertname: SLOInferenceErrorsFastBurn,",
+		},
+		{
+			name: "prefill servers' end to end counted", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines-without-vllm.jsonnet",
+			old:         "rate(sglang:e2e_request_latency_seconds_count[5m])\n                  unless on (cluster, namespace, pod)\n                    group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"prefill\"})",
+			new:         "rate(sglang:e2e_request_latency_seconds_count[5m])\n                  unless on (cluster, namespace, pod)\n                    group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"none\"})",
+			wantFailure: "alertname: SLOInferenceLatencyFastBurn,",
+		},
 		// NCCL Inspector on Slurm: ranks keyed by the job the inspector names, read while every
 		// GPU the job holds on their host has its file written.
 		{

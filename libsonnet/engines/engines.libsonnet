@@ -26,6 +26,11 @@
 // each { name, labels }) }, each read { name, selector }. The request-error SLO reads
 // served and failed; the shedding alert reads rejected.
 //
+// Its roles, where a layout puts servers that do not answer clients beside those that do:
+// { name: { servers (a read of a series only those servers send), leaves (the quantities,
+// and `requests`, not read from them: they would count a client's request twice), example
+// (the labels its series carry, for scenarios) } }: SGLang's prefill servers.
+//
 // Its switches, where some of its fields need a setting beyond `enable`: { name: { set (the
 // setting, in words), fields (those it switches on) } }; GPUInferenceMetricsSwitchedOff tickets
 // a server that answers requests without them.
@@ -120,6 +125,24 @@ local e = import '../lib/expr.libsonnet';
       local p = inference.profiles[engine];
       { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port }
       + (if serving then { [p.modelLabel]: 'llama-3-8b' } + p.example else {}),
+    // The servers of an engine's roles that leave `quantity` to the scenario's server, beside
+    // it in scenarios: each { server: its labels (as scenarioServer's, serving), target: its
+    // scrape target's alone, role: the series that tells its role }. They see the same requests, and the rules must not count
+    // them.
+    scenarioRoles(engine, quantity)::
+      local p = inference.profiles[engine];
+      [
+        local r = p.roles[name];
+        local pod = 'llm-' + name + '-0';
+        local server = inference.scenarioServer(engine, serving=true) { pod: pod, instance: pod + ':' + p.port } + r.example;
+        {
+          server: server,
+          target: inference.scenarioServer(engine) { pod: pod, instance: pod + ':' + p.port },
+          role: { name: r.servers.name, values: '1x60', labels: server + r.servers.labels },
+        }
+        for name in std.objectFields(std.get(p, 'roles', {}))
+        if std.member(p.roles[name].leaves, quantity)
+      ],
 
     // The quantities a profile may have, in the order the engine table lists them.
     quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
@@ -131,7 +154,29 @@ local e = import '../lib/expr.libsonnet';
     // name before its deprecated one.
     readOf(engine, quantity)::
       local q = inference.profiles[engine][quantity];
-      [inference.readAs(engine, q.name)] + (if std.get(q, 'deprecated') == null then [] else [inference.readAs(engine, q.deprecated)]),
+      local leaving = inference.leaving(engine, quantity);
+      local reads = [inference.readAs(engine, q.name)] + (if std.get(q, 'deprecated') == null then [] else [inference.readAs(engine, q.deprecated)]);
+      if leaving == null then reads
+      else [(if std.isString(r) then { name: r, selector: '', relabel: null } else r) { unless: leaving } for r in reads],
+
+    // A read's series but those of the servers `leaving` selects (null: all of them).
+    without(read, leaving):: if leaving == null then read else e.fill('($(read) unless on ($(server)) $(leaving))', {
+      read: read,
+      server: std.join(', ', inference.serverLabels),
+      leaving: leaving,
+    }),
+    // The servers of an engine whose role leaves a quantity (or `requests`) to others, for an
+    // `unless on (server)` of its reads; null where no role does.
+    leaving(engine, quantity)::
+      local p = inference.profiles[engine];
+      local roles = [r for r in std.objectValues(std.get(p, 'roles', {})) if std.member(r.leaves, quantity)];
+      if roles == [] then null
+      else e.fill('group by ($(server)) ($(servers))', {
+        server: std.join(', ', inference.serverLabels),
+        servers: std.join(' or ', [inference.seriesOf(engine, r.servers.name, r.servers.selector) for r in roles]),
+      }),
+    // The labels that name a server.
+    serverLabels: [$.labels.cluster, 'namespace', 'pod'],
 
     // A read of one of an engine's series by name, for the histogram builders: a plain name
     // where the engine needs no selector nor relabeling, else { name, selector, relabel }.
@@ -233,6 +278,7 @@ local e = import '../lib/expr.libsonnet';
           selector: e.inside([r.selector, p.selector, matchers]),
           relabel: std.member(by, inference.modelLabel) && p.modelLabel != inference.modelLabel,
           from: p.modelLabel,
+          unless: inference.leaving(engine, 'requests'),
         }
         for engine in engines
         for p in [inference.profiles[engine]]
@@ -244,7 +290,8 @@ local e = import '../lib/expr.libsonnet';
       |||, {
         by: if by == [] then '' else ' by (' + std.join(', ', by) + ')',
         rates: std.join(' or ', [
-          local rate = e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w });
+          local read = e.fill('rate($(name)$(selector)[$(window)])', { name: r.name, selector: if r.selector == '' then '' else '{' + r.selector + '}', window: w });
+          local rate = inference.without(read, r.unless);
           if !r.relabel then rate else e.fill('label_replace($(rate), "$(to)", "$1", "$(from)", "(.*)")', { rate: rate, to: inference.modelLabel, from: r.from })
           for r in reads
         ]),

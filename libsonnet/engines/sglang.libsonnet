@@ -80,6 +80,15 @@ local engine = import '../lib/engine.libsonnet';
         // ranks (and dp_rank, where data-parallel attention runs a batch per rank).
         local ranks = { tp_rank: '0', pp_rank: '0', moe_ep_rank: '0' },
         waiting: [read('sglang:num_queue_reqs', '', ranks)],
+        // Prefill-decode disaggregation: the router sends each request to a prefill and a
+        // decode server, and both count it and observe its end to end (the prefill server's
+        // up to its KV transfer: sub-second); the decode server's are the client's. A prefill
+        // server is told by its scheduler's engine_type (the tokenizer's series carry it only
+        // in newer releases, the HTTP counter never): its requests and end-to-end latency are
+        // not read. (It observes no first token and no inter-token gap.)
+        roles: {
+          prefill: { servers: read('sglang:num_queue_reqs', 'engine_type="prefill"', ranks), leaves: ['requestLatency', 'requests'], example: { engine_type: 'prefill' } },
+        },
         kvCache: [read('sglang:token_usage', '', ranks)],
         preemptions: [read('sglang:num_retracted_requests_total', '', ranks) { type: 'counter' }],
         // The tokenizer's output tokens (counted as each request finishes: read over 5m, a

@@ -53,10 +53,16 @@ local t = import '../lib/test.libsonnet';
         [(if i == goodBucket then good else 0) + (if i == badBucket then bad else 0) for i in std.range(0, std.length(ladder))],
         seconds * (good + 2 * bad),
       ],
+      // Servers of a role that sees the same requests (a prefill server beside the decode
+      // one) observe each of them as good: counted, they would halve the bad share.
+      local roles = $.inference.scenarioRoles(engine, quantity),
       extra: $.histograms.series(metric, server, ladder, if bad == 'burst' then [[59] + request(100, 0), [1] + request(0, 100)]
       else [[std.min(idleAfter, 60)] + request(100 * (1 - bad), 100 * bad)] + (
         if idleAfter < 60 then [[60 - idleAfter] + request(0, 0)] else []
-      ), p.wholeBound),
+      ), p.wholeBound) + std.flattenArrays([
+        [t.series(x.role.name, x.role.values, x.role.labels)] + $.histograms.series(metric, x.server, ladder, [[60] + request(100, 0)], p.wholeBound)
+        for x in roles
+      ]),
     },
   },
 
@@ -99,10 +105,18 @@ local t = import '../lib/test.libsonnet';
         target: { namespace: 'inference' },
         gpus: 1,
         value: if bad == 'burst' then null else bad,
+        // Servers of a role that sees the same requests answer all of them.
+        local roles = $.inference.scenarioRoles(engine, 'requests'),
         extra: [
           series(p.requests.example.ok, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter)),
           series(p.requests.example.failed, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter)),
-        ] + (if shedding then [series(p.requests.example.rejected, counter(100, idleAfter))] else []),
+        ] + (if shedding then [series(p.requests.example.rejected, counter(100, idleAfter))] else []) + std.flattenArrays([
+          [
+            t.series(x.role.name, x.role.values, x.role.labels),
+            t.series(p.requests.example.ok.name, counter(100, idleAfter), x.target + p.requests.example.ok.labels),
+          ]
+          for x in roles
+        ]),
         // Refusing as many requests as it admits, the engine's servers shed half of them (not
         // in a burst, whose last minute's rates are extrapolated apart).
         local shedding = p.requests.rejected != [] && bad != 'burst',
