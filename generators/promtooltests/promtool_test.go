@@ -1171,7 +1171,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "round(model:inference_goodput_tokens:rate5m, 0.001)"`,
 		},
 		{
-			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests,
+			name: "the canary decision takes the better of its signals", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
 			old:         "                  )\n                >=\n                  (\n                      (model:inference_request_errors:canary_ratio_delta > bool 0.005)",
 			new:         "                  )\n                <\n                  (\n                      (model:inference_request_errors:canary_ratio_delta > bool 0.005)",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",

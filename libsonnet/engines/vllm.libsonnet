@@ -46,11 +46,17 @@ local e = import '../lib/expr.libsonnet';
         // grouped as 2xx, 4xx, 5xx: the 503 of vLLM's admission limits (--max-num-queued-reqs,
         // --max-num-queued-tokens, 0.29) is a 5xx like any failure, so a vLLM server that
         // sheds load burns its error budget (no merged vLLM metric counts those rejections).
+        // It names no model (vllm/entrypoints/serve/instrumentator/metrics.py: the
+        // instrumentator's default handler, method and status), so the release gate compares
+        // a vLLM canary by its first tokens only: per model, vLLM counts finished requests
+        // (vllm:request_success_total, whose finished_reason="error" exists from 0.11.1 and
+        // misses client aborts and server errors outside the engine), too little to call a
+        // canary's errors by.
         requests: {
           local handlers = e.fill(|||
             handler=~"$(handlers)"
           |||, { handlers: inference.handlers }),
-          counters: { [inference.requests]: [inference.modelLabel, 'handler', 'method', 'status'] },
+          counters: { [inference.requests]: ['handler', 'method', 'status'] },
           served: [read(inference.requests, handlers)],
           failed: [read(inference.requests, handlers + ', status="5xx"')],
           rejected: [],

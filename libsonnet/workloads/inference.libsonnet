@@ -26,7 +26,8 @@ local t = import '../lib/test.libsonnet';
     [$.inference.sleepState]: vllm { type: 'gauge', labels: server + ['engine', 'sleep_state'] },
     [$.inference.running]: vllm { type: 'gauge', labels: server },
     [$.inference.preemptions]: vllm { type: 'counter', labels: server },
-    [$.inference.requests]: vllm { type: 'counter', labels: server + ['handler', 'method', 'status'] },
+    // The API server's HTTP counter names no model (engines/vllm.libsonnet).
+    [$.inference.requests]: vllm { type: 'counter', labels: [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.release.label, 'handler', 'method', 'status'] },
   },
 
   alerts+: {
