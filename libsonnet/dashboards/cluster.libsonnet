@@ -34,7 +34,11 @@ local panels = import '../lib/panels.libsonnet';
                panel('GPUs held by job', 'bargauge', [q(fill('topk(20, job:slurm_gpus:sum{$(cluster)})'), '{{' + l.job + '}}')], width=6, drill='L4', drillVars={ job: l.job }),
                panel('Engine activity of the least active jobs', 'bargauge', [q(fill('bottomk(20, job:dcgm_gr_engine_active:avg{$(cluster)})'), '{{' + l.job + '}}')], width=6, drill='L4', drillVars={ job: l.job }) + ratio,
                panel('GPUs held by user and account', 'table', [q(fill('sort_desc(user:slurm_gpus_alloc:sum{$(cluster)})')), q(fill('sort_desc(account:slurm_gpus_alloc:sum{$(cluster)})'))], width=8),
-               panel('GPU-hours by account (last ' + $.windows.chargeback + ')', 'table', [q(fill('sort_desc(account:slurm_gpu_hours:sum1d{$(cluster)})'))], width=8),
+               panel('GPUs held by partition', 'bargauge', [q(fill('sort_desc(partition:slurm_gpus_alloc:sum{$(cluster)})'), '{{partition}}')], width=4),
+               panel('GPU-hours by account and user (last ' + $.windows.chargeback + ')', 'table', [
+                 q(fill('sort_desc(account:slurm_gpu_hours:sum1d{$(cluster)})')),
+                 q(fill('sort_desc(user:slurm_gpu_hours:sum1d{$(cluster)})')),
+               ], width=8),
              ] else [
                panel('GPUs requested by namespace', 'bargauge', [q(fill('sort_desc(namespace:kube_gpu_requested:sum{$(cluster)})'), '{{namespace}}')], width=6, drill='L4', drillVars={ namespace: 'namespace' }),
                panel('SM activity of allocated GPUs by namespace', 'bargauge', [q(fill('sort(namespace:dcgm_sm_active:avg{$(cluster)})'), '{{' + l.namespace + '}}')], width=6, drill='L4') + ratio,
