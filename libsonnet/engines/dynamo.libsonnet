@@ -27,10 +27,12 @@ local engine = import '../lib/engine.libsonnet';
         interTokenLatency: { name: 'dynamo_frontend_inter_token_latency_seconds', type: 'histogram', buckets: [0, 0.0019, 0.0035, 0.0067, 0.013, 0.024, 0.045, 0.084, 0.16, 0.3, 0.56, 1.1, 2] },
         requestLatency: { name: 'dynamo_frontend_request_duration_seconds', type: 'histogram', buckets: [0, 2, 4, 8, 16, 32, 64, 130, 260, 510] },
         // Requests waiting for their first token; output tokens as they stream to clients; the
-        // requests in flight (waiting ones included: the frontend does not see the batch).
+        // requests in flight (waiting ones included: the frontend does not see the batch),
+        // dynamo_frontend_active_requests from spring 2026, which deprecates the inflight gauge
+        // (the same increments): read where a frontend does not send the new one.
         waiting: [read('dynamo_frontend_queued_requests', '')],
         generated: [read('dynamo_frontend_output_tokens_total', '') { type: 'counter' }],
-        running: [read('dynamo_frontend_inflight_requests', '')],
+        running: [read('dynamo_frontend_active_requests', ''), read('dynamo_frontend_inflight_requests', '')],
         // One counter, status success or error, error_type saying which error: overload is
         // load shedding (all workers busy, HTTP 529 unless DYN_HTTP_OVERLOAD_STATUS_CODE);
         // cancelled the client's disconnect, validation and not_found the client's mistakes;
