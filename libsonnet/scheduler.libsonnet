@@ -63,7 +63,7 @@ local t = import 'lib/test.libsonnet';
       'Drain the node in Slurm so no new job lands on it: `scontrol update nodename=$' + host + ' state=drain reason="' + s.drainReasons[reason] + ' ' + why + '"` (`sinfo -R -n $' + host + '` shows the reason).'
     else 'Cordon the node so nothing new lands on it: `kubectl cordon $' + host + '`.',
     drain(host):: if slurm then
-      'Let its jobs end, or once their owners know requeue them: `squeue -w $' + host + '` lists them, `scontrol requeue <job>` (or `scancel <job>`) moves them off; `sacct -N $' + host + ' -S now-6hours -o JobID,User,Account,Partition,State,Start,End` lists the jobs that ran there since the fault, whose owners to tell.'
+      'Let its jobs end, or once their owners know requeue them: `squeue -w $' + host + '` lists them, `scontrol requeue <job>` (or `scancel <job>`) moves them off; `sacct -N $' + host + ' -S today -o JobID,User,Account,Partition,State,Start,End` lists the jobs that ran there today, whose owners to tell.'
     else 'Drain it once the owners of running jobs know: `kubectl drain $' + host + ' --ignore-daemonsets --delete-emptydir-data`.',
     // The alert that a node is out of service (the source of the inhibition that silences
     // its utilization alerts): cordoned on Kubernetes, drained on Slurm, none where no

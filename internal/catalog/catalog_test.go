@@ -384,3 +384,35 @@ func TestANewerTargetTakesWhatItAdded(t *testing.T) {
 		}
 	}
 }
+
+// TestServerCountersAsTheirWritersWriteThem: the request counters the catalog declares for a
+// serving engine carry, beyond the scrape target's labels, only labels the engine writes,
+// read here from texts in the shape each server exposes (vLLM's API server counts with
+// prometheus-fastapi-instrumentator's default labels: handler, method, status, no model). A
+// declared label the server does not write is a per-model rule that sums over nothing.
+func TestServerCountersAsTheirWritersWriteThem(t *testing.T) {
+	m, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraped := map[string]string{
+		"http_requests_total": `# TYPE http_requests_total counter
+http_requests_total{handler="/v1/chat/completions",method="POST",status="2xx"} 12.0
+`,
+	}
+	// The scrape target's labels and the deployment's track, which Prometheus adds.
+	added := map[string]bool{m.Labels.Cluster: true, "job": true, "instance": true, "namespace": true, "pod": true, m.Release.Label: true}
+	for name, text := range scraped {
+		samples, err := promql.ParseExposition([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, label := range m.Metrics[name].Labels {
+			if !added[label] {
+				if _, ok := samples[0].Labels[label]; !ok {
+					t.Errorf("%s: the catalog declares label %s, which the server does not write", name, label)
+				}
+			}
+		}
+	}
+}

@@ -237,7 +237,7 @@ local t = import '../lib/test.libsonnet';
         ],
         diagnosis: [
           rb.step('Does `squeue -j $' + l.job + ' -o "%i %u %a %P %M %N"` show it running for long?', 'Ask the user (`scontrol show job $' + l.job + '`) whether it still needs its GPUs.', ''),
-          rb.step('Has the user left idle jobs before (`sacct -u <user> -S now-7days -o JobID,Partition,AllocTRES%40,Elapsed,State`)?', 'Point them to interactive partitions with short time limits.'),
+          rb.step('Has the user left idle jobs before (`sacct -u <user> -S now-' + e.seconds(w.chargeback) + ' -o JobID,Partition,AllocTRES%40,Elapsed,State`: the chargeback window, ' + w.chargeback + ')?', 'Point them to interactive partitions with short time limits.'),
           rb.step('Is it an interactive allocation (salloc, a notebook)?', 'Ask the user to release it when idle; consider a time limit for the partition.'),
         ],
         mitigation: ['Ask the job owner to release the GPUs; with their agreement `scancel $' + l.job + '`.', 'Where idle interactive jobs recur, set a shorter time limit on their partition.'],
