@@ -380,6 +380,12 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			new:         "rate(sglang:e2e_request_latency_seconds_count[5m])\n                  unless on (cluster, namespace, pod)\n                    group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"none\"})",
 			wantFailure: "alertname: SLOInferenceLatencyFastBurn,",
 		},
+		{
+			name: "a Triton ensemble's own failures read", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         `rate(nv_inference_request_failure{model!~"ensemble",reason=~"BACKEND|OTHER"}[5m])`,
+			new:         `rate(nv_inference_request_failure{reason=~"BACKEND|OTHER"}[5m])`,
+			wantFailure: "alertname: SLOInferenceErrorsFastBurn,",
+		},
 		// NCCL Inspector on Slurm: ranks keyed by the job the inspector names, read while every
 		// GPU the job holds on their host has its file written.
 		{

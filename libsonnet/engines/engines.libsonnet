@@ -278,7 +278,7 @@ local e = import '../lib/expr.libsonnet';
           selector: e.inside([r.selector, p.selector, matchers]),
           relabel: std.member(by, inference.modelLabel) && p.modelLabel != inference.modelLabel,
           from: p.modelLabel,
-          unless: inference.leaving(engine, 'requests'),
+          unless: std.get(r, 'unless', inference.leaving(engine, 'requests')),
         }
         for engine in engines
         for p in [inference.profiles[engine]]

@@ -51,6 +51,25 @@ local t = import '../lib/test.libsonnet';
           t.case(p.title + ' refuses a few requests', false, [], extra=traffic('0+100x60', '0+' + e.num(th.inferenceShedRatio * 50) + 'x60')),
           t.case(p.title + ' refused for the last 10 minutes only', false, [], extra=traffic('0+80x60', '0x50 0+20x10')),
         ]
+      ] + [
+        // Triton's LLM layout: each request counted by the ensemble and each model it composes;
+        // tensorrt_llm's queue policy refuses a fifth, which the ensemble counts as OTHER, twice.
+        // The refusals are shed, counted once, and burn no error budget.
+        t.case(p.title + ': an ensemble whose composing model refuses a fifth of requests', true, [], extra=[
+          t.series(x[0], x[2], server { model: x[1], version: '1' } + (if std.length(x) > 3 then { reason: x[3] } else {}))
+          for x in [
+            ['nv_inference_request_success', p.ensembles[0], '0+80x60'],
+            ['nv_inference_request_failure', p.ensembles[0], '0+40x60', 'OTHER'],
+            ['nv_inference_request_success', 'preprocessing', '0+100x60'],
+            ['nv_inference_request_success', 'tensorrt_llm', '0+80x60'],
+            ['nv_inference_request_failure', 'tensorrt_llm', '0+20x60', 'REJECTED'],
+            ['nv_inference_request_success', 'postprocessing', '0+80x60'],
+          ]
+        ], target={ namespace: 'inference' }, value=0.2)
+        for engine in inf.shedding
+        if engine == 'triton' && inf.profiles.triton.ensembles != []
+        for p in [inf.profiles[engine]]
+        for server in [inf.scenarioServer(engine)]
       ],
       runbook: {
         meaning: 'The serving engines of a namespace refuse more than ' + e.percent(th.inferenceShedRatio) + ' % of requests at admission, on purpose: their queue is at the limit they were configured with (' + std.join(
