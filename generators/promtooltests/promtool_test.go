@@ -370,8 +370,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		// SGLang's prefill-decode layout: the prefill server sees every request too.
 		{
 			name: "prefill servers' responses counted", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines-without-vllm.jsonnet",
-			old:         "status_code!=\"503\"}[5m]\n                        )\n                      unless on (cluster, namespace, pod)\n                        group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"prefill\"})",
-			new:         "status_code!=\"503\"}[5m]\n                        )\n                      unless on (cluster, namespace, pod)\n                        group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"none\"})",
+			old:         "status_code!=\"503\"}[5m]\n                          )\n                        unless on (cluster, namespace, pod)\n                          group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"prefill\"})",
+			new:         "status_code!=\"503\"}[5m]\n                          )\n                        unless on (cluster, namespace, pod)\n                          group by (cluster, namespace, pod) (sglang:num_queue_reqs{engine_type=\"none\"})",
 			wantFailure: "alertname: SLOInferenceErrorsFastBurn,",
 		},
 		{
@@ -855,8 +855,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 		{
 			// Triton's refusals read under another reason: its shedding goes unseen.
 			name: "Triton's refusals not read", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
-			old:         `rate(nv_inference_request_failure{reason="REJECTED"}[10m])`,
-			new:         `rate(nv_inference_request_failure{reason="CANCELED"}[10m])`,
+			old:         `rate(nv_inference_request_failure{model!~"ensemble",reason="REJECTED"}[10m])`,
+			new:         `rate(nv_inference_request_failure{model!~"ensemble",reason="CANCELED"}[10m])`,
 			wantFailure: "alertname: GPUInferenceRequestsShed",
 		},
 		{
