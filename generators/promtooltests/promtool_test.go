@@ -356,7 +356,7 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `account:gpu_cost_dollars_per_hour:sum{account=`,
 		},
 		{
-			name: "a pod on the host network unread", file: "rules/recording.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			name: "a pod on the host network unread", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         "                    ==\n                      1\n                  ),\n                \"node\",",
 			new:         "                    ==\n                      0\n                  ),\n                \"node\",",
 			wantFailure: "gpuncclstragglerrank-one-rank-last-of-a-pod-on-the-host-netwo",
@@ -691,19 +691,19 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: "alertname: GPUTrainingStraggler",
 		},
 		{
-			name: "a starved job gated on SM activity", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			name: "a starved job gated on SM activity", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         "gpu_pod:dcgm_pipe_tensor_active:avg10m) > 0.05",
 			new:         "gpu_pod:dcgm_pipe_tensor_active:avg10m) > 0.5",
 			wantFailure: "alertname: GPUNcclCollectiveStarved",
 		},
 		{
-			name: "a flapping link pages once per flap", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			name: "a flapping link pages once per flap", file: "rules/alerts.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         "  and on (cluster, Hostname)\n            group by (cluster, Hostname) (node_job:training_gpus:count)\n        for: 1m\n        keep_firing_for: 30m\n",
 			new:         "  and on (cluster, Hostname)\n            group by (cluster, Hostname) (node_job:training_gpus:count)\n        for: 1m\n",
 			wantFailure: "alertname: GPUInfiniBandLinkUnstableUnderJob",
 		},
 		{
-			name: "a saturated wait counter read as a port that waits nothing", file: "rules/recording.yaml", testFile: output.AlertTests, config: "../../internal/testutil/plantest/testdata/training.jsonnet",
+			name: "a saturated wait counter read as a port that waits nothing", file: "rules/recording.yaml", testFile: output.AlertTests, config: trainingCatalog,
 			old:         `node_infiniband_port_transmit_wait_total{job="node-exporter"} >= 4294967295`,
 			new:         `node_infiniband_port_transmit_wait_total{job="node-exporter"} > 4294967295`,
 			wantFailure: "alertname: GPUInfiniBandCounterSaturated",

@@ -127,8 +127,8 @@ local e = import '../lib/expr.libsonnet';
       + (if serving then { [p.modelLabel]: 'llama-3-8b' } + p.example else {}),
     // The servers of an engine's roles that leave `quantity` to the scenario's server, beside
     // it in scenarios: each { server: its labels (as scenarioServer's, serving), target: its
-    // scrape target's alone, role: the series that tells its role }. They see the same requests, and the rules must not count
-    // them.
+    // scrape target's alone, role: the series that tells its role }. They see the same
+    // requests, and the rules must not count them.
     scenarioRoles(engine, quantity)::
       local p = inference.profiles[engine];
       [
@@ -146,6 +146,8 @@ local e = import '../lib/expr.libsonnet';
 
     // The quantities a profile may have, in the order the engine table lists them.
     quantities: ['timeToFirstToken', 'interTokenLatency', 'requestLatency'],
+    // The gauges and counters a profile may have beyond its histograms.
+    fields: ['waiting', 'kvCache', 'preemptions', 'generated', 'running'],
     // The phases of a request a profile may time, by the word the breakdown records use.
     phases: { queue: 'queueTime', prefill: 'prefillTime', decode: 'decodeTime' },
 
@@ -220,8 +222,8 @@ local e = import '../lib/expr.libsonnet';
     leftOut(engine)::
       local p = inference.profiles[engine];
       [name for name in std.objectFields(inference.feeding) if !std.all([std.objectHas(p, f) for f in inference.feeding[name]])]
-      + (if std.objectHas(p, 'requests') && p.requests.rejected != [] then [] else ['GPUInferenceRequestsShed'])
-      + (if std.objectHas(p, 'timeToFirstToken') || std.member(inference.countingPerModel, engine) then [] else ['GPUInferenceCanaryRollback']),
+      + (if std.member(inference.shedding, engine) then [] else ['GPUInferenceRequestsShed'])
+      + (if std.member(inference.gating, engine) then [] else ['GPUInferenceCanaryRollback']),
 
     // The engines served that count their requests, and those that also tell rejections at
     // admission apart.
@@ -232,7 +234,9 @@ local e = import '../lib/expr.libsonnet';
     // per model).
     decoding:: inference.showing(inference.feeding.GPUInferenceThroughputDrop),
     goodput:: inference.showing(['generated', 'timeToFirstToken', 'interTokenLatency']),
-    gated:: inference.having('timeToFirstToken') != [] || inference.countingPerModel != [],
+    gated:: inference.gating != [],
+    // The engines the release gate compares: by first tokens, or by requests counted per model.
+    gating:: std.set(inference.having('timeToFirstToken') + inference.countingPerModel),
 
     // The engines served that count their requests per model (every counter labels the
     // model; SGLang's HTTP counter does not).
@@ -320,7 +324,7 @@ local e = import '../lib/expr.libsonnet';
       refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
       // The gauges and counters beyond the histograms it shows, and the alerts and SLOs that
       // leave it out for lack of what they read.
-      shows: [f for f in ['waiting', 'kvCache', 'preemptions', 'generated', 'running'] if std.objectHas(p, f)],
+      shows: [f for f in $.inference.fields if std.objectHas(p, f)],
       leftOutOf: if self.served then $.inference.leftOut(name) else [],
       // The SLOs and alerts that read it: those naming it among their engines, and the
       // section vllm's alerts for vLLM.
@@ -352,7 +356,7 @@ local e = import '../lib/expr.libsonnet';
     for labels in [counters[name]]
   } + {
     [r.name]: { section: 'inference', type: std.get(r, 'type', 'gauge'), labels: server(p) + std.objectFields(r.labels) }
-    for field in ['waiting', 'kvCache', 'preemptions', 'generated', 'running']
+    for field in $.inference.fields
     for engine in $.inference.having(field)
     if engine != 'vllm'
     for p in [$.inference.profiles[engine]]

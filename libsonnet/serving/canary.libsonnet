@@ -135,7 +135,7 @@ local t = import '../lib/test.libsonnet';
       team: $.teams.inference,
       family: 'release',
       severity: 'warning',
-      engines:: std.set(inf.having('timeToFirstToken') + inf.countingPerModel),
+      engines:: inf.gating,
       expr: e.fill(|||
         $(decision) == 2
       |||, { decision: decision }),
