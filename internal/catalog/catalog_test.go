@@ -1,4 +1,4 @@
-package catalog
+package catalog_test
 
 import (
 	"encoding/json"
@@ -9,13 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuobs/gpuobs/internal/catalog"
 	"github.com/gpuobs/gpuobs/internal/model"
 	"github.com/gpuobs/gpuobs/internal/promql"
 	"github.com/gpuobs/gpuobs/internal/testutil"
+	"github.com/gpuobs/gpuobs/internal/testutil/testcatalog"
 )
 
+// load loads a catalog file (the embedded catalog for "") as gpuobs does, its evaluation kept
+// between test runs where the catalog evaluates (its problems are found when it is decoded).
+func load(config string) (*model.Model, error) {
+	return catalog.Load(catalog.Options{ConfigPath: config, CacheDir: testcatalog.CacheDir()})
+}
+
 func TestEmbeddedCatalogLoads(t *testing.T) {
-	m, err := Load(Options{})
+	m, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +76,7 @@ func TestEmbeddedCatalogLoads(t *testing.T) {
 }
 
 func TestUserOverride(t *testing.T) {
-	m, err := Load(Options{ConfigPath: filepath.Join("testdata", "override.jsonnet")})
+	m, err := load(filepath.Join("testdata", "override.jsonnet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,10 +102,10 @@ func TestUserOverride(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "bad-deploy", "bad-xid", "bad-xid-class", "bad-recovery", "bad-kubernetes", "bad-allocation", "bad-platform", "bad-urls", "schema-and-more", "bad-panel-thresholds", "bad-fanout", "retired-settings", "older-prometheus", "bad-prometheus-version", "bad-slurm"} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Load(Options{ConfigPath: filepath.Join("testdata", name+".jsonnet")})
-			var problems Problems
+			_, err := load(filepath.Join("testdata", name+".jsonnet"))
+			var problems catalog.Problems
 			if !errors.As(err, &problems) {
-				t.Fatalf("want Problems, got %v", err)
+				t.Fatalf("want catalog.Problems, got %v", err)
 			}
 			// Frames inside the embedded catalog move whenever it is edited; the user's own
 			// file:line:col is what the golden files pin.
@@ -113,8 +121,8 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestSchemaErrorsAreAllReported(t *testing.T) {
-	_, err := Load(Options{ConfigPath: filepath.Join("testdata", "schema-errors.jsonnet")})
-	var problems Problems
+	_, err := load(filepath.Join("testdata", "schema-errors.jsonnet"))
+	var problems catalog.Problems
 	if !errors.As(err, &problems) {
 		t.Fatal(err)
 	}
@@ -135,7 +143,7 @@ func TestSchemaErrorsAreAllReported(t *testing.T) {
 }
 
 func TestMissingConfigFile(t *testing.T) {
-	_, err := Load(Options{ConfigPath: filepath.Join("testdata", "nope.jsonnet")})
+	_, err := load(filepath.Join("testdata", "nope.jsonnet"))
 	if err == nil || !strings.Contains(err.Error(), "nope.jsonnet") {
 		t.Fatalf("want an error naming the file, got %v", err)
 	}
@@ -145,7 +153,7 @@ func TestMissingConfigFile(t *testing.T) {
 // never panic. Its seeds are small: the embedded catalog with every section cut to its first
 // entry (a few KB instead of 600), and hand-written shapes.
 func FuzzDecode(f *testing.F) {
-	out, err := Evaluate(Options{})
+	out, err := catalog.Evaluate(catalog.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -155,7 +163,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"fields": {"DCGM_FI_X": {"id": "1"}}, "apiVersion": 3}`))
 	f.Add([]byte(`[1, 2]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Decode(data)
+		m, err := catalog.Decode(data)
 		if (err == nil) == (m == nil) {
 			t.Fatalf("want exactly one of a model and an error, got %v and %v", m != nil, err)
 		}
@@ -203,7 +211,7 @@ func firstEntries(t testing.TB, catalog []byte) []byte {
 
 // TestFieldNamesRenameTheWholeCatalog: exporter.fieldNames renames a field everywhere.
 func TestFieldNamesRenameTheWholeCatalog(t *testing.T) {
-	m, err := Load(Options{ConfigPath: "../../generators/promtooltests/testdata/exporter-renamed.jsonnet"})
+	m, err := load("../../generators/promtooltests/testdata/exporter-renamed.jsonnet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +233,12 @@ func TestFieldNamesRenameTheWholeCatalog(t *testing.T) {
 
 // TestUpstreamRunbookBaseURL: the constant the CLI warns about is the embedded catalog's.
 func TestUpstreamRunbookBaseURL(t *testing.T) {
-	m, err := Load(Options{})
+	m, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Runbooks.BaseURL != UpstreamRunbookBaseURL {
-		t.Errorf("embedded runbooks.baseURL %q, UpstreamRunbookBaseURL %q", m.Runbooks.BaseURL, UpstreamRunbookBaseURL)
+	if m.Runbooks.BaseURL != catalog.UpstreamRunbookBaseURL {
+		t.Errorf("embedded runbooks.baseURL %q, catalog.UpstreamRunbookBaseURL %q", m.Runbooks.BaseURL, catalog.UpstreamRunbookBaseURL)
 	}
 }
 
@@ -239,7 +247,7 @@ func TestUpstreamRunbookBaseURL(t *testing.T) {
 // left reads what went (dashboard panels, variables, annotations, runbook queries), and no
 // scenario expects a removed alert to fire. The core stays.
 func TestSectionsSwitchedOff(t *testing.T) {
-	all, err := Load(Options{})
+	all, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +260,7 @@ func TestSectionsSwitchedOff(t *testing.T) {
 	if err := os.WriteFile(config, []byte(off), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Load(Options{ConfigPath: config})
+	m, err := load(config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,11 +353,11 @@ func TestSectionsSwitchedOff(t *testing.T) {
 // prometheus.enableFeatures lists its flag (and is refused without it: bad-features).
 func TestFeaturesTheServersRun(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "gpuobs.jsonnet")
-	catalog := "(import 'gpuobs.libsonnet') {\n  prometheus+: { enableFeatures: ['promql-experimental-functions'] },\n  alerts+: { GPUTemperatureHigh+: { expr: 'limitk by (cluster) (3, DCGM_FI_DEV_GPU_TEMP) > 85' } },\n}\n"
-	if err := os.WriteFile(config, []byte(catalog), 0o644); err != nil {
+	text := "(import 'gpuobs.libsonnet') {\n  prometheus+: { enableFeatures: ['promql-experimental-functions'] },\n  alerts+: { GPUTemperatureHigh+: { expr: 'limitk by (cluster) (3, DCGM_FI_DEV_GPU_TEMP) > 85' } },\n}\n"
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(Options{ConfigPath: config}); err != nil {
+	if _, err := load(config); err != nil {
 		t.Errorf("with the flag listed: %v", err)
 	}
 }
@@ -368,10 +376,10 @@ func TestANewerTargetTakesWhatItAdded(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "gpuobs.jsonnet"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Load(Options{ConfigPath: filepath.Join(dir, "gpuobs.jsonnet")})
-		var problems Problems
+		_, err := load(filepath.Join(dir, "gpuobs.jsonnet"))
+		var problems catalog.Problems
 		if !errors.As(err, &problems) {
-			t.Fatalf("%s: want Problems (the untested record), got %v", version, err)
+			t.Fatalf("%s: want catalog.Problems (the untested record), got %v", version, err)
 		}
 		for _, p := range problems {
 			msg := p.Path + ": " + p.Message
@@ -391,7 +399,7 @@ func TestANewerTargetTakesWhatItAdded(t *testing.T) {
 // prometheus-fastapi-instrumentator's default labels: handler, method, status, no model). A
 // declared label the server does not write is a per-model rule that sums over nothing.
 func TestServerCountersAsTheirWritersWriteThem(t *testing.T) {
-	m, err := Load(Options{})
+	m, err := load("")
 	if err != nil {
 		t.Fatal(err)
 	}

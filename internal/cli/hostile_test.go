@@ -85,8 +85,8 @@ func TestEvaluationIsBounded(t *testing.T) {
 		{"tailstrict recursion", "local f(n) = f(n + 1) tailstrict; gpuobs { x: f(0) }", nil, "recursed too deeply"},
 		{"memory", "gpuobs { x: std.length(std.join('', std.makeArray(100000000, function(i) 'xxxxxxxxxxxxxxxxxxxxxxxx'))) }", []string{"--eval-max-memory", "256"}, "more than 256 MiB"},
 		{"time", "gpuobs { x: std.foldl(function(a, b) a + b, std.range(1, 100000000), 0) }", []string{"--eval-timeout", "1s", "--eval-max-memory", "100000"}, "longer than 1s"},
-		// 1 GB of std.trace output, which the parent buffered whole.
-		{"a trace flood", "local big = std.repeat('x', 1000); gpuobs { x: [std.trace(big, i) for i in std.range(1, 1000000)] }", nil, "more than 16 MiB of trace output"},
+		// 1 GB of std.trace output, which the parent buffered whole, in lines of 100 kB.
+		{"a trace flood", "local big = std.repeat('x', 100000); gpuobs { x: [std.trace(big, i) for i in std.range(1, 10000)] }", nil, "more than 16 MiB of trace output"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			config, _ := hostileCatalog(t, c.body)
