@@ -90,6 +90,50 @@ func TestAnEngineSelectorNarrowsItsReads(t *testing.T) {
 	}
 }
 
+// TestWorkersBehindAFrontendKeepTheirHealth: TensorRT-LLM workers behind Dynamo's frontend,
+// given the role behindFrontend, are left out of every record that counts a client's request
+// (its latencies, requests, tokens and running batch: the frontend's already) and read by
+// the KV-cache and queue alerts like any server; on the embedded catalog and on a team's.
+func TestWorkersBehindAFrontendKeepTheirHealth(t *testing.T) {
+	// Dynamo's ladders set to have the thresholds as bounds (DYN_METRICS_ITL_* and
+	// DYN_METRICS_REQUEST_DURATION_*, as in the engines fixture).
+	role := `local engine = import 'lib/engine.libsonnet'; { thresholds+: { e2eLatencySeconds: 40 }, inference+:: { engines: ['dynamo', 'trtllm'], profiles+: {
+		dynamo+: { interTokenLatency+: { buckets: [0, 0.01, 0.1, 1] }, requestLatency+: { buckets: [0, 10, 40, 160] } },
+		trtllm+: { roles+: { worker: engine.behindFrontend(engine.read('trtllm_request_success_total', 'namespace="dynamo"'), { namespace: 'dynamo' }) } },
+	} } }`
+	leftOut := regexp.MustCompile(`^trtllm_(time_to_first_token_seconds|time_per_output_token_seconds|e2e_request_latency_seconds|request_success_total|request_error_total|generation_tokens_total|num_requests_running)`)
+	health := regexp.MustCompile(`^trtllm_(kv_cache_utilization|num_paused_requests|num_requests_waiting)$`)
+	for _, base := range []string{"(import 'gpuobs.libsonnet')", "(import 'adopter.jsonnet')"} {
+		p := plantest.Plan(t, plantest.Catalog(t, base+" + "+role))
+		seen := map[string]bool{}
+		for i, expr := range p.RuleExprs() {
+			record := i < len(p.Recorded)
+			n, err := promql.Parse(expr)
+			if err != nil {
+				t.Fatalf("%s: %v", expr, err)
+			}
+			promql.Walk(n, func(c *promql.Node, parents []*promql.Node) {
+				if c.Kind != promql.Selector || !strings.HasPrefix(c.Name, "trtllm_") || slices.Contains(c.Matchers, promql.Matcher{Name: "namespace", Type: "=", Value: "dynamo"}) {
+					return
+				}
+				workersLeft := slices.ContainsFunc(parents, func(a *promql.Node) bool { return a.Kind == promql.Binary && a.Name == "unless" && strings.Contains(expr[a.Start:a.End], `trtllm_request_success_total{namespace="dynamo"}`) })
+				switch {
+				case record && leftOut.MatchString(c.Name) && !workersLeft:
+					t.Errorf("%s: a record reads %s of the workers behind the frontend: %s", base, c.Name, expr)
+				case health.MatchString(c.Name) && workersLeft:
+					t.Errorf("%s: %s is read without the workers behind the frontend: %s", base, c.Name, expr)
+				}
+				seen[strings.TrimSuffix(c.Name, "_bucket")] = true // classic or native histograms
+			})
+		}
+		for _, name := range []string{"trtllm_time_to_first_token_seconds", "trtllm_request_success_total", "trtllm_generation_tokens_total", "trtllm_kv_cache_utilization", "trtllm_num_requests_waiting"} {
+			if !seen[name] {
+				t.Errorf("%s: no rule reads %s", base, name)
+			}
+		}
+	}
+}
+
 // TestLatencyPanelsReadOneLadderEach: on a fleet of several engines, each quantile query of
 // L4's latency panels reads one engine's histogram (two engines' ladders summed by le read no
 // quantile right), and every served engine that has the quantity gets its own; on the

@@ -200,6 +200,7 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 			`trtllm_num_paused_requests{`,
 			`dynamo_frontend_queued_requests{`,
 			`nv_inference_pending_request_count{`,
+			`pod=\"llm-dynamoWorker-0\"`,
 		}},
 		{"testdata/engines-without-vllm.jsonnet", []string{
 			`sglang:time_to_first_token_seconds_bucket{`,
@@ -216,6 +217,7 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 			`model_name=\"llama-3-8b\"`,
 			`error_type=\"overload\"`,
 			`status_code=\"503\"`,
+			`pod=\"llm-dynamoWorker-0\"`,
 		}},
 	} {
 		t.Run(filepath.Base(c.config), func(t *testing.T) {
@@ -866,6 +868,20 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			old:         "max_over_time(trtllm_num_paused_requests[10m])",
 			new:         "increase(trtllm_num_paused_requests[10m])",
 			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			// The selector a fleet once put on every read of its workers behind Dynamo: their
+			// KV cache goes unread with their requests.
+			name: "a worker behind the frontend's KV cache unread", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
+			old:         "(avg_over_time(trtllm_kv_cache_utilization[10m]))",
+			new:         `(avg_over_time(trtllm_kv_cache_utilization{namespace!="dynamo"}[10m]))`,
+			wantFailure: "alertname: GPUInferenceKVCachePressure",
+		},
+		{
+			name: "a worker's tokens counted beside its frontend's", file: "rules/recording.yaml", testFile: output.RecordsTests, config: "testdata/engines.jsonnet",
+			old:         "rate(trtllm_generation_tokens_total[5m])\n                unless on",
+			new:         "rate(trtllm_generation_tokens_total[5m])\n                or on",
+			wantFailure: `expr: "model:inference_generation_tokens:rate5m"`,
 		},
 		{
 			// Dynamo's queue keeps its own model label: it joins no server of the alert.

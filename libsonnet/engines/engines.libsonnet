@@ -28,8 +28,10 @@
 //
 // Its roles, where a layout puts servers that do not answer clients beside those that do:
 // { name: { servers (a read of a series only those servers send), leaves (the quantities,
-// and `requests`, not read from them: they would count a client's request twice), example
-// (the labels its series carry, for scenarios) } }: SGLang's prefill servers.
+// `requests` and the fields not read from them: they would count a client's request twice),
+// example and target (the labels its series carry, and those of its scrape targets, for
+// scenarios) } }: SGLang's prefill servers, and workers behind a frontend
+// (lib/engine.libsonnet's behindFrontend: Dynamo's).
 //
 // Its switches, where some of its fields need a setting beyond `enable`: { name: { set (the
 // setting, in words), fields (those it switches on) } }; GPUInferenceMetricsSwitchedOff tickets
@@ -125,23 +127,26 @@ local e = import '../lib/expr.libsonnet';
       local p = inference.profiles[engine];
       { namespace: 'inference', pod: 'llm-0', job: p.job, instance: 'llm-0:' + p.port }
       + (if serving then { [p.modelLabel]: 'llama-3-8b' } + p.example else {}),
-    // The servers of an engine's roles that leave `quantity` to the scenario's server, beside
-    // it in scenarios: each { server: its labels (as scenarioServer's, serving), target: its
-    // scrape target's alone, role: the series that tells its role }. They see the same
-    // requests, and the rules must not count them.
-    scenarioRoles(engine, quantity)::
+    // The servers of an engine's roles that leave `quantity` to the scenario's server (or,
+    // `leaving` false, that are read for it), beside it in scenarios: each { server: its labels
+    // (as scenarioServer's, serving), target: its scrape target's alone, role: the series that
+    // tells its role, name: the role's }. Those leaving it see the same requests, and the
+    // rules must not count them.
+    scenarioRoles(engine, quantity, leaving=true)::
       local p = inference.profiles[engine];
       [
         local r = p.roles[name];
         local pod = 'llm-' + name + '-0';
-        local server = inference.scenarioServer(engine, serving=true) { pod: pod, instance: pod + ':' + p.port } + r.example;
+        local target = inference.scenarioServer(engine) { pod: pod, instance: pod + ':' + p.port } + std.get(r, 'target', {});
+        local server = inference.scenarioServer(engine, serving=true) + target + r.example;
         {
+          name: name,
           server: server,
-          target: inference.scenarioServer(engine) { pod: pod, instance: pod + ':' + p.port },
+          target: target,
           role: { name: r.servers.name, values: '1x60', labels: server + r.servers.labels },
         }
         for name in std.objectFields(std.get(p, 'roles', {}))
-        if std.member(p.roles[name].leaves, quantity)
+        if std.member(p.roles[name].leaves, quantity) == leaving
       ],
 
     // The quantities a profile may have, in the order the engine table lists them.
@@ -252,15 +257,16 @@ local e = import '../lib/expr.libsonnet';
     // The series of a field (waiting, kvCache, preemptions, generated, running) of every served
     // engine that has it, in the profile's order: each read with its selector, the profile's
     // and `matchers`, `f` applied (a range function: 'deriv(%s[10m])', or a function of the
-    // read giving one; '%s' for the instant value), without a sleeping engine's where `awake`
-    // and the profile says how, relabelled to inference.modelLabel where the engine names the
-    // model otherwise.
+    // read giving one; '%s' for the instant value), without the servers of a role that leaves
+    // the field to others, without a sleeping engine's where `awake` and the profile says how,
+    // relabelled to inference.modelLabel where the engine names the model otherwise.
     gauges(field, f='%s', matchers='', awake=false)::
       [
         local inside = e.inside([r.selector, p.selector, matchers]);
         local format = if std.isFunction(f) then f(r) else f;
         local read = std.strReplace(format, '%s', r.name + (if inside == '' then '' else '{' + inside + '}'));
-        local series = if awake && std.objectHasAll(p, 'awake') then p.awake(read) else read;
+        local kept = inference.without(read, inference.leaving(engine, field));
+        local series = if awake && std.objectHasAll(p, 'awake') then p.awake(kept) else kept;
         if p.modelLabel == inference.modelLabel then series
         else e.fill('label_replace($(series), "$(to)", "$1", "$(from)", "(.*)")', { series: series, to: inference.modelLabel, from: p.modelLabel })
         for engine in inference.having(field)

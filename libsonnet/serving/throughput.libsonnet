@@ -89,7 +89,23 @@ local t = import '../lib/test.libsonnet';
   },
 
   records+: {
-    [if inf.having('generated') != [] then tokens]: { section: 'inference', family: 'inference', expr: perModel(std.join(' or ', inf.gauges('generated', 'rate(%s[5m])'))) },
+    [if inf.having('generated') != [] then tokens]: {
+      section: 'inference',
+      family: 'inference',
+      expr: perModel(std.join(' or ', inf.gauges('generated', 'rate(%s[5m])'))),
+      // A worker behind a frontend streams its tokens through it: the frontend's count holds
+      // them, the worker's is not read.
+      tests: [
+        t.recordCase('100 tokens/s on ' + p.title + ', as many on its server of role ' + x.name, [
+          t.series(p.generated[0].name, '0+6000x60', serverOf(engine)),
+          t.series(x.role.name, x.role.values, x.role.labels { [l.cluster]: 'prod' }),
+          t.series(p.generated[0].name, '0+6000x60', x.server { [l.cluster]: 'prod' }),
+        ], [t.sample(modelLabels { [inf.modelLabel]: modelOf(engine) }, 100)], tokens)
+        for engine in inf.having('generated')
+        for p in [inf.profiles[engine]]
+        for x in inf.scenarioRoles(engine, 'generated')
+      ],
+    },
     // An engine's ranks (SGLang's tensor-parallel ranks: each reports the same batch) count
     // once. Engines asleep (vLLM's sleep mode) are left out: they accept requests without
     // serving them, which would read as requests in flight that decode nothing.

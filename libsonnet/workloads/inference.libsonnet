@@ -123,6 +123,17 @@ local t = import '../lib/test.libsonnet';
             t.case('full cache, preempting on ' + p.title, true, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(true)], target=target, value=full),
             t.case('full cache, no preemptions on ' + p.title, false, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(false)]),
           ]
+        ] + [
+          // A server of a role read for the KV cache (a worker behind a frontend), alone.
+          t.case('full cache, preempting on a ' + p.title + ' server of role ' + x.name, true, [], extra=[
+            t.series(x.role.name, x.role.values, x.role.labels),
+            series(p.kvCache[0], full + 'x60'),
+            series(p.preemptions[0], if p.preemptions[0].type == 'counter' then '0+2x60' else '2x60'),
+          ], target=target { namespace: x.server.namespace, pod: x.server.pod }, value=full)
+          for engine in self.engines
+          for p in [inf.profiles[engine]]
+          for x in inf.scenarioRoles(engine, 'kvCache', leaving=false)
+          for series in [function(r, values) t.series(r.name, values, x.server + r.labels)]
         ],
       runbook: inferenceRunbook(
         'An inference server has kept its KV cache over ' + e.percent($.thresholds.kvCacheUsageRatio) + ' % full for ' + $.alerts.GPUInferenceKVCachePressure['for'] + ' and preempts requests (' + std.join(
