@@ -884,6 +884,14 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			wantFailure: `expr: "model:inference_generation_tokens:rate5m"`,
 		},
 		{
+			// vLLM's HTTP counter names no model: read by namespace, a canary's errors are
+			// diluted by, or lent to, another model's.
+			name: "a vLLM canary's errors summed over its namespace's models", file: "rules/recording.yaml", testFile: output.AlertTests,
+			old:         "sum by (cluster, namespace, model_name, track) (\n              rate(vllm:request_success_total{finished_reason=\"error\"",
+			new:         "sum by (cluster, namespace, track) (\n              rate(vllm:request_success_total{finished_reason=\"error\"",
+			wantFailure: "alertname: GPUInferenceCanaryRollback",
+		},
+		{
 			// Dynamo's queue keeps its own model label: it joins no server of the alert.
 			name: "Dynamo's queue not relabelled", file: "rules/alerts.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
 			old:         `label_replace(dynamo_frontend_queued_requests, "model_name", "$1", "model", "(.*)")`,

@@ -396,8 +396,9 @@ func TestANewerTargetTakesWhatItAdded(t *testing.T) {
 // TestServerCountersAsTheirWritersWriteThem: the request counters the catalog declares for a
 // serving engine carry, beyond the scrape target's labels, only labels the engine writes,
 // read here from texts in the shape each server exposes (vLLM's API server counts with
-// prometheus-fastapi-instrumentator's default labels: handler, method, status, no model). A
-// declared label the server does not write is a per-model rule that sums over nothing.
+// prometheus-fastapi-instrumentator's default labels: handler, method, status, no model; its
+// engine counts finished requests by model, engine and finished_reason). A declared label
+// the server does not write is a per-model rule that sums over nothing.
 func TestServerCountersAsTheirWritersWriteThem(t *testing.T) {
 	m, err := load("")
 	if err != nil {
@@ -407,6 +408,11 @@ func TestServerCountersAsTheirWritersWriteThem(t *testing.T) {
 		"http_requests_total": `# TYPE http_requests_total counter
 http_requests_total{handler="/v1/chat/completions",method="POST",status="2xx"} 12.0
 `,
+		// vllm/v1/metrics/loggers.py: every finished_reason's series from start.
+		"vllm:request_success_total": `# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="stop",model_name="llama-3-8b"} 12.0
+vllm:request_success_total{engine="0",finished_reason="error",model_name="llama-3-8b"} 0.0
+`,
 	}
 	// The scrape target's labels and the deployment's track, which Prometheus adds.
 	added := map[string]bool{m.Labels.Cluster: true, "job": true, "instance": true, "namespace": true, "pod": true, m.Release.Label: true}
@@ -414,6 +420,9 @@ http_requests_total{handler="/v1/chat/completions",method="POST",status="2xx"} 1
 		samples, err := promql.ParseExposition([]byte(text))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if _, ok := m.Metrics[name]; !ok {
+			t.Errorf("%s: not declared", name)
 		}
 		for _, label := range m.Metrics[name].Labels {
 			if !added[label] {

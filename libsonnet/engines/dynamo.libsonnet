@@ -2,6 +2,7 @@
 // of the deployment enters here, whatever engine serves it behind (vLLM, SGLang,
 // TensorRT-LLM workers); the model label is `model`. Give the engine behind it, where it is
 // listed too, the role lib/engine.libsonnet's behindFrontend, or each request counts twice.
+// DYN_METRICS_PREFIX renames dynamo_frontend_*: set the names below to match.
 // Its ladders are log-spaced from DYN_METRICS_<TTFT|ITL|REQUEST_DURATION>_MIN to _MAX
 // in _COUNT buckets (0 first, two significant figures): the defaults below have no
 // 0.1 s inter-token bound, so a TPOT threshold of 0.1 s needs DYN_METRICS_ITL_MIN=0.001,

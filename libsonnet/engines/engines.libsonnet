@@ -24,7 +24,8 @@
 // (those it refused at admission on purpose, load shedding: [] where it cannot tell them from
 // failures), and example (for scenarios: the series of a success, a failure and a rejection,
 // each { name, labels }) }, each read { name, selector }. The request-error SLO reads
-// served and failed; the shedding alert reads rejected.
+// served and failed; the shedding alert reads rejected. Its modelRequests, in the same shape,
+// where its requests name no model but other counters do (vLLM's): the release gate's.
 //
 // Its roles, where a layout puts servers that do not answer clients beside those that do:
 // { name: { servers (a read of a series only those servers send), leaves (the quantities,
@@ -96,6 +97,8 @@ local e = import '../lib/expr.libsonnet';
     ttft: 'vllm:time_to_first_token_seconds',
     e2eLatency: 'vllm:e2e_request_latency_seconds',
     requests: 'http_requests_total',
+    // The engine's requests finished, by model and finished_reason.
+    requestsFinished: 'vllm:request_success_total',
     // Handlers that serve inference.
     handlers: '/v1/completions|/v1/chat/completions',
     // What an inference alert keeps.
@@ -243,15 +246,17 @@ local e = import '../lib/expr.libsonnet';
     // The engines the release gate compares: by first tokens, or by requests counted per model.
     gating:: std.set(inference.having('timeToFirstToken') + inference.countingPerModel),
 
-    // The engines served that count their requests per model (every counter labels the
-    // model; SGLang's HTTP counter does not).
+    // The engines served that count their requests per model (every counter of their
+    // modelRequests, or else of their requests, labels the model; SGLang's HTTP counter does
+    // not), and those counters of an engine.
     countingPerModel:: [
       x
       for x in inference.answering
       if std.all(
-        [std.member(labels, inference.profiles[x].modelLabel) for labels in std.objectValues(inference.profiles[x].requests.counters)],
+        [std.member(labels, inference.profiles[x].modelLabel) for labels in std.objectValues(inference.perModel(x).counters)],
       )
     ],
+    perModel(engine):: std.get(inference.profiles[engine], 'modelRequests', inference.profiles[engine].requests),
     shedding:: [engine for engine in inference.answering if inference.profiles[engine].requests.rejected != []],
 
     // The series of a field (waiting, kvCache, preemptions, generated, running) of every served
@@ -279,10 +284,11 @@ local e = import '../lib/expr.libsonnet';
     onceAcrossRanks(r):: if r.labels == {} then '%s' else e.fill('max without ($(ranks)) (%s)', { ranks: std.join(', ', std.objectFields(r.labels)) }),
 
     // The requests of some outcomes (served, failed, rejected) of every engine in `engines`,
-    // per second over w, summed by `by`: each engine's counters read with their selectors, the
-    // profile's and `matchers` (a selector's inside, '' for none), relabelled to
-    // inference.modelLabel where `by` keeps the model and the engine names it otherwise.
-    requestRate(outcomes, engines, by, w, matchers='')::
+    // per second over w, summed by `by`: each engine's counters (its requests, or perModel's)
+    // read with their selectors, the profile's and `matchers` (a selector's inside, '' for
+    // none), relabelled to inference.modelLabel where `by` keeps the model and the engine
+    // names it otherwise.
+    requestRate(outcomes, engines, by, w, matchers='', perModel=false)::
       local reads = [
         r {
           selector: e.inside([r.selector, p.selector, matchers]),
@@ -293,7 +299,7 @@ local e = import '../lib/expr.libsonnet';
         for engine in engines
         for p in [inference.profiles[engine]]
         for o in outcomes
-        for r in p.requests[o]
+        for r in (if perModel then inference.perModel(engine) else p.requests)[o]
       ];
       e.fill(|||
         sum$(by) ($(rates))

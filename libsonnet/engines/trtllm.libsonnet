@@ -2,6 +2,8 @@
 // of its OpenAI server (mounted with return_perf_metrics: true), every series with
 // model_name and engine_type (the backend: pytorch). It has no inter-token histogram:
 // its time per output token is one observation per request (the request's mean gap).
+// Releases whose openai_server.py writes model_name="undefined" need the label set at
+// scrape time (docs/catalog-guide.md, Where engine releases differ).
 local engine = import '../lib/engine.libsonnet';
 {
   inference+:: {

@@ -46,12 +46,9 @@ local e = import '../lib/expr.libsonnet';
         // grouped as 2xx, 4xx, 5xx: the 503 of vLLM's admission limits (--max-num-queued-reqs,
         // --max-num-queued-tokens, 0.29) is a 5xx like any failure, so a vLLM server that
         // sheds load burns its error budget (no merged vLLM metric counts those rejections).
-        // It names no model (vllm/entrypoints/serve/instrumentator/metrics.py: the
-        // instrumentator's default handler, method and status), so the release gate compares
-        // a vLLM canary by its first tokens only: per model, vLLM counts finished requests
-        // (vllm:request_success_total, whose finished_reason="error" exists from 0.11.1 and
-        // misses client aborts and server errors outside the engine), too little to call a
-        // canary's errors by.
+        // It sees every failure the server answers, a dead engine's included, but names no
+        // model (vllm/entrypoints/serve/instrumentator/metrics.py: handler, method, status):
+        // the request-error SLO, per namespace, reads it.
         requests: {
           local handlers = e.fill(|||
             handler=~"$(handlers)"
@@ -62,6 +59,20 @@ local e = import '../lib/expr.libsonnet';
           rejected: [],
           local call = { handler: '/v1/chat/completions', method: 'POST' },
           example: { ok: outcome(inference.requests, call { status: '2xx' }), failed: outcome(inference.requests, call { status: '5xx' }) },
+        },
+        // Per model, the engine counts each request it finishes by its reason
+        // (vllm/v1/metrics/loggers.py, every reason's series from start, at 0):
+        // finished_reason="error" (a request-level failure inside the engine, answered 500)
+        // from 0.11.1; a request refused at admission, a client's abort and a dead engine's
+        // 500s are not counted. The release gate compares a vLLM canary's errors by it: the
+        // HTTP counter would merge a namespace's models.
+        modelRequests: {
+          local name = inference.requestsFinished,
+          counters: { [name]: [inference.modelLabel, 'engine', 'finished_reason'] },
+          served: [read(name, '')],
+          failed: [read(name, 'finished_reason="error"')],
+          rejected: [],
+          example: { ok: outcome(name, { engine: '0', finished_reason: 'stop' }), failed: outcome(name, { engine: '0', finished_reason: 'error' }) },
         },
       },
 

@@ -32,9 +32,9 @@ local t = import '../lib/test.libsonnet';
   // minute, errorsPerThousand of them failing, where the engine counts its requests per model;
   // a hundred first tokens a minute, slowFirstTokens of them over 0.5 s (within 1 s), where
   // it has the histogram.
-  local canaryTrack(engine, name, errorsPerThousand, slowFirstTokens, model='llama-3-8b', cluster={}) =
+  local canaryTrack(engine, name, errorsPerThousand, slowFirstTokens, model='llama-3-8b', cluster={}, pod='llm-' + name) =
     local p = inf.profiles[engine];
-    local at = inf.scenarioServer(engine, serving=true) + cluster + { pod: 'llm-' + name, [r.label]: name };
+    local at = inf.scenarioServer(engine, serving=true) + cluster + { pod: pod, [r.label]: name };
     local named(labels) = at + labels + { [p.modelLabel]: model };
     (
       if std.objectHas(p, 'timeToFirstToken') then h.series(
@@ -46,8 +46,11 @@ local t = import '../lib/test.libsonnet';
       ) else []
     )
     + (if std.member(inf.countingPerModel, engine) then [
-         t.series(p.requests.example.ok.name, '0+' + (1000 - errorsPerThousand) + 'x60', named(p.requests.example.ok.labels)),
-         t.series(p.requests.example.failed.name, '0+' + errorsPerThousand + 'x60', named(p.requests.example.failed.labels)),
+         t.series(o.name, '0+' + n + 'x60', named(o.labels))
+         for example in [inf.perModel(engine).example]
+         for x in [[example.ok, 1000 - errorsPerThousand], [example.failed, errorsPerThousand]]
+         for o in [x[0]]
+         for n in [x[1]]
        ] else []),
   local h = $.histograms,
   // In record cases, each engine's server as it labels its series, serving a model of its own
@@ -95,7 +98,10 @@ local t = import '../lib/test.libsonnet';
       family: 'release',
       expr: e.fill(|||
         $(failed) / $(served)
-      |||, { failed: inf.requestRate(['failed'], inf.countingPerModel, perTrack, '5m', tracks), served: inf.requestRate(['served'], inf.countingPerModel, perTrack, '5m', tracks) }),
+      |||, {
+        failed: inf.requestRate(['failed'], inf.countingPerModel, perTrack, '5m', tracks, perModel=true),
+        served: inf.requestRate(['served'], inf.countingPerModel, perTrack, '5m', tracks, perModel=true),
+      }),
     },
     // Baseline p99 lies in (0.5, 1] s, interpolated at 0.99 of the way: 0.995 s; the canary's
     // p99 in the same bucket at 0.98: 0.99 s.
@@ -152,15 +158,29 @@ local t = import '../lib/test.libsonnet';
           for track in [function(name, errorsPerThousand, slowFirstTokens) canaryTrack(engine, name, errorsPerThousand, slowFirstTokens)]
           for c in (if std.member(inf.countingPerModel, engine) then [
                       // The canary's errors burn the model's error budget too (2.05 % of all
-                      // requests).
+                      // requests), where the gate reads the SLO's counters.
                       t.case(title + ': canary fails 4 % of requests, baseline 0.1 %',
                              true,
                              [],
                              extra=track(r.baseline, 1, 10) + track(r.canary, 40, 10),
                              target=target,
                              value=2,
-                             alsoFires=[t.also('SLOInferenceErrorsSlowBurn', 0.0205, target={ slo: 'InferenceErrors', namespace: 'inference' })]),
+                             alsoFires=if std.objectHas(inf.profiles[engine], 'modelRequests') then [] else [
+                               t.also('SLOInferenceErrorsSlowBurn', 0.0205, target={ slo: 'InferenceErrors', namespace: 'inference' }),
+                             ]),
                       t.case(title + ': canary 0.6 % worse, HOLD', false, [], extra=track(r.baseline, 1, 10) + track(r.canary, 7, 10)),
+                      // Two models in one namespace, each with a canary: the one failing
+                      // rolls back, the other's requests do not dilute nor share its errors.
+                      local other(name, errors) = canaryTrack(engine, name, errors, 10, 'mistral-7b', pod='llm-mistral-' + name);
+                      t.case(title + ': of two models, only the canary failing 4 % rolls back',
+                             true,
+                             [],
+                             extra=track(r.baseline, 1, 10) + track(r.canary, 40, 10) + other(r.baseline, 1) + other(r.canary, 1),
+                             target=target,
+                             value=2,
+                             alsoFires=if std.objectHas(inf.profiles[engine], 'modelRequests') then [] else [
+                               t.also('SLOInferenceErrorsSlowBurn', 0.01075, target={ slo: 'InferenceErrors', namespace: 'inference' }),
+                             ]),
                     ] else [
                       // The baseline's first tokens all within 0.5 s (p99 0.495 s), half the
                       // canary's over it (0.99 s): twice as slow in the tail.

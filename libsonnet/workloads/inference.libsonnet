@@ -28,6 +28,7 @@ local t = import '../lib/test.libsonnet';
     [$.inference.preemptions]: vllm { type: 'counter', labels: server },
     // The API server's HTTP counter names no model (engines/vllm.libsonnet).
     [$.inference.requests]: vllm { type: 'counter', labels: [$.labels.cluster, 'job', 'instance', 'namespace', 'pod', $.release.label, 'handler', 'method', 'status'] },
+    [$.inference.requestsFinished]: vllm { type: 'counter', labels: server + ['engine', 'finished_reason'] },
   },
 
   alerts+: {
