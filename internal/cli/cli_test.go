@@ -372,7 +372,7 @@ func TestPlanIsBuiltOncePerCommand(t *testing.T) {
 		{"lint"},
 	} {
 		builds := 0
-		opts := Options{Stdout: io.Discard, Stderr: io.Discard, BuildPlan: func(m *model.Model) (*plan.Plan, error) {
+		opts := Options{Stdout: io.Discard, Stderr: io.Discard, CatalogCache: testcatalog.CacheDir(), BuildPlan: func(m *model.Model) (*plan.Plan, error) {
 			builds++
 			return plan.Build(m)
 		}}
