@@ -116,7 +116,9 @@ func TestWorkersBehindAFrontendKeepTheirHealth(t *testing.T) {
 				if c.Kind != promql.Selector || !strings.HasPrefix(c.Name, "trtllm_") || slices.Contains(c.Matchers, promql.Matcher{Name: "namespace", Type: "=", Value: "dynamo"}) {
 					return
 				}
-				workersLeft := slices.ContainsFunc(parents, func(a *promql.Node) bool { return a.Kind == promql.Binary && a.Name == "unless" && strings.Contains(expr[a.Start:a.End], `trtllm_request_success_total{namespace="dynamo"}`) })
+				workersLeft := slices.ContainsFunc(parents, func(a *promql.Node) bool {
+					return a.Kind == promql.Binary && a.Name == "unless" && strings.Contains(expr[a.Start:a.End], `trtllm_request_success_total{namespace="dynamo"}`)
+				})
 				switch {
 				case record && leftOut.MatchString(c.Name) && !workersLeft:
 					t.Errorf("%s: a record reads %s of the workers behind the frontend: %s", base, c.Name, expr)
