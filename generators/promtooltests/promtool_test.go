@@ -1180,8 +1180,8 @@ func TestGeneratedTestsCatchBrokenRules(t *testing.T) {
 			// Dynamo's frontend names the model model: not relabelled, its tracks' errors join
 			// no model of the release gate, and a failing canary behind it promotes.
 			name: "Dynamo's errors per track not relabelled", file: "rules/recording.yaml", testFile: output.AlertTests, config: "testdata/engines.jsonnet",
-			old:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                    ),\n                    \"model_name\",",
-			new:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                    ),\n                    \"served_by\",",
+			old:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                      ),\n                      \"model_name\",",
+			new:         "dynamo_frontend_requests_total{error_type!~\"overload|cancelled|validation|not_found\",status=\"error\",track=~\"canary|stable\"}[5m]\n                      ),\n                      \"served_by\",",
 			wantFailure: "alertname: GPUInferenceCanaryRollback",
 		},
 		{
