@@ -188,6 +188,9 @@ local t = import 'lib/test.libsonnet';
       intervals: ['5m', '1h'],
       levels: ['fleet', 'cluster', 'namespace', 'team', 'slo'],
     },
+    // Sections whose records and alerts run in groups of their own, at a slower interval:
+    // section: interval (nccl sets its own, in nccl/inspector.libsonnet).
+    sectionIntervals: {},
   },
 
   // Where the rules run. single: one Prometheus (or one engine) sees every series, the cluster

@@ -41,6 +41,7 @@ func validate(m *model.Model) Problems {
 	}
 	v.duration("recording.interval", m.Recording.Interval, true)
 	v.duration("recording.rateWindow", m.Recording.RateWindow, true)
+	v.sectionIntervals(m)
 	v.duration("tests.interval", m.Tests.Interval, true)
 	v.duration("tests.evalTime", m.Tests.EvalTime, true)
 	if m.Runbooks.BaseURL == "" {
@@ -129,6 +130,25 @@ func (v *validator) duration(path, d string, required bool) {
 	}
 	if _, err := promql.ParseDuration(d); err != nil {
 		v.add(path, "invalid duration %q (use a Prometheus duration such as 5m, 1h30m)", d)
+	}
+}
+
+// sectionIntervals checks recording.sectionIntervals: each names a section of the catalog and
+// is a duration no shorter than recording.interval (a section's own groups run slower).
+func (v *validator) sectionIntervals(m *model.Model) {
+	base, baseErr := promql.ParseDuration(m.Recording.Interval)
+	for _, section := range model.SortedKeys(m.Recording.SectionIntervals) {
+		path, d := "recording.sectionIntervals."+section, m.Recording.SectionIntervals[section]
+		if _, ok := m.Enabled[section]; !ok {
+			v.add(path, "names no section of the catalog (the sections: %s)", strings.Join(model.SortedKeys(m.Enabled), ", "))
+		}
+		interval, err := promql.ParseDuration(d)
+		switch {
+		case err != nil:
+			v.add(path, "invalid duration %q (use a Prometheus duration such as 3m)", d)
+		case baseErr == nil && interval < base:
+			v.add(path, "is %s, shorter than recording.interval (%s): a section's own groups run slower than the others, not faster", d, m.Recording.Interval)
+		}
 	}
 }
 

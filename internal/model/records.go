@@ -28,6 +28,19 @@ type Recording struct {
 	RateWindow string `json:"rateWindow"`
 	// Retention are the coarser copies of the long-lived records, for a long-term store.
 	Retention Retention `json:"retention"`
+	// SectionIntervals are the evaluation intervals, slower than Interval, of sections whose
+	// records and alerts run in groups of their own: their input changes less often.
+	SectionIntervals map[string]string `json:"sectionIntervals"`
+}
+
+// SectionGroup is the group family and interval of a rule of family and section: the family
+// and "" (the default interval), or, for a section with an interval of its own, the family
+// and section joined, with that interval.
+func (r Recording) SectionGroup(family, section string) (string, string) {
+	if interval, ok := r.SectionIntervals[section]; ok && section != "" {
+		return family + "-" + section, interval
+	}
+	return family, ""
 }
 
 // Retention is the retention tiers: the records of Levels copied at each of Intervals (each

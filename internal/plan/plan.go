@@ -42,8 +42,9 @@ type Plan struct {
 // Alert is one final alerting rule.
 type Alert struct {
 	Name string
-	// Group is the name of the rule group the alert is in.
-	Group string
+	// Group is the name of the rule group the alert is in, and Interval its evaluation
+	// interval ("" for the server's).
+	Group, Interval string
 	// Expr is the canonical expression, and Pretty the same pretty-printed.
 	Expr, Pretty string
 	// For and KeepFiringFor are the rule's for and keep_firing_for.
@@ -132,7 +133,11 @@ func recordingRules(m *model.Model) ([]Recorded, error) {
 	// Catalog records last: they build on the derived rules of their group.
 	for _, key := range dependencyOrder(m.Records) {
 		r := m.Records[key]
-		recorded = append(recorded, Recorded{Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: r.Family, Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true, Comments: r.Comments})
+		family, interval := m.Recording.SectionGroup(r.Family, r.Section)
+		recorded = append(recorded, Recorded{
+			Name: r.Record, Labels: r.Labels, Expr: r.Expr, Family: family, Interval: interval,
+			Level: strings.SplitN(r.Record, ":", 2)[0], FromCatalog: true, Comments: r.Comments,
+		})
 	}
 	recorded = append(recorded, retentionRules(m, recorded)...)
 	seen := map[string]bool{}
@@ -348,9 +353,11 @@ func alerts(m *model.Model, recorded []Recorded) (map[string]Alert, error) {
 		for k, v := range a.Labels {
 			labels[k] = v
 		}
+		family, interval := m.Recording.SectionGroup(a.Family, a.Section)
 		out[name] = Alert{
 			Name:          name,
-			Group:         GroupName(a.Family, "alerts"),
+			Group:         GroupName(family, "alerts"),
+			Interval:      interval,
 			Expr:          expr,
 			Pretty:        pretty,
 			For:           a.For,
@@ -380,13 +387,15 @@ func shardLabelFromExternal(m *model.Model, text string) string {
 
 func alertGroups(alerts map[string]Alert) []Group {
 	byGroup := map[string][]Rule{}
+	interval := map[string]string{}
 	for _, name := range model.SortedKeys(alerts) {
 		a := alerts[name]
 		byGroup[a.Group] = append(byGroup[a.Group], Rule{Alert: name, Expr: a.Pretty, For: a.For, KeepFiringFor: a.KeepFiringFor, Labels: a.Labels, Annotations: a.Annotations})
+		interval[a.Group] = a.Interval
 	}
 	var out []Group
 	for _, name := range model.SortedKeys(byGroup) {
-		out = append(out, Group{Name: name, Rules: byGroup[name]})
+		out = append(out, Group{Name: name, Interval: interval[name], Rules: byGroup[name]})
 	}
 	return out
 }

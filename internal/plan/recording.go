@@ -30,7 +30,8 @@ type Recorded struct {
 	// Comments are the catalog record's comment lines, written above the rule.
 	Comments []string
 	// Interval is the evaluation interval of a rule slower than recording.interval (a
-	// retention tier), and TierOf the record a retention tier copies.
+	// retention tier, or a section's own: recording.sectionIntervals), and TierOf the record a
+	// retention tier copies.
 	Interval, TierOf string
 }
 

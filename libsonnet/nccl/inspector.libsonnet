@@ -15,6 +15,12 @@ local ncclLib = import '../lib/nccl.libsonnet';
     uuidPrefix: 'GPU-',
   },
 
+  // The inspector rewrites its files every 30 s at the most (NCCL's inspector_prom.cc raises a
+  // shorter NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS to 30 s), and its rules read every
+  // rank's series (docs/fleet-scale.md): they run every 3 minutes, in groups of their own, and
+  // each alert is held for several of those evaluations before it fires.
+  recording+: { sectionIntervals+: { nccl: '3m' } },
+
   thresholds+: {
     // A rank is a straggler when its communicator's median rank spends this many times as
     // long in a collective as it does: the median rank waits for it.
@@ -80,9 +86,11 @@ local ncclLib = import '../lib/nccl.libsonnet';
 
 
   records+: {
-    // In the group of the record it reads (which pod holds which GPU), evaluated after it. It
-    // needs no profiling field: dcgm-exporter's stock counters attribute GPUs to pods (to
-    // jobs on Slurm, where the rank's job is the one its file's GPU is mapped to).
+    // Of the family of the record it reads (which pod holds which GPU), in the section's own
+    // slower group (recording.sectionIntervals): a pod's GPUs change only when it starts or
+    // stops, and the files are fresh over windows.ncclFresh. It needs no profiling field:
+    // dcgm-exporter's stock counters attribute GPUs to pods (to jobs on Slurm, where the
+    // rank's job is the one its file's GPU is mapped to).
     [writing]: {
       section: 'nccl',
       family: 'allocation',
