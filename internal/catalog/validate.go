@@ -142,11 +142,8 @@ func (v *validator) sectionIntervals(m *model.Model) {
 		if _, ok := m.Enabled[section]; !ok {
 			v.add(path, "names no section of the catalog (the sections: %s)", strings.Join(model.SortedKeys(m.Enabled), ", "))
 		}
-		interval, err := promql.ParseDuration(d)
-		switch {
-		case err != nil:
-			v.add(path, "invalid duration %q (use a Prometheus duration such as 3m)", d)
-		case baseErr == nil && interval < base:
+		v.duration(path, d, true)
+		if interval, err := promql.ParseDuration(d); err == nil && baseErr == nil && interval < base {
 			v.add(path, "is %s, shorter than recording.interval (%s): a section's own groups run slower than the others, not faster", d, m.Recording.Interval)
 		}
 	}

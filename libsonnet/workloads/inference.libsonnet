@@ -111,15 +111,18 @@ local t = import '../lib/test.libsonnet';
                t.series(inf.preemptions, '0+2x60', vllm('llm-0')),
              ],
            ),
-         ] else []) + [
-          // Every other engine, on its own series: a counter of preemptions rises by 2 a
-          // minute, a level reads 2 requests paused.
+         ] else [])
+        // A counter of preemptions rises by 2 a minute (or stays at 3), a level reads 2
+        // requests paused (or none).
+        + local preemptions(r, yes) = if r.type == 'counter' then (if yes then '0+2x60' else '3x60') else (if yes then '2x60' else '0x60');
+        [
+          // Every other engine, on its own series.
           c
           for engine in self.engines
           if engine != 'vllm'
           for p in [inf.profiles[engine]]
           for series in [function(r, values) t.series(r.name, values, inf.scenarioServer(engine, serving=true) + r.labels)]
-          for preempting in [function(yes) series(p.preemptions[0], if p.preemptions[0].type == 'counter' then (if yes then '0+2x60' else '3x60') else (if yes then '2x60' else '0x60'))]
+          for preempting in [function(yes) series(p.preemptions[0], preemptions(p.preemptions[0], yes))]
           for c in [
             t.case('full cache, preempting on ' + p.title, true, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(true)], target=target, value=full),
             t.case('full cache, no preemptions on ' + p.title, false, [], extra=[series(p.kvCache[0], full + 'x60'), preempting(false)]),
@@ -129,7 +132,7 @@ local t = import '../lib/test.libsonnet';
           t.case('full cache, preempting on a ' + p.title + ' server of role ' + x.name, true, [], extra=[
             t.series(x.role.name, x.role.values, x.role.labels),
             series(p.kvCache[0], full + 'x60'),
-            series(p.preemptions[0], if p.preemptions[0].type == 'counter' then '0+2x60' else '2x60'),
+            series(p.preemptions[0], preemptions(p.preemptions[0], true)),
           ], target=target { namespace: x.server.namespace, pod: x.server.pod }, value=full)
           for engine in self.engines
           for p in [inf.profiles[engine]]
