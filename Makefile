@@ -34,9 +34,9 @@ check-fmt:
 check-tidy:
 	$(GO) mod tidy -diff
 
-## lint-go: golangci-lint with .golangci.yml (standard linters), e2e code included
+## lint-go: golangci-lint with .golangci.yml (standard linters), e2e and bench code included
 lint-go:
-	$(GOLANGCI) run --build-tags e2e ./...
+	$(GOLANGCI) run --build-tags e2e,bench ./...
 
 ## generate: regenerate the checked-in output of the embedded catalog
 generate:
@@ -111,10 +111,11 @@ test-integrations: build
 test-precommit:
 	integrations/precommit_test.sh
 
-## bench: generation, rule-evaluation and lint benchmarks (lint against promtool and pint)
+## bench: generation, rule-evaluation and lint benchmarks (lint against promtool and pint); the
+## bench package builds only with -tags bench, so that go test ./... does not link it
 bench: promtool
 	$(PINT) version >/dev/null
-	$(GO) test -run '^$$' -bench . -benchmem ./bench/...
+	$(GO) test -tags bench -run '^$$' -bench . -benchmem ./bench/...
 
 ## fuzz: every fuzz target for FUZZTIME each (go test prints executions per second)
 FUZZTIME ?= 60s

@@ -1,5 +1,9 @@
+//go:build bench
+
 // Package bench measures gpuobs: generation cost per rule, and the cost of evaluating the
 // generated rules with Prometheus' own rule engine over a fleet shaped like dcgm-exporter's.
+// Its files build only with -tags bench (make bench passes it): go test ./... neither links
+// nor runs benchmarks it would not run.
 package bench
 
 import (

@@ -27,11 +27,11 @@ import (
 // CacheEnv chooses where evaluations are kept: a directory, or "off" for nowhere.
 const CacheEnv = "GPUOBS_CACHE"
 
-// maxKept is how many entries a cache directory holds; the least recently used go first. An
-// entry is the compact evaluation, about 0.8 MB for the embedded catalog, under one or two
-// names (keep): 256 names hold 128 to 256 evaluations, at most about 200 MB. gpuobs' own tests
-// evaluate about a hundred catalogs, and share one directory (testcatalog.CacheDir): fewer
-// would evict each other within one run.
+// maxKept is how many evaluations a cache directory holds; the least recently used go first.
+// An evaluation is compact, about 0.8 MB for the embedded catalog, kept under one or two names
+// (keep) that count once: at most about 200 MB. gpuobs' own tests evaluate about 190
+// catalogs, and share one directory (testcatalog.CacheDir): fewer would evict each other
+// within one run, and each run would evaluate again what the last one kept.
 const maxKept = 256
 
 // cacheFormat changes whenever an entry's layout or the key's parts change.

@@ -30,30 +30,51 @@ func Used(path string) bool {
 }
 
 // Prune removes the least recently used entries of dir past max; a file not named as an entry
-// is never removed.
+// is never removed. Names of one file (hard links: one entry kept under two keys) are one
+// entry, kept or removed together, so max bounds what the directory holds on disk.
 func Prune(dir string, max int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	type entry struct {
-		name string
-		used time.Time
-	}
-	var all []entry
+	var files []*entry
 	for _, e := range entries {
 		if !IsKey(e.Name()) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			all = append(all, entry{e.Name(), info.ModTime()})
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
 		}
+		if f := sameFile(files, info); f != nil {
+			f.names = append(f.names, e.Name())
+			continue
+		}
+		files = append(files, &entry{info, []string{e.Name()}})
 	}
-	if len(all) <= max {
+	if len(files) <= max {
 		return
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].used.After(all[j].used) })
-	for _, e := range all[max:] {
-		_ = os.Remove(filepath.Join(dir, e.name))
+	sort.Slice(files, func(i, j int) bool { return files[i].info.ModTime().After(files[j].info.ModTime()) })
+	for _, f := range files[max:] {
+		for _, name := range f.names {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
 	}
+}
+
+// entry is one kept file and the names it has in the directory.
+type entry struct {
+	info  os.FileInfo
+	names []string
+}
+
+// sameFile returns the entry of files that is the file info describes, if any.
+func sameFile(files []*entry, info os.FileInfo) *entry {
+	for _, f := range files {
+		if f.info.Size() == info.Size() && os.SameFile(f.info, info) {
+			return f
+		}
+	}
+	return nil
 }

@@ -64,7 +64,8 @@ func TestMemoRunsACheckOncePerContent(t *testing.T) {
 }
 
 // TestPruneKeepsTheMostRecentlyUsed: past max entries the least recently used go, and a file
-// that is not an entry stays; an entry used (Used) counts as recent.
+// that is not an entry stays; an entry used (Used) counts as recent; an entry's second name
+// (a hard link) counts with it, once, and goes with it.
 func TestPruneKeepsTheMostRecentlyUsed(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-time.Hour)
@@ -80,11 +81,17 @@ func TestPruneKeepsTheMostRecentlyUsed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Second names of the newest entry and of one that goes: 8 names, 6 entries.
+	for _, i := range []int{5, 1} {
+		if err := os.Link(entry(i), entry(10+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !Used(entry(0)) || Used(filepath.Join(dir, "absent")) {
 		t.Fatal("Used does not tell an entry from a missing file")
 	}
 	Prune(dir, 3)
-	for i, want := range []bool{true, false, false, false, true, true} {
+	for i, want := range map[int]bool{0: true, 1: false, 2: false, 3: false, 4: true, 5: true, 15: true, 11: false} {
 		if _, err := os.Stat(entry(i)); (err == nil) != want {
 			t.Errorf("entry %d kept: %v, want %v", i, err == nil, want)
 		}

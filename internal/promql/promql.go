@@ -3,12 +3,9 @@
 package promql
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"sort"
 	"strings"
 	"text/template/parse"
@@ -16,9 +13,7 @@ import (
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
-	"github.com/prometheus/prometheus/template"
 )
 
 // newParser reads every construct Prometheus 3 has, experimental ones included: whether the
@@ -106,41 +101,6 @@ func RecordNames(content []byte) []string {
 	return names
 }
 
-// alertTemplateDefs are the variables Prometheus defines for every alert template.
-const alertTemplateDefs = "{{$labels := .Labels}}{{$externalLabels := .ExternalLabels}}{{$externalURL := .ExternalURL}}{{$value := .Value}}"
-
-// TemplateBound is how long one expansion of an alert template may take: generate expands
-// every annotation for the promtool tests, on text a pull request may bring
-// ({{ range $i := 2000000000 }} would run for minutes).
-const TemplateBound = 2 * time.Second
-
-// ExpandAlertTemplate renders an alert's label value or annotation for the given series
-// labels and value, as the Prometheus rule manager does, within TemplateBound.
-func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
-	if !strings.Contains(text, "{{") {
-		// No action: the rule manager's expansion (its definitions emit nothing) is the text.
-		return text, nil
-	}
-	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
-	exp := template.NewTemplateExpander(context.Background(), alertTemplateDefs+text, "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
-	type expansion struct {
-		text string
-		err  error
-	}
-	done := make(chan expansion, 1)
-	// An expansion past the bound is left to finish on its own: gpuobs reports it and exits.
-	go func() {
-		text, err := exp.Expand()
-		done <- expansion{text, err}
-	}()
-	select {
-	case e := <-done:
-		return e.text, e.err
-	case <-time.After(TemplateBound):
-		return "", fmt.Errorf("the template of %s did not finish expanding within %s: loops this long have no place in an alert's text", name, TemplateBound)
-	}
-}
-
 // ParseDuration parses a Prometheus duration such as 5m or 1h30m.
 func ParseDuration(s string) (model.Duration, error) { return model.ParseDuration(s) }
 
@@ -167,10 +127,8 @@ func TemplateLabels(text string) ([]string, error) {
 	if !strings.Contains(text, "{{") {
 		return nil, nil // no action: nothing read, nothing that can fail to parse
 	}
-	t := parse.New("template")
-	t.Mode = parse.SkipFuncCheck
-	trees := map[string]*parse.Tree{}
-	if _, err := t.Parse(alertTemplateDefs+text, "{{", "}}", trees); err != nil {
+	trees, err := parseTemplate(alertTemplateDefs + text)
+	if err != nil {
 		return nil, err
 	}
 	r := labelReads{seen: map[string]bool{}}
