@@ -81,9 +81,13 @@ func ExpandAlertTemplate(name, text string, labels map[string]string, value floa
 // withSteps returns text with a call of the step function at the start of the body of every
 // range and defined template, written so that the text it expands to is the same: where the
 // body's first action trims the space before it, or the range's own action the space after
-// it, the call trims that space instead. Text that does not parse is returned as it is, for
-// the expander to report.
+// it, the call trims that space instead. Text without a range or a definition (an alert's
+// text, mostly), and text that does not parse (for the expander to report), is returned as it
+// is.
 func withSteps(text string) string {
+	if !strings.Contains(text, "range") && !strings.Contains(text, "define") && !strings.Contains(text, "block") {
+		return text
+	}
 	trees, err := parseTemplate(text)
 	if err != nil {
 		return text
