@@ -37,10 +37,22 @@ const stepFunc = "__gpuobs_step"
 // ends the expansion with it.
 var errStopped = errors.New("stopped")
 
+// The errors of an expansion stopped at TemplateSteps, and at TemplateBound.
+var (
+	ErrTemplateLoops   = fmt.Errorf("loops more than %d times: loops this long have no place in an alert's text", TemplateSteps)
+	ErrTemplateTooLong = fmt.Errorf("did not finish expanding within %s: work this long has no place in an alert's text", TemplateBound)
+)
+
 // ExpandAlertTemplate renders an alert's label value or annotation for the given series
 // labels and value, as the Prometheus rule manager does, within TemplateSteps and
-// TemplateBound. An expansion past either is stopped at its next step.
+// TemplateBound. An expansion past either is stopped at its next step, with ErrTemplateLoops
+// or ErrTemplateTooLong.
 func ExpandAlertTemplate(name, text string, labels map[string]string, value float64) (string, error) {
+	return expandWithin(name, text, labels, value, TemplateBound)
+}
+
+// expandWithin is ExpandAlertTemplate with a time bound of its own.
+func expandWithin(name, text string, labels map[string]string, value float64, bound time.Duration) (string, error) {
 	if !strings.Contains(text, "{{") {
 		// No action: the rule manager's expansion (its definitions emit nothing) is the text.
 		return text, nil
@@ -48,7 +60,6 @@ func ExpandAlertTemplate(name, text string, labels map[string]string, value floa
 	data := template.AlertTemplateData(labels, nil, "", promql.Sample{F: value})
 	exp := template.NewTemplateExpander(context.Background(), withSteps(alertTemplateDefs+text), "__alert_"+name, data, model.Time(0), nil, &url.URL{}, nil)
 	var steps atomic.Int64
-	stop := func() { steps.Store(TemplateSteps + 1) }
 	exp.Funcs(map[string]any{stepFunc: func() (string, error) {
 		if steps.Add(1) > TemplateSteps {
 			return "", errStopped
@@ -64,17 +75,17 @@ func ExpandAlertTemplate(name, text string, labels map[string]string, value floa
 		text, err := exp.Expand()
 		done <- expansion{text, err}
 	}()
-	timer := time.NewTimer(TemplateBound)
+	timer := time.NewTimer(bound)
 	defer timer.Stop()
 	select {
 	case e := <-done:
 		if e.err != nil && steps.Load() > TemplateSteps {
-			return "", fmt.Errorf("the template of %s loops more than %d times: loops this long have no place in an alert's text", name, TemplateSteps)
+			return "", fmt.Errorf("the template of %s %w", name, ErrTemplateLoops)
 		}
 		return e.text, e.err
 	case <-timer.C:
-		stop()
-		return "", fmt.Errorf("the template of %s did not finish expanding within %s: work this long has no place in an alert's text", name, TemplateBound)
+		steps.Store(2 * TemplateSteps) // its next step stops it
+		return "", fmt.Errorf("the template of %s %w", name, ErrTemplateTooLong)
 	}
 }
 

@@ -2,8 +2,10 @@ package promql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,8 @@ import (
 
 // TestTemplateExpansionIsBounded: an annotation that loops two billion times, and one whose
 // defined templates call each other a million times without a loop, are refused at once,
-// naming the alert; an ordinary one expands.
+// naming the alert; one that takes too long within the steps is refused at the time bound and
+// stopped; an ordinary one expands.
 func TestTemplateExpansionIsBounded(t *testing.T) {
 	fanOut := ""
 	for i := range 20 {
@@ -34,6 +37,18 @@ func TestTemplateExpansionIsBounded(t *testing.T) {
 		}
 		if took := time.Since(start); took > TemplateBound/2 {
 			t.Errorf("%s: took %s: it was not stopped by its steps", name, took)
+		}
+	}
+	// Past the time bound (here a millisecond: 90,000 steps formatting 100 kB each take seconds), the
+	// expansion is refused, and stopped at its next step rather than left to run.
+	before := runtime.NumGoroutine()
+	_, err := expandWithin("Slow", `{{ range $i := 90000 }}{{ $x := printf "%0100000d" $i }}{{ end }}`, nil, 1, time.Millisecond)
+	if !errors.Is(err, ErrTemplateTooLong) || !strings.Contains(err.Error(), "the template of Slow did not finish expanding") {
+		t.Errorf("past the time bound: %v, want ErrTemplateTooLong naming the alert", err)
+	}
+	for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("an expansion past the time bound still runs: %d goroutines, %d before", runtime.NumGoroutine(), before)
 		}
 	}
 	got, err := ExpandAlertTemplate("GPUHot", `GPU {{ $labels.gpu }} at {{ $value }}`, map[string]string{"gpu": "3"}, 91)

@@ -432,7 +432,7 @@ func (r *Rules) evalWindow(ctx context.Context, g *rules.Group, rule rules.Rule,
 	app := r.scratch.AppenderV2(ctx)
 	for i, ts := range steps {
 		if due[i] {
-			vector, err := evalBounded(ctx, rule, offset, ts, query, g.Limit(), len(results[ts.Add(-offset).UnixMilli()]))
+			vector, err := evalBounded(ctx, rule, offset, ts, query, g.Limit(), results[ts.Add(-offset).UnixMilli()])
 			if err == nil {
 				err = r.write(app, rule, vector, ts.Add(-offset))
 			}
@@ -447,35 +447,42 @@ func (r *Rules) evalWindow(ctx context.Context, g *rules.Group, rule rules.Rule,
 	return app.Commit()
 }
 
-// perSeriesExpansion is what evalBounded allows, beyond the expansion bound, for each series an
-// alerting rule returned: a hundred times what expanding a real rule's labels takes.
-const perSeriesExpansion = time.Millisecond
+// evalBounded evaluates a rule at ts on results already queried (vector, the query's result
+// there). An alerting rule whose labels are templates expands them there for every series it
+// returned; that is text a pull request may bring, and a loop may hide behind a condition on
+// the data. So each label is first expanded as generate expands it, for each series, within
+// generate's bounds: one past them ends the replay, naming the rule, before the rule manager
+// would run it unbounded.
+func evalBounded(ctx context.Context, rule rules.Rule, offset time.Duration, ts time.Time, query rules.QueryFunc, limit int, vector promql.Vector) (promql.Vector, error) {
+	if alert, ok := rule.(*rules.AlertingRule); ok && templated(alert.Labels()) {
+		if err := labelsPastBounds(alert, vector); err != nil {
+			return nil, err
+		}
+	}
+	return rule.Eval(ctx, offset, ts, query, nil, limit)
+}
 
-// evalBounded evaluates a rule at ts on results already queried. An alerting rule whose labels
-// are templates expands them there for every series it returned; that is text a pull request
-// may bring, and a loop may hide behind a condition on the data, so the evaluation gets
-// generate's expansion bound (plus perSeriesExpansion for each of the series) and the replay
-// ends when it is past; an evaluation past the bound is left to finish on its own.
-func evalBounded(ctx context.Context, rule rules.Rule, offset time.Duration, ts time.Time, query rules.QueryFunc, limit, series int) (promql.Vector, error) {
-	alert, ok := rule.(*rules.AlertingRule)
-	if !ok || !templated(alert.Labels()) {
-		return rule.Eval(ctx, offset, ts, query, nil, limit)
+// labelsPastBounds expands the label templates of an alert for each series of its query's
+// result as generate does, and returns the error of one past generate's bounds. Other errors
+// are the rule manager's to report, as it does, in the label's value.
+func labelsPastBounds(alert *rules.AlertingRule, vector promql.Vector) error {
+	var err error
+	for _, sample := range vector {
+		metric := sample.Metric.Map()
+		alert.Labels().Range(func(l labels.Label) {
+			if err != nil || !strings.Contains(l.Value, "{{") {
+				return
+			}
+			_, e := templates.ExpandAlertTemplate(alert.Name(), l.Value, metric, sample.F)
+			if errors.Is(e, templates.ErrTemplateLoops) || errors.Is(e, templates.ErrTemplateTooLong) {
+				err = fmt.Errorf("its label %s: %w", l.Name, e)
+			}
+		})
+		if err != nil {
+			return err
+		}
 	}
-	type evaluation struct {
-		vector promql.Vector
-		err    error
-	}
-	done := make(chan evaluation, 1)
-	go func() {
-		vector, err := rule.Eval(ctx, offset, ts, query, nil, limit)
-		done <- evaluation{vector, err}
-	}()
-	select {
-	case e := <-done:
-		return e.vector, e.err
-	case <-time.After(templates.TemplateBound + time.Duration(series)*perSeriesExpansion):
-		return nil, fmt.Errorf("its label templates did not finish expanding within %s for %d series: loops this long have no place in an alert's labels", templates.TemplateBound, series)
-	}
+	return nil
 }
 
 // templated reports whether any label value holds a template action.
