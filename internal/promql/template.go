@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -104,25 +105,9 @@ func withSteps(text string) string {
 		return text
 	}
 	var at []int
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.RangeNode:
-			at = append(at, int(n.List.Pos))
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.IfNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.List)
-			walk(n.ElseList)
+	visit := func(n parse.Node) {
+		if r, ok := n.(*parse.RangeNode); ok {
+			at = append(at, int(r.List.Pos))
 		}
 	}
 	for _, tree := range trees {
@@ -132,7 +117,7 @@ func withSteps(text string) string {
 		if tree.Name != mainTemplate {
 			at = append(at, int(tree.Root.Pos))
 		}
-		walk(tree.Root)
+		walkTemplate(tree.Root, visit)
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(at)))
 	for _, pos := range at {
@@ -156,4 +141,43 @@ func parseTemplate(text string) (map[string]*parse.Tree, error) {
 	trees := map[string]*parse.Tree{}
 	_, err := t.Parse(text, "{{", "}}", trees)
 	return trees, err
+}
+
+// walkTemplate calls visit with n and every node below it, in the order they are written.
+func walkTemplate(n parse.Node, visit func(parse.Node)) {
+	if n == nil || reflect.ValueOf(n).IsNil() {
+		return
+	}
+	visit(n)
+	switch n := n.(type) {
+	case *parse.ListNode:
+		for _, c := range n.Nodes {
+			walkTemplate(c, visit)
+		}
+	case *parse.ActionNode:
+		walkTemplate(n.Pipe, visit)
+	case *parse.PipeNode:
+		for _, c := range n.Cmds {
+			walkTemplate(c, visit)
+		}
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			walkTemplate(a, visit)
+		}
+	case *parse.IfNode:
+		walkBranches(&n.BranchNode, visit)
+	case *parse.RangeNode:
+		walkBranches(&n.BranchNode, visit)
+	case *parse.WithNode:
+		walkBranches(&n.BranchNode, visit)
+	case *parse.TemplateNode:
+		walkTemplate(n.Pipe, visit)
+	}
+}
+
+// walkBranches walks an if's, a range's or a with's pipe, body and else branch.
+func walkBranches(b *parse.BranchNode, visit func(parse.Node)) {
+	walkTemplate(b.Pipe, visit)
+	walkTemplate(b.List, visit)
+	walkTemplate(b.ElseList, visit)
 }

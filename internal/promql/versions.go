@@ -195,54 +195,18 @@ func templateFunctions(text string) []string {
 	if !strings.Contains(text, "{{") {
 		return nil
 	}
-	t := parse.New("template")
-	t.Mode = parse.SkipFuncCheck
-	trees := map[string]*parse.Tree{}
-	if _, err := t.Parse(alertTemplateDefs+text, "{{", "}}", trees); err != nil {
+	trees, err := parseTemplate(alertTemplateDefs + text)
+	if err != nil {
 		return nil
 	}
 	var out []string
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					walk(c)
-				}
-			}
-		case *parse.CommandNode:
-			for _, a := range n.Args {
-				walk(a)
-			}
-		case *parse.IdentifierNode:
-			if !slices.Contains(out, n.Ident) {
-				out = append(out, n.Ident)
-			}
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
+	visit := func(n parse.Node) {
+		if id, ok := n.(*parse.IdentifierNode); ok && !slices.Contains(out, id.Ident) {
+			out = append(out, id.Ident)
 		}
 	}
 	for _, tree := range trees {
-		walk(tree.Root)
+		walkTemplate(tree.Root, visit)
 	}
 	slices.Sort(out)
 	return out
