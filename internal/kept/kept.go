@@ -69,7 +69,7 @@ type entry struct {
 	names []string
 }
 
-// sameFile returns the entry of files that is the file info describes, if any.
+// sameFile returns the entry of files that info names too (a hard link), if any.
 func sameFile(files []*entry, info os.FileInfo) *entry {
 	for _, f := range files {
 		if f.info.Size() == info.Size() && os.SameFile(f.info, info) {

@@ -130,7 +130,8 @@ func withSteps(text string) string {
 	return text
 }
 
-// mainTemplate names the tree of a parsed template's own text (parseTemplate).
+// mainTemplate names the tree of a parsed template's own text (parseTemplate), as lint's
+// messages show it.
 const mainTemplate = "template"
 
 // parseTemplate parses a template with Go's template parser, its functions not resolved: the
