@@ -32,7 +32,7 @@ var foundations = []string{
 var allowedReads = map[string]string{
 	"hardware/ -> alertmanager.libsonnet": "GPUSeriesMissing's runbook says when the label self-check's inhibition silences it",
 	"maintenance.libsonnet -> hardware/":  "maintenance re-tiers every page, the fabric's and the recovery actions' included",
-	"serving/ -> slos/":                   "goodput counts the tokens of requests the latency SLOs call good",
+	"serving/ -> slos/":                   "goodput counts the tokens of requests the latency SLOs call good; a canary names the error SLO alerts its errors make fire",
 	"slurm/ -> alertmanager.libsonnet":    "GPUSlurmMetricsDown's runbook names what it silences in the drain's place, as GPUKubeStateMetricsDown's does",
 	"slurm/ -> cost.libsonnet":            "the cases of users' and accounts' cost price their GPUs by the catalog's own table, as the records do",
 	"slurm/ -> workloads/":                "a Slurm job is idle by the window a pod is (GPUAllocatedIdle's)",

@@ -49,6 +49,18 @@ local t = import '../lib/test.libsonnet';
     ],
   },
 
+  // The alerts of SLO n that a scenario failing a share `ratio` of its events throughout makes
+  // fire, for a case's alsoFires on target: every window then reads that ratio, so each alert
+  // with a tier whose factor times the budget is below it. (Other families' scenarios name
+  // them from here, so that a team's objective or tiers decide, not the embedded catalog's.)
+  sloAlertsFiring(n, ratio, target)::
+    local s = $.slos[n];
+    [
+      t.also('SLO' + n + suffix, ratio, target=target)
+      for suffix in std.objectFields(s.alerts)
+      if std.length([tier for tier in s.tiers if tier.alert == suffix && ratio > tier.factor * budget(s)]) > 0
+    ],
+
   local l = $.labels,
   local budget(s) = 1 - s.objective,
   // PromQL for the budget: "(1 - 0.99)" reads better than the float it computes to.
@@ -107,11 +119,7 @@ local t = import '../lib/test.libsonnet';
     local mine = factors(s, suffix);
     local slower = std.flattenArrays([factors(s, o) for o in others if maxOf(factors(s, o)) < minOf(mine)]);
     local fires = std.min(0.999, 1.5 * maxOf(mine) * budget(s));
-    local alsoFiring(sc) = [
-      t.also(alertName(n, o), sc.value, target=sc.target)
-      for o in others
-      if std.length([f for f in factors(s, o) if sc.value > f * budget(s)]) > 0
-    ];
+    local alsoFiring(sc) = [x for x in $.sloAlertsFiring(n, sc.value, sc.target) if x.alert != alertName(n, suffix)];
     // A latency SLO's scenarios play on its first engine's series, or on `engine`'s.
     local case(name, fires, bad, engine=null) =
       local sc = if engine == null then s.scenario(bad) else s.scenario(bad, engine=engine);
