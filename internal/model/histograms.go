@@ -13,40 +13,35 @@ import (
 // series per bound and +Inf, _count and _sum.
 func HistogramSeries(metric string, labels map[string]string, h HistogramScenario, native bool) []CaseSeries {
 	buckets := len(h.Bounds) + 1
-	// The histogram's state: observations in each bucket, then the sum. What each phase adds
-	// a minute, and the state at the end of each phase (from empty).
-	perMinute := make([][]float64, len(h.Phases))
-	ends := [][]float64{make([]float64, buckets+1)}
-	for i, p := range h.Phases {
-		perMinute[i] = append(append([]float64(nil), p.Counts...), p.Sum)
-		ends = append(ends, add(ends[i], scale(float64(p.Minutes), perMinute[i])))
-	}
-	// Each phase's first sample and what each minute adds, and how many minutes follow.
-	first := make([][]float64, len(h.Phases))
+	// What each phase adds a minute to each quantity promtool is told of, as it is written:
+	// native, the observations in each bucket, their count, their sum; classic, the
+	// observations up to each bound (the last, every observation), then their sum. The first
+	// phase starts from an empty histogram; each later one a minute after the one before.
+	steps := make([][]float64, len(h.Phases))
 	times := make([]int, len(h.Phases))
 	for i, p := range h.Phases {
-		first[i], times[i] = add(ends[i], perMinute[i]), p.Minutes-1
-		if i == 0 {
-			first[i], times[i] = ends[0], p.Minutes
+		state := append(append([]float64(nil), p.Counts...), p.Sum)
+		quantities := cumulative(state)
+		if native {
+			quantities = append(state[:buckets:buckets], quantities[buckets-1], p.Sum)
 		}
+		steps[i], times[i] = asWritten(quantities), p.Minutes-1
 	}
+	times[0]++
+	starts := continued(steps, times)
 	if native {
 		var phases []string
 		for i := range h.Phases {
-			phases = append(phases, nativeSample(h.Bounds, first[i])+"+"+nativeSample(h.Bounds, perMinute[i])+"x"+strconv.Itoa(times[i]))
+			phases = append(phases, nativeSample(h.Bounds, starts[i])+"+"+nativeSample(h.Bounds, steps[i])+"x"+strconv.Itoa(times[i]))
 		}
 		return []CaseSeries{{Metric: metric, Values: strings.Join(phases, " "), Labels: labels}}
-	}
-	starts, steps := make([][]float64, len(h.Phases)), make([][]float64, len(h.Phases))
-	for i := range h.Phases {
-		starts[i], steps[i] = cumulative(first[i]), cumulative(perMinute[i])
 	}
 	// The notation of quantity q: the observations up to bound q (the last every observation),
 	// or the sum after them.
 	notation := func(q int) string {
 		var phases []string
 		for i := range h.Phases {
-			phases = append(phases, promtoolNumber(starts[i][q])+"+"+promtoolNumber(steps[i][q])+"x"+strconv.Itoa(times[i]))
+			phases = append(phases, number(starts[i][q])+"+"+number(steps[i][q])+"x"+strconv.Itoa(times[i]))
 		}
 		return strings.Join(phases, " ")
 	}
@@ -72,18 +67,38 @@ func HistogramSeries(metric string, labels map[string]string, h HistogramScenari
 	)
 }
 
-// nativeSample is a state as a native histogram in promtool notation.
-func nativeSample(bounds, state []float64) string {
-	counts := cumulative(state)
+// continued is each phase's first sample, a minute of its steps after where the phase before
+// left each quantity (the first phase starts at 0). Promtool expands a+bxn by adding b to a,
+// n times, in floating point, and a rate reads any fall as a counter reset: a start worked
+// out by multiplication (99.7 × 30 is not thirty 99.7s added up) can fall a hair below that
+// sum, so the sum is taken as promtool takes it.
+func continued(steps [][]float64, times []int) [][]float64 {
+	starts := [][]float64{make([]float64, len(steps[0]))}
+	for i := 1; i < len(steps); i++ {
+		next := append([]float64(nil), starts[i-1]...)
+		for q := range next {
+			for range times[i-1] {
+				next[q] += steps[i-1][q]
+			}
+			next[q] += steps[i][q]
+		}
+		starts = append(starts, next)
+	}
+	return starts
+}
+
+// nativeSample is a native histogram in promtool notation, from its observations in each
+// bucket, their count and sum.
+func nativeSample(bounds, quantities []float64) string {
 	var b, c []string
 	for _, x := range bounds {
 		b = append(b, promtoolNumber(x))
 	}
-	for _, x := range state[:len(bounds)+1] {
-		c = append(c, promtoolNumber(x))
+	for _, x := range quantities[:len(bounds)+1] {
+		c = append(c, number(x))
 	}
 	return fmt.Sprintf("{{schema:-53 sum:%s count:%s custom_values:[%s] buckets:[%s]}}",
-		promtoolNumber(state[len(bounds)+1]), promtoolNumber(counts[len(bounds)]), strings.Join(b, " "), strings.Join(c, " "))
+		number(quantities[len(bounds)+2]), number(quantities[len(bounds)+1]), strings.Join(b, " "), strings.Join(c, " "))
 }
 
 // cumulative is a state's observations up to each bucket (the last is every observation),
@@ -99,20 +114,18 @@ func cumulative(state []float64) []float64 {
 	return out
 }
 
-func add(a, b []float64) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = a[i] + b[i]
+// asWritten is each quantity as promtool reads it back from promtoolNumber.
+func asWritten(quantities []float64) []float64 {
+	out := make([]float64, len(quantities))
+	for i, x := range quantities {
+		out[i], _ = strconv.ParseFloat(promtoolNumber(x), 64)
 	}
 	return out
 }
 
-func scale(k float64, a []float64) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
-		out[i] = k * a[i]
-	}
-	return out
+// number is a quantity in the fewest digits promtool reads back as the same float.
+func number(x float64) string {
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // promtoolNumber is a count or a sum to a millionth with the fewest decimals (100 × (1 -

@@ -14,6 +14,14 @@
   // A counter growing by perMinute every minute (tests sample once a minute).
   risingPerMinute(perMinute):: '0+' + perMinute + 'x60',
 
+  // A counter growing by perMinute every minute for its first `minutes`, flat after (to the
+  // hour). Promtool expands a+bxn by adding b n times, in floating point: the flat value is
+  // that sum, as a product can fall a hair below it (99.7 × 30 is not thirty 99.7s added up)
+  // and a rate reads the fall as a counter reset.
+  risingFor(perMinute, minutes)::
+    if minutes >= 60 then self.risingPerMinute(perMinute)
+    else '0+' + perMinute + 'x' + minutes + ' ' + std.foldl(function(sum, _) sum + perMinute, std.range(1, minutes), 0) + 'x' + (60 - minutes),
+
   // A counter whose increase over the last hour is perHour.
   risingPerHour(perHour):: '0+' + (perHour / 60) + 'x60',
 

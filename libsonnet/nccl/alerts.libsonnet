@@ -51,7 +51,7 @@ local t = import '../lib/test.libsonnet';
     local rankOf(i) = if n.slurm then { [nc.podLabel]: t.scenarioHost, gpu: 'GPU' + i } else { [nc.podLabel]: pod(i), gpu: 'GPU0' },
     // node_exporter's mtime of the inspector's file of the scenario's GPU i: written every
     // minute, or until `minutes` and not since.
-    local written(i, minutes=60) = t.series('node_textfile_mtime_seconds', '0+60x' + minutes + (if minutes < 60 then ' ' + (60 * minutes) + 'x' + (60 - minutes) else ''), {
+    local written(i, minutes=60) = t.series('node_textfile_mtime_seconds', t.risingFor(60, minutes), {
       job: nc.job,
       instance: t.scenarioHost,
       file: '/var/lib/node_exporter/textfile_collector/nccl_inspector_metrics_' + t.scenarioUUID(i) + '.prom',

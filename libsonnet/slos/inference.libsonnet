@@ -69,9 +69,7 @@ local t = import '../lib/test.libsonnet';
   local l = $.labels,
   local inf = $.inference,
   // A counter rising by perMinute a minute, flat after idleAfter minutes (traffic stopped).
-  local counter(perMinute, idleAfter) =
-    if idleAfter >= 60 then '0+' + perMinute + 'x60'
-    else '0+' + perMinute + 'x' + idleAfter + ' ' + perMinute * idleAfter + 'x' + (60 - idleAfter),
+  local counter(perMinute, idleAfter) = t.risingFor(perMinute, idleAfter),
 
 
   slos+: {
