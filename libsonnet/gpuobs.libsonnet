@@ -74,14 +74,20 @@
   // A section switched off takes its alerts and records with it (gpuobs removes them when it
   // reads the catalog, and names any rule left that reads one): their scenarios and runbooks
   // are hidden, never evaluated.
-  local off(entry) = !std.get($.enabled, std.get(entry, 'section', ''), true),
+  //
+  // (Built of std.objectHas and its kin, which Go answers: std.get is Jsonnet, and this runs
+  // for every alert, record and scenario.)
+  local off(entry) =
+    local section = if std.objectHasAll(entry, 'section') then entry.section else '';
+    std.objectHasAll($.enabled, section) && !$.enabled[section],
+  local exists(also) = std.objectHas($.alerts, also.alert),
   alerts: std.mapWithKey(
     function(_, a)
       if off(a) then a { tests:: [], runbook:: {} }
       else a + (if std.objectHas(a, 'tests') then {
                   tests: [
-                    if std.all([std.objectHas($.alerts, x.alert) for x in std.get(c, 'alsoFires', [])]) then c
-                    else c { alsoFires: [x for x in c.alsoFires if std.objectHas($.alerts, x.alert)] }
+                    if !std.objectHasAll(c, 'alsoFires') || std.all(std.map(exists, c.alsoFires)) then c
+                    else c { alsoFires: std.filter(exists, c.alsoFires) }
                     for c in a.tests
                   ],
                 } else {}),

@@ -54,6 +54,8 @@
   local catalog = $.xidCatalog,
   // (An unknown action is reported by the assertion below.)
   local classOf(code) = std.get(catalog[code], 'class', std.get($.xidActions, catalog[code].action, { class: 'application' }).class),
+  // Each code's class, worked out once.
+  local classes = { [code]: classOf(code) for code in std.objectFields(catalog) },
   assert std.all(
     [std.objectHas($.xidActions, catalog[c].action) for c in std.objectFields(catalog)],
   ) : 'xidCatalog: every action must be one of xidActions (' + std.join(', ', std.objectFields($.xidActions)) + '); not ' + std.join(
@@ -64,7 +66,7 @@
   // XID classes, derived from the catalog; the value of DCGM_FI_DEV_XID_ERRORS is the last XID
   // seen. Each class has its alert (hardware/xid.libsonnet).
   xid: {
-    [class]: std.sort([std.parseInt(c) for c in std.objectFields(catalog) if classOf(c) == class])
-    for class in std.set([classOf(c) for c in std.objectFields(catalog)])
+    [class]: std.sort([std.parseInt(c) for c in std.objectFields(catalog) if classes[c] == class])
+    for class in std.set(std.objectValues(classes))
   },
 }

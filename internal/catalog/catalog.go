@@ -142,6 +142,8 @@ func evaluateJsonnet(opts Options) (string, []fileRead, error) {
 	vm := jsonnet.MakeVM()
 	vm.Importer(im)
 	vm.NativeFunction(fillNative)
+	vm.NativeFunction(numNative)
+	vm.NativeFunction(signalNative)
 	vm.ErrorFormatter.SetColorFormatter(nil)
 	out, err := vm.EvaluateAnonymousSnippet(filename, snippet)
 	if err != nil {

@@ -1,6 +1,10 @@
 package catalog
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,5 +30,42 @@ func TestFillWritesPieces(t *testing.T) {
 	}
 	if _, err := fillNative.Func([]any{"x > $(th)", map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unfilled piece in query: x > $(th)") {
 		t.Errorf("an unfilled piece: %v", err)
+	}
+}
+
+// TestNumReadsBack: e.num writes each number in the fewest digits that read back as the same
+// float, through the catalog's own evaluation. The Jsonnet search it replaces stopped at 17
+// decimals and wrote 1/60 (the chargeback's hours per minute) as 0.01666666666666667, which
+// reads back as another number.
+func TestNumReadsBack(t *testing.T) {
+	values := []float64{0.95, 1.0 / 60, 60, 0.1 + 0.2, -2.5, 1e-7, 123456789.125, 0.07 * 100, 1e21}
+	var list []string
+	for _, v := range values {
+		list = append(list, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	path := filepath.Join(t.TempDir(), "num.jsonnet")
+	snippet := "local e = import 'lib/expr.libsonnet'; [e.num(x) for x in [" + strings.Join(list, ", ") + "]]"
+	if err := os.WriteFile(path, []byte(snippet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Evaluate(Options{ConfigPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range values {
+		back, err := strconv.ParseFloat(got[i], 64)
+		if err != nil || back != v || strings.ContainsAny(got[i], "eE") {
+			t.Errorf("num(%v) = %q, which reads back as %v (%v)", v, got[i], back, err)
+		}
+		if short := strconv.FormatFloat(v, 'f', -1, 64); len(got[i]) > len(short) {
+			t.Errorf("num(%v) = %q, longer than %q", v, got[i], short)
+		}
+	}
+	if got[0] != "0.95" || got[2] != "60" {
+		t.Errorf("num(0.95), num(60) = %q, %q", got[0], got[2])
 	}
 }

@@ -36,9 +36,21 @@ func (l Labels) Matchers() string {
 		}
 		b = append(b, k...)
 		b = append(b, '=')
-		b = strconv.AppendQuote(b, l[k])
+		b = appendQuoted(b, l[k])
 	}
 	return string(append(b, '}'))
+}
+
+// appendQuoted is strconv.AppendQuote, which looks up every rune in Unicode's printable
+// tables, with a way round them for the values scenarios have: printable ASCII without a
+// quote or a backslash, which quotes as it is.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // Project keeps the named labels that are set.

@@ -1,17 +1,10 @@
 // Small PromQL builders shared by the catalog files.
 {
   // The shortest text that reads back as the number x (0.95, not 0.94999999999999996, which
-  // std.toString prints): for numbers in alert text, runbooks and dashboard queries.
-  // (Arithmetic, not std.format, which costs milliseconds a call.)
-  num(x)::
-    local a = std.abs(x);
-    // The fewest decimals that read back as x, and its digits without the point.
-    local decimals(k) = if k >= 17 || std.round(a * std.pow(10, k)) / std.pow(10, k) == a then k else decimals(k + 1);
-    local k = decimals(1);
-    local digits = std.toString(std.round(a * std.pow(10, k)));
-    local padded = std.repeat('0', std.max(0, k + 1 - std.length(digits))) + digits;
-    if x == std.floor(x) && a < 1e15 then std.toString(x)
-    else (if x < 0 then '-' else '') + std.substr(padded, 0, std.length(padded) - k) + '.' + std.substr(padded, std.length(padded) - k, k),
+  // std.toString prints): for numbers in alert text, runbooks and dashboard queries. gpuobs
+  // gives it from Go (strconv's shortest form), where the search for the fewest decimals cost a
+  // tenth of the catalog's evaluation.
+  num(x):: std.native('num')(x),
 
   // The seconds of a Prometheus duration of one unit ('1m' is 60).
   seconds(d)::

@@ -2,13 +2,8 @@
 // read them. Mirrors internal/conventions (a Go test keeps the two in step); generation fails
 // when an alert reads a recording rule that no rule produces.
 {
-  local prefixes = ['DCGM_FI_DEV_', 'DCGM_FI_PROF_', 'DCGM_FI_'],
-  local strip(name) =
-    local matching = [p for p in prefixes if std.startsWith(name, p)];
-    if matching == [] then name else std.substr(name, std.length(matching[0]), std.length(name)),
-
-  // signal('DCGM_FI_DEV_GPU_TEMP') == 'dcgm_gpu_temp'
-  signal(field):: 'dcgm_' + std.asciiLower(strip(field)),
+  // signal('DCGM_FI_DEV_GPU_TEMP') == 'dcgm_gpu_temp': conventions.SignalName, from Go.
+  signal(field):: std.native('signal')(field),
 
   // The per-GPU rate of a counter field: gpu:<signal>:rate<window>.
   gpuRate(field, window):: 'gpu:' + self.signal(field) + ':rate' + window,

@@ -40,6 +40,8 @@ local t = import '../lib/test.libsonnet';
     account: { metric: 'slurm_account_jobs_gpus_alloc', label: 'account', values: [1, 5] },
     partition: { metric: 'slurm_partition_jobs_gpus_alloc', label: 'partition', values: [6] },
   },
+  // The record of the GPUs held by each of one count (user: user:slurm_gpus_alloc:sum).
+  local alloc(c) = e.fill('$(by):slurm_gpus_alloc:sum', { by: c }),
   // The cases' Slurm counts: six GPUs held, by two users, two accounts and one partition
   // (label values user1, user2, ...).
   local countsInput = [t.series('slurm_jobs_gpus_alloc', '6x60', { [l.cluster]: 'prod', job: s.job, instance: 'slurmctld:6817' })] + [
@@ -130,22 +132,22 @@ local t = import '../lib/test.libsonnet';
   } + {
     // Slurm's own counts of the GPUs jobs hold, by user, account and partition, with their
     // GPU-hours over the chargeback day; each adds up to the cluster's.
-    ['%s:slurm_gpus_alloc:sum' % c]: slurm {
+    [alloc(c)]: slurm {
       expr: e.fill('sum by ($(cluster), $(label)) ($(metric){job="$(job)"})', { cluster: l.cluster, label: counts[c].label, metric: counts[c].metric, job: s.job }),
       tests: [t.recordCase('two of them share the cluster: they add up to it', countsInput, [t.sample({ [l.cluster]: 'prod' }, 0)], e.fill(|||
         sum by ($(cluster)) ($(by)) - cluster:slurm_gpus_alloc:sum
-      |||, { cluster: l.cluster, by: '%s:slurm_gpus_alloc:sum' % c }))],
+      |||, { cluster: l.cluster, by: alloc(c) }))],
     }
     for c in std.objectFields(counts)
   } + {
-    ['%s:slurm_gpu_hours:sum1d' % c]: slurm {
-      expr: hours('%s:slurm_gpus_alloc:sum' % c),
+    [c + ':slurm_gpu_hours:sum1d']: slurm {
+      expr: hours(alloc(c)),
       tests: [
         t.recordCase(
           'GPUs held for the hour',
           countsInput,
           [t.sample({ [l.cluster]: 'prod', [counts[c].label]: counts[c].label + '1' }, t.round3(counts[c].values[0] * testHours))],
-          e.fill('round($(record){$(label)="$(value)"}, 0.001)', { record: '%s:slurm_gpu_hours:sum1d' % c, label: counts[c].label, value: counts[c].label + '1' }),
+          e.fill('round($(record){$(label)="$(value)"}, 0.001)', { record: c + ':slurm_gpu_hours:sum1d', label: counts[c].label, value: counts[c].label + '1' }),
         ),
       ],
     }
@@ -156,10 +158,10 @@ local t = import '../lib/test.libsonnet';
     // counts held), so that each adds up to the cluster's cost; exact per SKU where a cluster
     // has one (Slurm's per-user and per-account counts carry none). Per job the GPUs' own prices
     // are in job:gpu_cost_dollars_per_hour:sum.
-    ['%s:gpu_cost_dollars_per_hour:sum' % c]: { section: 'cost', family: 'slurm' } {
+    [c + ':gpu_cost_dollars_per_hour:sum']: { section: 'cost', family: 'slurm' } {
       expr: e.fill(|||
         $(alloc) * on ($(cluster)) group_left () (cluster:gpu_cost_dollars_per_hour:sum / (cluster:slurm_gpus_alloc:sum > 0))
-      |||, { alloc: '%s:slurm_gpus_alloc:sum' % c, cluster: l.cluster }),
+      |||, { alloc: alloc(c), cluster: l.cluster }),
       local sku = std.objectFields($.cost.gpuHourly)[0],
       local perGPU = $.cost.gpuHourly[sku],
       // Six GPUs of the first priced SKU, held by jobs, as Slurm counts them.
@@ -167,7 +169,7 @@ local t = import '../lib/test.libsonnet';
         t.series($.exporter.healthField, '60x60', t.gpu(l, 'node-a', i, sku) { [l.job]: '41' + i })
         for i in std.range(0, 5)
       ],
-      local record = '%s:gpu_cost_dollars_per_hour:sum' % c,
+      local record = e.fill('$(by):gpu_cost_dollars_per_hour:sum', { by: c }),
       tests: [
         t.recordCase('one of them holds one GPU of six', priced, [t.sample({ [l.cluster]: 'prod', [counts[c].label]: counts[c].label + '1' }, t.round3(counts[c].values[0] * perGPU))], e.fill(|||
           round($(record){$(label)="$(value)"}, 0.001)
