@@ -328,35 +328,29 @@ local e = import '../lib/expr.libsonnet';
   },
 
   // The profiles as docs/catalog.md's engine table shows them.
-  engines:
-    // The SLOs and alerts, each with the engines it reads (the section vllm's alerts read
-    // vLLM), looked up once for every profile.
-    local readers = [{ name: n, engines: std.get($.slos[n], 'engines', []) } for n in std.objectFields($.slos)] + [
-      local a = $.alerts[n];
-      { name: n, engines: std.get(a, 'engines', []) + (if std.get(a, 'section') == 'vllm' then ['vllm'] else []) }
-      for n in std.objectFields($.alerts)
-    ];
-    {
-      [name]: {
-        local p = $.inference.profiles[name],
-        title: p.title,
-        served: $.enabled.inference && std.member($.inference.engines, name),
-        modelLabel: p.modelLabel,
-        endpoint: p.endpoint,
-        enable: p.enable,
-        metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
-        requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
-        refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
-        // The gauges and counters beyond the histograms it shows, and the alerts and SLOs that
-        // leave it out for lack of what they read.
-        shows: [f for f in $.inference.fields if std.objectHas(p, f)],
-        leftOutOf: if self.served then $.inference.leftOut(name) else [],
-        // The SLOs and alerts that read it: those naming it among their engines, and the
-        // section vllm's alerts for vLLM.
-        feeds: if !self.served then [] else [r.name for r in readers if std.member(r.engines, name)],
-      }
-      for name in std.objectFields($.inference.profiles)
-    },
+  engines: {
+    [name]: {
+      local p = $.inference.profiles[name],
+      title: p.title,
+      served: $.enabled.inference && std.member($.inference.engines, name),
+      modelLabel: p.modelLabel,
+      endpoint: p.endpoint,
+      enable: p.enable,
+      metrics: { [q]: p[q].name for q in $.inference.quantities if std.objectHas(p, q) },
+      requests: if std.objectHas(p, 'requests') then std.objectFields(p.requests.counters) else [],
+      refusals: if std.objectHas(p, 'requests') then [r.name + '{' + r.selector + '}' for r in p.requests.rejected] else [],
+      // The gauges and counters beyond the histograms it shows, and the alerts and SLOs that
+      // leave it out for lack of what they read.
+      shows: [f for f in $.inference.fields if std.objectHas(p, f)],
+      leftOutOf: if self.served then $.inference.leftOut(name) else [],
+      // The SLOs and alerts that read it: those naming it among their engines, and the
+      // section vllm's alerts for vLLM.
+      feeds: if !self.served then [] else
+        [n for n in std.objectFields($.slos) if std.member(std.get($.slos[n], 'engines', []), name)]
+        + [n for n in std.objectFields($.alerts) if std.member(std.get($.alerts[n], 'engines', []), name) || (name == 'vllm' && std.get($.alerts[n], 'section') == 'vllm')],
+    }
+    for name in std.objectFields($.inference.profiles)
+  },
 
   // The served engines' histograms, for lint and the bucket-bound check (their ladders),
   // their request counters and gauges.
