@@ -37,32 +37,28 @@ var fillNative = &jsonnet.NativeFunction{
 // numNative is lib/expr.libsonnet's e.num in Go: the shortest decimal that reads back as
 // the number (0.95, not the 0.94999999999999996 std.toString writes), for numbers in alert
 // text, runbooks and panel queries. The same search in Jsonnet (rounding at one decimal more
-// until the number comes back) cost a tenth of the catalog's evaluation.
-var numNative = &jsonnet.NativeFunction{
-	Name:   "num",
-	Params: ast.Identifiers{"x"},
-	Func: func(args []any) (any, error) {
-		x, ok := args[0].(float64)
-		if !ok {
-			return nil, fmt.Errorf("num: %v is a %T, not a number", args[0], args[0])
-		}
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	},
-}
+// until the number came back) was about a tenth of the catalog's evaluation.
+var numNative = unaryNative("num", "x", "a number", func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) })
 
 // signalNative is lib/names.libsonnet's signal in Go: conventions.SignalName itself, so the
 // names alert expressions read are the names the recording rules get (Jsonnet's
 // std.asciiLower goes a character at a time).
-var signalNative = &jsonnet.NativeFunction{
-	Name:   "signal",
-	Params: ast.Identifiers{"field"},
-	Func: func(args []any) (any, error) {
-		field, ok := args[0].(string)
-		if !ok {
-			return nil, fmt.Errorf("signal: %v is a %T, not a field name", args[0], args[0])
-		}
-		return conventions.SignalName(field), nil
-	},
+var signalNative = unaryNative("signal", "field", "a field name", conventions.SignalName)
+
+// unaryNative is a native function of one argument of type T (what names it in the error for
+// another type).
+func unaryNative[T any](name, param, what string, f func(T) string) *jsonnet.NativeFunction {
+	return &jsonnet.NativeFunction{
+		Name:   name,
+		Params: ast.Identifiers{ast.Identifier(param)},
+		Func: func(args []any) (any, error) {
+			x, ok := args[0].(T)
+			if !ok {
+				return nil, fmt.Errorf("%s: %v is a %T, not %s", name, args[0], args[0], what)
+			}
+			return f(x), nil
+		},
+	}
 }
 
 // fill replaces each $(name) of template with its piece; a name pieces lacks stays, and the

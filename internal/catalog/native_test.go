@@ -69,3 +69,13 @@ func TestNumReadsBack(t *testing.T) {
 		t.Errorf("num(0.95), num(60) = %q, %q", got[0], got[2])
 	}
 }
+
+// TestNativesNameWhatTheyWant: a native given the wrong type says which and what it wants.
+func TestNativesNameWhatTheyWant(t *testing.T) {
+	if _, err := numNative.Func([]any{"ninety"}); err == nil || err.Error() != "num: ninety is a string, not a number" {
+		t.Errorf("num of a string: %v", err)
+	}
+	if _, err := signalNative.Func([]any{42.0}); err == nil || err.Error() != "signal: 42 is a float64, not a field name" {
+		t.Errorf("signal of a number: %v", err)
+	}
+}
