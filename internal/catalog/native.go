@@ -37,7 +37,7 @@ var fillNative = &jsonnet.NativeFunction{
 // numNative is lib/expr.libsonnet's e.num in Go: the shortest decimal that reads back as
 // the number (0.95, not the 0.94999999999999996 std.toString writes), for numbers in alert
 // text, runbooks and panel queries. The same search in Jsonnet (rounding at one decimal more
-// until the number came back) was about a tenth of the catalog's evaluation.
+// until the number came back) was about a tenth of the expressions the catalog's evaluation ran.
 var numNative = unaryNative("num", "x", "a number", func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) })
 
 // signalNative is lib/names.libsonnet's signal in Go: conventions.SignalName itself, so the

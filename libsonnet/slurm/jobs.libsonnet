@@ -40,8 +40,10 @@ local t = import '../lib/test.libsonnet';
     account: { metric: 'slurm_account_jobs_gpus_alloc', label: 'account', values: [1, 5] },
     partition: { metric: 'slurm_partition_jobs_gpus_alloc', label: 'partition', values: [6] },
   },
-  // The record of the GPUs held by each of one count (user: user:slurm_gpus_alloc:sum).
-  local alloc(c) = e.fill('$(by):slurm_gpus_alloc:sum', { by: c }),
+  // A record by one of the counts (user: user:slurm_gpus_alloc:sum), and the one of the GPUs
+  // each holds.
+  local perCount(c, name) = e.fill('$(by):$(name)', { by: c, name: name }),
+  local alloc(c) = perCount(c, 'slurm_gpus_alloc:sum'),
   // The cases' Slurm counts: six GPUs held, by two users, two accounts and one partition
   // (label values user1, user2, ...).
   local countsInput = [t.series('slurm_jobs_gpus_alloc', '6x60', { [l.cluster]: 'prod', job: s.job, instance: 'slurmctld:6817' })] + [
@@ -140,14 +142,14 @@ local t = import '../lib/test.libsonnet';
     }
     for c in std.objectFields(counts)
   } + {
-    [c + ':slurm_gpu_hours:sum1d']: slurm {
+    [perCount(c, 'slurm_gpu_hours:sum1d')]: slurm {
       expr: hours(alloc(c)),
       tests: [
         t.recordCase(
           'GPUs held for the hour',
           countsInput,
           [t.sample({ [l.cluster]: 'prod', [counts[c].label]: counts[c].label + '1' }, t.round3(counts[c].values[0] * testHours))],
-          e.fill('round($(record){$(label)="$(value)"}, 0.001)', { record: c + ':slurm_gpu_hours:sum1d', label: counts[c].label, value: counts[c].label + '1' }),
+          e.fill('round($(record){$(label)="$(value)"}, 0.001)', { record: perCount(c, 'slurm_gpu_hours:sum1d'), label: counts[c].label, value: counts[c].label + '1' }),
         ),
       ],
     }
@@ -158,7 +160,7 @@ local t = import '../lib/test.libsonnet';
     // counts held), so that each adds up to the cluster's cost; exact per SKU where a cluster
     // has one (Slurm's per-user and per-account counts carry none). Per job the GPUs' own prices
     // are in job:gpu_cost_dollars_per_hour:sum.
-    [c + ':gpu_cost_dollars_per_hour:sum']: { section: 'cost', family: 'slurm' } {
+    [perCount(c, 'gpu_cost_dollars_per_hour:sum')]: { section: 'cost', family: 'slurm' } {
       expr: e.fill(|||
         $(alloc) * on ($(cluster)) group_left () (cluster:gpu_cost_dollars_per_hour:sum / (cluster:slurm_gpus_alloc:sum > 0))
       |||, { alloc: alloc(c), cluster: l.cluster }),
@@ -169,7 +171,7 @@ local t = import '../lib/test.libsonnet';
         t.series($.exporter.healthField, '60x60', t.gpu(l, 'node-a', i, sku) { [l.job]: '41' + i })
         for i in std.range(0, 5)
       ],
-      local record = e.fill('$(by):gpu_cost_dollars_per_hour:sum', { by: c }),
+      local record = perCount(c, 'gpu_cost_dollars_per_hour:sum'),
       tests: [
         t.recordCase('one of them holds one GPU of six', priced, [t.sample({ [l.cluster]: 'prod', [counts[c].label]: counts[c].label + '1' }, t.round3(counts[c].values[0] * perGPU))], e.fill(|||
           round($(record){$(label)="$(value)"}, 0.001)
