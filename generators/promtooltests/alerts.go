@@ -26,12 +26,17 @@ type scenario struct {
 	seq  int
 }
 
-// gpusPerScenario is the size of a scenario's block of sequence numbers: at most this many GPUs.
+// gpusPerScenario is the size of a block of sequence numbers: a scenario with more GPUs takes
+// as many consecutive blocks as it needs.
 const gpusPerScenario = 32
 
-// scenarios gives every case of every alert its scenario. A case's block is chosen by a hash of
-// the alert's and the case's names; two cases whose hashes meet take the next free block, in the
-// order of alert names and cases (only they move when one of them is renamed).
+// maxScenarioGPUs bounds one scenario's GPUs, and so the size of its series in the test file.
+const maxScenarioGPUs = 4096
+
+// scenarios gives every case of every alert its scenario. A case's blocks start at a hash of the
+// alert's and the case's names; where one of them is taken, they start at the next block from
+// which enough are free, in the order of alert names and cases (only the cases whose hashes meet
+// move when one of them is renamed).
 func scenarios(m *model.Model) (map[string][]scenario, error) {
 	out := map[string][]scenario{}
 	taken := map[int]bool{}
@@ -43,18 +48,37 @@ func scenarios(m *model.Model) (map[string][]scenario, error) {
 				return nil, fmt.Errorf("alerts.%s.tests: the cases %q and %q both play as scenario %s: give each case of an alert a name of its own (the first 40 letters and digits tell them apart)", alert, other, c.Name, name)
 			}
 			names[name] = c.Name
-			if c.GPUs > gpusPerScenario {
-				return nil, fmt.Errorf("alerts.%s.tests: case %q has %d GPUs; a scenario has at most %d", alert, c.Name, c.GPUs, gpusPerScenario)
+			blocks := (max(c.GPUs, 1) + gpusPerScenario - 1) / gpusPerScenario
+			if c.GPUs > maxScenarioGPUs {
+				return nil, fmt.Errorf("alerts.%s.tests: case %q has %d GPUs; a scenario has at most %d", alert, c.Name, c.GPUs, maxScenarioGPUs)
 			}
 			block := int(hash(name) % scenarioBlocks)
-			for taken[block] {
+			for tries := 0; !free(taken, block, blocks); tries++ {
+				if tries == scenarioBlocks {
+					return nil, fmt.Errorf("alerts.%s.tests: no %d free blocks of sequence numbers are left for case %q", alert, blocks, c.Name)
+				}
 				block = (block + 1) % scenarioBlocks
 			}
-			taken[block] = true
+			for b := block; b < block+blocks; b++ {
+				taken[b] = true
+			}
 			out[alert] = append(out[alert], scenario{name: name, seq: firstScenarioSeq + block*gpusPerScenario})
 		}
 	}
 	return out, nil
+}
+
+// free tells whether the n blocks from first are all below scenarioBlocks and none is taken.
+func free(taken map[int]bool, first, n int) bool {
+	if first+n > scenarioBlocks {
+		return false
+	}
+	for b := first; b < first+n; b++ {
+		if taken[b] {
+			return false
+		}
+	}
+	return true
 }
 
 // Scenario sequence numbers start above the healthy GPUs' and span scenarioBlocks blocks

@@ -242,6 +242,58 @@ func TestEveryEngineBurnsItsSLOs(t *testing.T) {
 	}
 }
 
+// TestGPUAvailabilityHoldsAtItsObjective: the GPU availability SLO's alerts fire on a burn, stay
+// quiet within budget and between their tiers, and its records pass their cases at objectives
+// from loose to strict, on the embedded catalog and on a team's (labels and teams renamed,
+// sections off). Its scenarios show a share of GPUs missing in whole GPUs: at 99 %, one of 25 is
+// 4 %, which a stricter objective's tiers cannot tell apart, so they take more GPUs there.
+// (A Slurm lab's catalog, testdata/slurm-adopter.jsonnet, runs at 99.9 %.)
+func TestGPUAvailabilityHoldsAtItsObjective(t *testing.T) {
+	testutil.Long(t)
+	t.Parallel()
+	alerts := []string{"SLOGPUAvailabilityFastBurn", "SLOGPUAvailabilitySlowBurn"}
+	records := []string{
+		`round(slo:error_budget:remaining{slo="GPUAvailability"}, 0.001)`,
+		`round(slo:error_budget:burn_rate{slo="GPUAvailability"}, 0.001)`,
+	}
+	for _, c := range []struct{ catalog, objective string }{
+		{"gpuobs.libsonnet", "0.95"},
+		{"gpuobs.libsonnet", "0.995"},
+		{"adopter.jsonnet", "0.9975"},
+		{"gpuobs.libsonnet", "0.999"},
+	} {
+		t.Run(c.catalog+"@"+c.objective, func(t *testing.T) {
+			t.Parallel()
+			dir := generateInto(t, plantest.Catalog(t, "(import '"+c.catalog+"') { slos+: { GPUAvailability+: { objective: "+c.objective+" } } }\n"))
+			if out, err := promtoolTest(t, dir, output.AlertTests, alerts); err != nil {
+				t.Errorf("promtool test rules %s: %v\n%s", output.AlertTests, err, out)
+			}
+			if out, err := promtoolTest(t, dir, output.RecordsTests, records); err != nil {
+				t.Errorf("promtool test rules %s: %v\n%s", output.RecordsTests, err, out)
+			}
+		})
+	}
+}
+
+// TestGPUAvailabilityRefusesWhatItsTestsCannotShow: an objective whose tiers a test tells apart
+// only on more GPUs than a test holds, and tiers too close together for any count of GPUs, stop
+// generation with a message that names the SLO and what to change.
+func TestGPUAvailabilityRefusesWhatItsTestsCannotShow(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ override, want string }{
+		{"objective: 0.9999", "slos.GPUAvailability: objective 0.9999 is too strict for its generated tests:\nto tell its tiers apart, one takes 2222 GPUs, and a test holds at most 512. Loosen the objective."},
+		{
+			"tiers: [{ alert: 'FastBurn', factor: 3.01, long: '1h', short: '5m' }, { alert: 'SlowBurn', factor: 3, long: '1d', short: '2h' }]",
+			"slos.GPUAvailability: its tiers are too close together for a generated test to tell them apart\n(factors 3.01, 3): move their factors further apart.",
+		},
+	} {
+		_, err := plantest.Load(plantest.Catalog(t, "(import 'adopter.jsonnet') { slos+: { GPUAvailability+: { "+c.override+" } } }\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("with %s, want the error %q, got %v", c.override, c.want, err)
+		}
+	}
+}
+
 // TestARuleNoTestReadsIsStillLoaded: a rule that no test group reads is left out of the split
 // runs, so a broken one passes them; promtool check rules, which the profile runs also call,
 // loads it and fails. On the small catalog, with a rule whose template does not parse.

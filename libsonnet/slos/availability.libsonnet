@@ -6,6 +6,33 @@ local t = import '../lib/test.libsonnet';
 {
   local l = $.labels,
 
+  // How many GPUs of what capacity go missing to show an unavailable share `ratio` to the burn-
+  // rate tiers of the SLO slo: a share that fires the tiers `ratio` fires, 2 % clear of every
+  // threshold (averaged over a window, a share on a threshold may fall either side of it). 25 GPUs
+  // of capacity where a whole number of them does; else the fewest missing of the capacity that
+  // comes nearest the ratio, moved 10 % off a threshold it is on, to its own side.
+  local sizing(slo, ratio) =
+    local thresholds = [tier.factor * (1 - slo.objective) for tier in slo.tiers];
+    local near(x, threshold) = std.abs(x - threshold) < 0.02 * threshold;
+    local keeps(size) =
+      local shown = size.missing / size.capacity;
+      size.missing < size.capacity && std.all([!near(shown, x) && (shown > x) == (ratio > x) for x in thresholds]);
+    local first = { capacity: 25, missing: std.min(24, std.round(ratio * 25)) };
+    local on = [x for x in thresholds if near(ratio, x)];
+    local aim = if on == [] then ratio else if ratio > on[0] then 1.1 * on[0] else 0.9 * on[0];
+    local sized = [
+      { capacity: std.max(m + 1, std.round(m / aim)), missing: m }
+      for m in std.range(1, 32)
+    ];
+    local fits = if keeps(first) then [first] else [x for x in sized if keeps(x)];
+    if fits == [] then
+      error 'slos.GPUAvailability: its tiers are too close together for a generated test to tell them apart\n(factors ' + std.join(', ', [e.num(tier.factor) for tier in slo.tiers]) + '): move their factors further apart.'
+    else if fits[0].capacity > maxGPUs then
+      error 'slos.GPUAvailability: objective ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + fits[0].capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
+    else fits[0],
+  // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples.
+  local maxGPUs = 512,
+
   slos+: {
     // The share of GPUs that are not healthy: capacity (kube-state-metrics) minus the GPUs that
     // report, with no fatal XID held, no uncorrectable ECC error in the event window and spare
@@ -32,16 +59,17 @@ local t = import '../lib/test.libsonnet';
       events(w):: e.fill(|||
         avg_over_time(cluster:kube_gpu_capacity_seen:sum[$(window)])
       |||, { window: w }),
-      // Capacity 25 GPUs; the GPUs that do not report are unavailable. A burst is a new node
-      // whose 15 GPUs the exporter has not reported for the last 3 minutes.
+      // Capacity 25 GPUs, of which those that do not report are unavailable (or as many as
+      // sizing takes to show `bad`). A burst is a new node whose 15 GPUs the exporter has not
+      // reported for the last 3 minutes.
       scenario(bad, idleAfter=60)::
-        local capacity = 25;
-        local missing = if bad == 'burst' then 0 else std.round(bad * capacity);
+        local size = if bad == 'burst' then { capacity: 25, missing: 0 } else sizing(self, bad);
+        local missing = size.missing;
         {
           target: {},
-          gpus: capacity - missing,
-          value: if bad == 'burst' then null else missing / capacity,
-          extra: $.kubernetes.capacitySeries(t.scenarioHost, if bad == 'burst' then [[25, 57], [40, 3]] else [[capacity, 60]]),
+          gpus: size.capacity - missing,
+          value: if bad == 'burst' then null else missing / size.capacity,
+          extra: $.kubernetes.capacitySeries(t.scenarioHost, if bad == 'burst' then [[25, 57], [40, 3]] else [[size.capacity, 60]]),
           // On Slurm, the node lends more GPUs than its exporter reports.
           [if $.scheduler == 'slurm' && bad != 'burst' && missing > 0 then 'alsoFires']: [t.also('GPUSlurmNodeGPUsMissing', missing, target={ [$.labels.host]: t.scenarioHost })],
         },
