@@ -86,8 +86,10 @@
       if off(a) then a { tests:: [], runbook:: {} }
       else a + (if std.objectHas(a, 'tests') then {
                   tests: [
-                    if !std.objectHasAll(c, 'alsoFires') || std.all(std.map(exists, c.alsoFires)) then c
-                    else c { alsoFires: std.filter(exists, c.alsoFires) }
+                    if !std.objectHasAll(c, 'alsoFires') then c
+                    else
+                      local existing = std.filter(exists, c.alsoFires);
+                      if std.length(existing) == std.length(c.alsoFires) then c else c { alsoFires: existing }
                     for c in a.tests
                   ],
                 } else {}),

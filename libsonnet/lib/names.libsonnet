@@ -3,7 +3,7 @@
 // when an alert reads a recording rule that no rule produces.
 {
   // signal('DCGM_FI_DEV_GPU_TEMP') == 'dcgm_gpu_temp': conventions.SignalName, from Go.
-  signal(field):: std.native('signal')(field),
+  signal:: std.native('signal'),
 
   // The per-GPU rate of a counter field: gpu:<signal>:rate<window>.
   gpuRate(field, window):: 'gpu:' + self.signal(field) + ':rate' + window,

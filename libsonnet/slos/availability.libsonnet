@@ -13,23 +13,24 @@ local t = import '../lib/test.libsonnet';
   // comes nearest the ratio, moved 10 % off a threshold it is on, to its own side.
   local sizing(slo, ratio) =
     local thresholds = [tier.factor * (1 - slo.objective) for tier in slo.tiers];
-    local near(x, threshold) = std.abs(x - threshold) < 0.02 * threshold;
+    local near(x, threshold) = x > 0.98 * threshold && x < 1.02 * threshold;
     local keeps(size) =
       local shown = size.missing / size.capacity;
-      size.missing < size.capacity && std.all([!near(shown, x) && (shown > x) == (ratio > x) for x in thresholds]);
+      size.missing < size.capacity && std.length([x for x in thresholds if near(shown, x) || (shown > x) != (ratio > x)]) == 0;
     local first = { capacity: 25, missing: std.min(24, std.round(ratio * 25)) };
     local on = [x for x in thresholds if near(ratio, x)];
     local aim = if on == [] then ratio else if ratio > on[0] then 1.1 * on[0] else 0.9 * on[0];
-    local sized = [
-      { capacity: std.max(m + 1, std.round(m / aim)), missing: m }
-      for m in std.range(1, 32)
-    ];
-    local fits = if keeps(first) then [first] else [x for x in sized if keeps(x)];
-    if fits == [] then
-      error 'slos.GPUAvailability: its tiers are too close together for a generated test to tell them apart\n(factors ' + std.join(', ', [e.num(tier.factor) for tier in slo.tiers]) + '): move their factors further apart.'
-    else if fits[0].capacity > maxGPUs then
-      error 'slos.GPUAvailability: objective ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + fits[0].capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
-    else fits[0],
+    // The fewest missing from `missing` on, up to 32, of the capacity nearest the aim.
+    local fewest(missing) =
+      local size = { capacity: std.max(missing + 1, std.round(missing / aim)), missing: missing };
+      if missing > 32 then
+        error 'slos.GPUAvailability: its tiers are too close together for a generated test to tell them apart\n(factors ' + std.join(', ', [e.num(tier.factor) for tier in slo.tiers]) + '): move their factors further apart.'
+      else if keeps(size) then size
+      else fewest(missing + 1);
+    local size = if keeps(first) then first else fewest(1);
+    if size.capacity > maxGPUs then
+      error 'slos.GPUAvailability: objective ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + size.capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
+    else size,
   // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples.
   local maxGPUs = 512,
 
