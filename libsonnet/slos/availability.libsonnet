@@ -31,7 +31,8 @@ local t = import '../lib/test.libsonnet';
     if size.capacity > maxGPUs then
       error 'slos.GPUAvailability: objective ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + size.capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
     else size,
-  // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples.
+  // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples
+  // (the decoder holds every case to the same bound, maxScenarioGPUs).
   local maxGPUs = 512,
 
   slos+: {
