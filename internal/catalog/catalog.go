@@ -159,6 +159,9 @@ func evaluateJsonnet(opts Options) (string, []fileRead, error) {
 		if p, ok := missingInLibrary(err.Error()); ok {
 			return "", nil, Problems{p}
 		}
+		if p, ok := refusedByLibrary(err.Error()); ok {
+			return "", nil, Problems{p}
+		}
 		return "", nil, Problems{{Message: excerpt(strings.TrimSpace(err.Error()))}}
 	}
 	return out, append(reads, im.reads...), nil
@@ -187,6 +190,20 @@ func missingInLibrary(msg string) (Problem, bool) {
 		Path:    strings.Join(path, "."),
 		Message: fmt.Sprintf("the embedded catalog's %s reads %s, which your catalog removed or renamed; keep it, override this entry too, or switch its section off (enabled)", m[2], m[1]),
 	}, true
+}
+
+// refusal is an error the embedded library raises on purpose about a value of the catalog: its
+// message starts with the value's catalog path, and the library's stack trace below it says
+// nothing more to the user.
+var refusal = regexp.MustCompile(`^RUNTIME ERROR: ([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+): ((?s:.*?))\n\t` + regexp.QuoteMeta(embeddedPrefix))
+
+// refusedByLibrary is the problem a refusal names, by its catalog path.
+func refusedByLibrary(msg string) (Problem, bool) {
+	m := refusal.FindStringSubmatch(msg)
+	if m == nil {
+		return Problem{}, false
+	}
+	return Problem{Path: m[1], Message: excerpt(m[2])}, true
 }
 
 // schemaFile checks the inputs of a catalog before anything is derived from them.
@@ -255,6 +272,9 @@ func rest(vm *jsonnet.VM, filename string, found schemaFound) Problems {
 	}
 	out, err := vm.EvaluateAnonymousSnippet(filename, patch)
 	if err != nil {
+		if p, ok := refusedByLibrary(err.Error()); ok {
+			return Problems{p}
+		}
 		return cannot
 	}
 	_, err = Decode([]byte(out))

@@ -100,7 +100,7 @@ func TestUserOverride(t *testing.T) {
 
 // TestBadInput checks the error output for each kind of bad catalog against golden files.
 func TestBadInput(t *testing.T) {
-	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "bad-deploy", "bad-xid", "bad-xid-class", "bad-recovery", "bad-kubernetes", "bad-allocation", "bad-platform", "bad-urls", "schema-and-more", "bad-panel-thresholds", "bad-fanout", "retired-settings", "older-prometheus", "bad-prometheus-version", "bad-slurm", "bad-section-intervals"} {
+	for _, name := range []string{"syntax-error", "runtime-error", "schema-errors", "unknown-top-level", "missing-import", "breaks-later", "mistyped-inputs", "mistyped-values", "bad-topology", "bad-sections", "removed-entry", "bad-names", "bad-units", "bad-features", "bad-deploy", "bad-xid", "bad-xid-class", "bad-recovery", "bad-kubernetes", "bad-allocation", "bad-platform", "bad-urls", "schema-and-more", "bad-panel-thresholds", "bad-fanout", "retired-settings", "older-prometheus", "bad-prometheus-version", "bad-slurm", "bad-section-intervals", "untestable-objective"} {
 		t.Run(name, func(t *testing.T) {
 			_, err := load(filepath.Join("testdata", name+".jsonnet"))
 			var problems catalog.Problems
