@@ -17,7 +17,7 @@ local t = import '../lib/test.libsonnet';
     local keeps(size) =
       local shown = size.missing / size.capacity;
       size.missing < size.capacity && std.length([x for x in thresholds if near(shown, x) || (shown > x) != (ratio > x)]) == 0;
-    local first = { capacity: 25, missing: std.min(24, std.round(ratio * 25)) };
+    local first = { capacity: 25, missing: std.min(self.capacity - 1, std.round(ratio * self.capacity)) };
     local on = [x for x in thresholds if near(ratio, x)];
     local aim = if on == [] then ratio else if ratio > on[0] then 1.1 * on[0] else 0.9 * on[0];
     // The fewest missing from `missing` on, up to 32, of the capacity nearest the aim.
@@ -31,8 +31,8 @@ local t = import '../lib/test.libsonnet';
     if size.capacity > maxGPUs then
       error 'slos.GPUAvailability.objective: ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + size.capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
     else size,
-  // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples
-  // (the decoder holds every case to the same bound, maxScenarioGPUs).
+  // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples (the
+  // promtool test generator holds every case to the same bound, maxScenarioGPUs).
   local maxGPUs = 512,
 
   slos+: {
