@@ -49,10 +49,12 @@ local t = import '../lib/test.libsonnet';
       local bucketOf(v) = std.length([b for b in ladder if b < v]),
       local goodBucket = bucketOf(seconds),
       local badBucket = bucketOf(2 * seconds),
-      local request(good, bad) = [
-        [(if i == goodBucket then good else 0) + (if i == badBucket then bad else 0) for i in std.range(0, std.length(ladder))],
-        seconds * (good + 2 * bad),
-      ],
+      // (The buckets around the two are the same zeros in every phase: built once, shared.)
+      local zeros(n) = std.makeArray(n, function(_) 0),
+      local below = zeros(goodBucket),
+      local between = zeros(badBucket - goodBucket - 1),
+      local above = zeros(std.length(ladder) - badBucket),
+      local request(good, bad) = [below + [good] + between + [bad] + above, seconds * (good + 2 * bad)],
       // Servers of a role that sees the same requests (a prefill server beside the decode
       // one) observe each of them as good: counted, they would halve the bad share.
       local roles = $.inference.scenarioRoles(engine, quantity),
