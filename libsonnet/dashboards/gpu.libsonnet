@@ -37,12 +37,11 @@ local panels = import '../lib/panels.libsonnet';
           ALERTS{alertstate="firing", $(gpu)}
         |||, { gpu: is(l.uuid, 'gpu') }), color: 'orange', title: '{{alertname}}' },
       ],
-      // The collected fields, read once, then a row per family of them.
-      local shown = [n for n in std.objectFields($.fields) if collected(n)],
-      local byFamily = std.set([$.fields[n].family for n in shown]),
+      // The collected fields, read once with their families, then a row per family of them.
+      local shown = [{ name: n, family: $.fields[n].family, nvlink: $.fields[n].entity == 'nvlink' } for n in std.objectFields($.fields) if collected(n)],
       rows: [
-        row(family, [fieldPanel(n) for n in shown if $.fields[n].family == family && $.fields[n].entity != 'nvlink'])
-        for family in byFamily
+        row(family, [fieldPanel(f.name) for f in shown if f.family == family && !f.nvlink])
+        for family in std.set([f.family for f in shown])
       ],
     },
   },

@@ -217,7 +217,7 @@ local e = import '../lib/expr.libsonnet';
       for q in std.set(std.flattenArrays([std.objectFields(inference.profiles[x]) for x in inference.engines]))
     },
     // The engines served that have every one of `fields`.
-    showing(fields):: [engine for engine in inference.engines if std.all([std.objectHas(inference.profiles[engine], f) for f in fields])],
+    showing(fields):: [engine for engine in inference.engines if std.length([f for f in fields if !std.objectHas(inference.profiles[engine], f)]) == 0],
 
     // What each alert and SLO fed by the engines reads of a profile: a served engine without
     // all of it is left out of that rule, and where no served engine has it the rule is not

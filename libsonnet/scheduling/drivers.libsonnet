@@ -29,7 +29,12 @@ local t = import '../lib/test.libsonnet';
   local newer = 'gpu:dcgm_driver_newer_than_gate:group',
   // The branches of an SKU's gate, and the branches newer than all of them.
   local branches(sku) = std.join('|', $.compatibility.driverBranches[sku]),
-  local newerBranches(sku) = e.above(std.foldl(std.max, [std.parseInt(b) for b in $.compatibility.driverBranches[sku]], 0)),
+  // (Worked out once per SKU: both records read it.)
+  local newerBySKU = {
+    [sku]: e.above(std.foldl(std.max, [std.parseInt(b) for b in $.compatibility.driverBranches[sku]], 0))
+    for sku in std.objectFields($.compatibility.driverBranches)
+  },
+  local newerBranches(sku) = newerBySKU[sku],
 
   records+: {
     // GPUs whose driver is outside the branches validated for their SKU, and not newer than
