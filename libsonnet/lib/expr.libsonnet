@@ -23,10 +23,10 @@
   // are escaped: 1.0 unescaped also matches the bucket of 100 or 160.
   le(x):: if x == std.floor(x) then self.num(x) + '|' + self.num(x) + '\\\\.0' else std.strReplace(self.num(x), '.', '\\\\.'),
 
-  // fill(template, pieces): a query written whole as a ||| block, with the pieces that vary named $(piece) and given
-  // in pieces (strings): the query reads as it runs, and filling costs a string replacement
-  // per piece (std.format costs about 2 ms a call in go-jsonnet, 150 times more). A number
-  // is written as + would join it. A piece left unfilled is an error.
+  // fill(template, pieces): a query written whole as a ||| block, with the pieces that vary
+  // named $(piece) and given in pieces (strings): the query reads as it runs, and filling costs
+  // a string replacement per piece (std.format costs about 2 ms a call in go-jsonnet, 150 times
+  // more). A number is written as + would join it. A piece left unfilled is an error.
   fill:: std.native('fill'),
 
   // A regular expression matching the whole numbers (written without leading zeros) above n,

@@ -70,9 +70,6 @@ local t = import '../lib/test.libsonnet';
 
   local l = $.labels,
   local inf = $.inference,
-  // A counter rising by perMinute a minute, flat after idleAfter minutes (traffic stopped).
-  local counter(perMinute, idleAfter) = t.risingFor(perMinute, idleAfter),
-
 
   slos+: {
     // The primer's serving SLIs beyond TTFT: output tokens arrive steadily (one observation per
@@ -108,12 +105,12 @@ local t = import '../lib/test.libsonnet';
         // Servers of a role that sees the same requests answer all of them.
         local roles = $.inference.scenarioRoles(engine, 'requests'),
         extra: [
-          series(p.requests.example.ok, if bad == 'burst' then '0+100x59 5900' else counter(100 * (1 - bad), idleAfter)),
-          series(p.requests.example.failed, if bad == 'burst' then '0x59 100' else counter(100 * bad, idleAfter)),
-        ] + (if shedding then [series(p.requests.example.rejected, counter(100, idleAfter))] else []) + std.flattenArrays([
+          series(p.requests.example.ok, if bad == 'burst' then '0+100x59 5900' else t.risingFor(100 * (1 - bad), idleAfter)),
+          series(p.requests.example.failed, if bad == 'burst' then '0x59 100' else t.risingFor(100 * bad, idleAfter)),
+        ] + (if shedding then [series(p.requests.example.rejected, t.risingFor(100, idleAfter))] else []) + std.flattenArrays([
           [
             t.series(x.role.name, x.role.values, x.role.labels),
-            t.series(p.requests.example.ok.name, counter(100, idleAfter), x.target + p.requests.example.ok.labels),
+            t.series(p.requests.example.ok.name, t.risingFor(100, idleAfter), x.target + p.requests.example.ok.labels),
           ]
           for x in roles
         ]),
