@@ -75,24 +75,26 @@
   // reads the catalog, and names any rule left that reads one): their scenarios and runbooks
   // are hidden, never evaluated.
   //
-  // (Built of std.objectHas and its kin, which Go answers: std.get is Jsonnet, and this runs
-  // for every alert, record and scenario.)
-  local off(entry) =
-    local section = if std.objectHasAll(entry, 'section') then entry.section else '';
-    std.objectHasAll($.enabled, section) && !$.enabled[section],
+  // The scenarios are read through `super`, so that they see the final alert (a catalog's
+  // `for` included), not the library's. The sections switched off are listed once. (Built of
+  // std.objectHas and its kin, which Go answers: std.get is Jsonnet, and this runs for every
+  // alert, record and scenario.)
+  local sectionsOff = { [s]: true for s in std.objectFields($.enabled) if !$.enabled[s] },
+  local off(entry) = std.objectHasAll(entry, 'section') && std.objectHas(sectionsOff, entry.section),
   local exists(also) = std.objectHas($.alerts, also.alert),
   alerts: std.mapWithKey(
     function(_, a)
       if off(a) then a { tests:: [], runbook:: {} }
-      else a + (if std.objectHas(a, 'tests') then {
-                  tests: [
-                    if !std.objectHasAll(c, 'alsoFires') then c
-                    else
-                      local existing = std.filter(exists, c.alsoFires);
-                      if std.length(existing) == std.length(c.alsoFires) then c else c { alsoFires: existing }
-                    for c in a.tests
-                  ],
-                } else {}),
+      else if !std.objectHas(a, 'tests') then a
+      else a {
+        tests: [
+          if !std.objectHasAll(c, 'alsoFires') then c
+          else
+            local existing = std.filter(exists, c.alsoFires);
+            if std.length(existing) == std.length(c.alsoFires) then c else c { alsoFires: existing }
+          for c in super.tests
+        ],
+      },
     super.alerts
   ),
   records: std.mapWithKey(function(_, r) if off(r) then r { tests:: [] } else r, super.records),

@@ -93,6 +93,14 @@ func TestUserOverride(t *testing.T) {
 	if !strings.Contains(a.Description, "$labels.hostname") {
 		t.Errorf("description does not follow the host label: %q", a.Description)
 	}
+	// A scenario reads the final alert: the one named after the wait says the catalog's.
+	var names []string
+	for _, c := range m.Alerts["GPUHotterThanFleetPeers"].Tests {
+		names = append(names, c.Name)
+	}
+	if !slices.Contains(names, "hotter for less than 25m") {
+		t.Errorf("the scenarios of GPUHotterThanFleetPeers do not follow its overridden for (25m): %q", names)
+	}
 	if got := m.RunbookURL("GPUTemperatureHigh"); got != "https://runbooks.example.com/gpu/GPUTemperatureHigh.md" {
 		t.Errorf("relative import of a user file did not apply: %s", got)
 	}

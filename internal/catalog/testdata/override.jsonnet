@@ -5,6 +5,10 @@ gpuobs + local_overrides {
   // A fleet of vGPU guests, read by their memory clock alone (no temperature field).
   exporter+: { hostLabel: 'hostname', healthFields: ['DCGM_FI_DEV_MEM_CLOCK'] },
   thresholds+: { gpuTemperatureCelsius: 90 },
-  // A templated label: Prometheus expands it like an annotation.
-  alerts+: { GPUTemperatureHigh+: { 'for': '20m', labels+: { gpu_slot: 'slot-{{ $labels.gpu }}' } } },
+  alerts+: {
+    // A templated label: Prometheus expands it like an annotation.
+    GPUTemperatureHigh+: { 'for': '20m', labels+: { gpu_slot: 'slot-{{ $labels.gpu }}' } },
+    // A shorter wait for the peer comparison: its scenarios read the alert's final `for`.
+    GPUHotterThanFleetPeers+: { 'for': '25m' },
+  },
 }
