@@ -87,6 +87,7 @@ local healthFields(c) =
     each(['labels'], section(c, 'labels'), function(p, v) want(p, v, 'string', 'a label name'))
     + each(['thresholds'], section(c, 'thresholds'), function(p, v) want(p, v, 'number', 'a number'))
     + each(['windows'], section(c, 'windows'), function(p, v) want(p, v, 'string', 'a duration such as 10m'))
+    + each(['enabled'], section(c, 'enabled'), function(p, v) want(p, v, 'boolean', 'true or false'))
     + each(['xid'], section(c, 'xid'), numbers)
     + each(['cost', 'gpuHourly'], section(section(c, 'cost'), 'gpuHourly'), function(p, v) want(p, v, 'number', 'a price per GPU-hour'))
     + each(['sharing', 'migProfileWeights'], section(section(c, 'sharing'), 'migProfileWeights'), function(p, v) want(p, v, 'number', 'a share of the GPU such as 0.428'))

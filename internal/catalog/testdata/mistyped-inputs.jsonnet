@@ -11,4 +11,5 @@ gpuobs {
   },
   cost+: { gpuHourly+: { 'NVIDIA H100 80GB HBM3': 'four dollars' } },
   sharing+: { replicas: 'four', migProfileWeights+: { '3g.40gb': '3/7' } },
+  enabled+: { slurm: 'no' },
 }
