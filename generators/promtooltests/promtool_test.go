@@ -1,6 +1,7 @@
 package promtooltests_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -276,21 +277,26 @@ func TestGPUAvailabilityHoldsAtItsObjective(t *testing.T) {
 }
 
 // TestGPUAvailabilityRefusesWhatItsTestsCannotShow: an objective whose tiers a test tells apart
-// only on more GPUs than a test holds, and tiers too close together for any count of GPUs, stop
-// generation with a message that names the value by its catalog path and what to change, without
-// the library's stack trace.
+// only on more GPUs than a test holds (the promtool test generator's bound), and tiers too close
+// together for any count of GPUs, stop generation with a message that names the value by its
+// catalog path, the SLO's own name for a copy of it, and what to change, without the library's
+// stack trace.
 func TestGPUAvailabilityRefusesWhatItsTestsCannotShow(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ override, want string }{
-		{"objective: 0.9999", "slos.GPUAvailability.objective: 0.9999 is too strict for its generated tests:\nto tell its tiers apart, one takes 2222 GPUs, and a test holds at most 512. Loosen the objective."},
+	tooStrict := func(slo string) string {
+		return fmt.Sprintf("slos.%s.objective: 0.9999 is too strict for its generated tests:\nto tell its tiers apart, one takes 2222 GPUs, and a test holds at most %d. Loosen the objective.", slo, MaxScenarioGPUs)
+	}
+	for _, c := range []struct{ slos, want string }{
+		{"GPUAvailability+: { objective: 0.9999 }", tooStrict("GPUAvailability")},
+		{"GPUAvailabilityEU: $.slos.GPUAvailability { objective: 0.9999 }", tooStrict("GPUAvailabilityEU")},
 		{
-			"tiers: [{ alert: 'FastBurn', factor: 3.01, long: '1h', short: '5m' }, { alert: 'SlowBurn', factor: 3, long: '1d', short: '2h' }]",
+			"GPUAvailability+: { tiers: [{ alert: 'FastBurn', factor: 3.01, long: '1h', short: '5m' }, { alert: 'SlowBurn', factor: 3, long: '1d', short: '2h' }] }",
 			"slos.GPUAvailability.tiers: too close together for a generated test to tell them apart\n(factors 3.01, 3): move their factors further apart.",
 		},
 	} {
-		_, err := plantest.Load(plantest.Catalog(t, "(import 'adopter.jsonnet') { slos+: { GPUAvailability+: { "+c.override+" } } }\n"))
+		_, err := plantest.Load(plantest.Catalog(t, "(import 'adopter.jsonnet') { slos+: { "+c.slos+" } }\n"))
 		if err == nil || err.Error() != c.want {
-			t.Errorf("with %s, want the error %q alone (no trace into the library), got %v", c.override, c.want, err)
+			t.Errorf("with %s, want the error %q alone (no trace into the library), got %v", c.slos, c.want, err)
 		}
 	}
 }

@@ -24,15 +24,16 @@ local t = import '../lib/test.libsonnet';
     local fewest(missing) =
       local size = { capacity: std.max(missing + 1, std.round(missing / aim)), missing: missing };
       if missing > 32 then
-        error 'slos.GPUAvailability.tiers: too close together for a generated test to tell them apart\n(factors ' + std.join(', ', [e.num(tier.factor) for tier in slo.tiers]) + '): move their factors further apart.'
+        error 'slos.' + slo.name + '.tiers: too close together for a generated test to tell them apart\n(factors ' + std.join(', ', [e.num(tier.factor) for tier in slo.tiers]) + '): move their factors further apart.'
       else if keeps(size) then size
       else fewest(missing + 1);
     local size = if keeps(first) then first else fewest(1);
     if size.capacity > maxGPUs then
-      error 'slos.GPUAvailability.objective: ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + size.capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
+      error 'slos.' + slo.name + '.objective: ' + e.num(slo.objective) + ' is too strict for its generated tests:\nto tell its tiers apart, one takes ' + size.capacity + ' GPUs, and a test holds at most ' + maxGPUs + '. Loosen the objective.'
     else size,
   // The most GPUs a scenario takes: an alert test's GPUs share promtool's limit of samples (the
-  // promtool test generator holds every case to the same bound, maxScenarioGPUs).
+  // promtool test generator holds every case to the same bound, maxScenarioGPUs;
+  // TestGPUAvailabilityRefusesWhatItsTestsCannotShow fails where the two differ).
   local maxGPUs = 512,
 
   slos+: {

@@ -5,7 +5,8 @@
 // (burn-rate factor with a long and a short window, each belonging to one alert), and two
 // hidden functions: badEvents(window) and events(window), the PromQL rates of bad and of all
 // events over a window (GPUs for availability: GPU-seconds per second), errorRatio(window),
-// their share, and scenario(bad, idleAfter) for the generated promtool cases: series in which
+// their share, and scenario(bad, idleAfter) for the generated promtool cases (called on the SLO
+// with its key as a hidden `name`, for the messages that name it): series in which
 // a share `bad` of events fail for the whole test (or 'burst': all fail in the last minute
 // only), traffic stopping after idleAfter minutes where events are requests, with the target
 // labels, the GPUs the scenario needs and the error ratio the SLO then sees as value.
@@ -103,9 +104,11 @@ local t = import '../lib/test.libsonnet';
       $(bad) / ($(all) > 0)
     |||, { bad: sumOver(n, badRecord(s), w), all: sumOver(n, eventsRecord(s), w) }),
   local alertName(n, suffix) = 'SLO' + n + suffix,
+  // The SLO n with its key, which its scenario's messages name it by.
+  local named(n) = $.slos[n] { name:: n },
   local factors(s, suffix) = [tier.factor for tier in s.tiers if tier.alert == suffix],
   local sloAlert(n, suffix) =
-    local s = $.slos[n];
+    local s = named(n);
     local a = s.alerts[suffix];
     local threshold(tier) = e.fill(|||
       ($(factor) * $(budget))
@@ -208,7 +211,7 @@ local t = import '../lib/test.libsonnet';
     for w in windows($.slos[n])
   ], {}) + std.foldl(function(acc, o) acc + o, [
     // Cases: the SLO's scenario failing three budgets' worth of events.
-    local sc = $.slos[n].scenario(3 * budget($.slos[n]));
+    local sc = named(n).scenario(3 * budget($.slos[n]));
     // (On node-a: a series the scenario puts on its own host, t.scenarioHost, is node-a's here.)
     local onNodeA(labels) = { [k]: if labels[k] == t.scenarioHost then 'node-a' else labels[k] for k in std.objectFields(labels) };
     local input = [x { labels: onNodeA(x.labels) { [l.cluster]: 'prod' } } for x in sc.extra]
@@ -232,7 +235,7 @@ local t = import '../lib/test.libsonnet';
                 check('slo:error_budget:remaining', 'failing three budgets: two overspent', 1 - sc.value / budget($.slos[n]))
                 + (if std.objectHasAll($.slos[n], 'requestBased') then [
                      // Traffic stops for the last half hour: the minutes without events weigh nothing.
-                     local quiet = $.slos[n].scenario(3 * budget($.slos[n]), 30);
+                     local quiet = named(n).scenario(3 * budget($.slos[n]), 30);
                      local quietInput = [x { labels+: { [l.cluster]: 'prod' } } for x in quiet.extra];
                      t.recordCase('no traffic for the last half hour', quietInput, [t.sample(labels, t.round3(1 - quiet.value / budget($.slos[n])))], 'round(' + selectSLO(n, 'slo:error_budget:remaining') + ', 0.001)'),
                    ] else []))
