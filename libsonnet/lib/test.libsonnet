@@ -51,6 +51,9 @@
   //   without    identity labels the alert lacks in this scenario
   //   labels     identity labels the alert has beyond the GPU's (the code of an XID)
   //   alsoFires  other alerts (see also) this scenario makes fire at the same time
+  // An option at its default is left out of the case wherever the generator reads its absence
+  // the same (false, none, one GPU): writing a field costs the evaluation more than testing it,
+  // and there are hundreds of cases.
   case(
     name,
     fires,
@@ -82,23 +85,23 @@
     [if value != null then 'value']: value,
     pod: pod,
     [if onePod then 'onePod']: true,
-    mig: mig,
-    gpus: gpus,
-    drivers: drivers,
-    models: models,
-    owner: owner,
+    [if mig then 'mig']: true,
+    [if gpus != 1 then 'gpus']: gpus,
+    [if drivers != [] then 'drivers']: drivers,
+    [if models != [] then 'models']: models,
+    [if owner != '' then 'owner']: owner,
     [if ownerKind != '' then 'ownerKind']: ownerKind,
     health: if health == false then '' else health,
     [if extraHealth != null then 'extraHealth']: extraHealth,
     [if !counterFile then 'stockCounters']: true,
     up: up,
     [if nodeInfo != null then 'nodeInfo']: nodeInfo,
-    extra: extra,
+    [if extra != [] then 'extra']: extra,
     [if target != null then 'target']: target,
     [if firing != null then 'firing']: firing,
-    without: without,
+    [if without != [] then 'without']: without,
     [if labels != {} then 'labels']: labels,
-    alsoFires: alsoFires,
+    [if alsoFires != [] then 'alsoFires']: alsoFires,
   },
 
   // Another alert a scenario makes fire, with its value, on the selected GPU identities or the
