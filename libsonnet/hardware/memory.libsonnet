@@ -16,7 +16,6 @@ local t = import '../lib/test.libsonnet';
   alerts+: {
     local g = gpu($),
     local fill = g.fill,
-    local l = $.labels,
     local id = std.join(', ', $.identity.alert),
     local th = $.thresholds,
     local w = $.windows,

@@ -121,7 +121,6 @@ local t = import '../lib/test.libsonnet';
       identity: node,
       summary: "The GPUs of a node that carry a Slurm job are not those Slurm lent: the exporter's job mapping is broken.",
       description: nodeText + ' has {{ $value }} GPUs with a job (' + l.job + ') on its series, not the number Slurm has lent to jobs there, for ' + w.jobMapping + ': its jobs are attributed and billed wrong.',
-      local jobGPU = { entities: [0] },
       tests: [
         t.case('Slurm lent a GPU and no series carries a job (no mapping file)', true, [], gpus=2, pod=false, extra=[nodeSeries('slurm_node_gpus_alloc', '1x60')], target={ [l.host]: t.scenarioHost }, value=0),
         t.case('a job on a GPU Slurm has given back (a stale file)', true, [], gpus=2, extra=[nodeSeries('slurm_node_gpus_alloc', '0x60')], target={ [l.host]: t.scenarioHost }, value=2),
