@@ -119,7 +119,7 @@ bench: promtool
 
 ## fuzz: every fuzz target for FUZZTIME each (go test prints executions per second)
 FUZZTIME ?= 60s
-FUZZ_TARGETS := FuzzDecode:./internal/catalog FuzzMayHold:./internal/source FuzzReadRules:./internal/lint FuzzReadDashboard:./internal/lint FuzzParse:./internal/promql FuzzEscapes:./internal/escape FuzzReports:./internal/lint FuzzReportNames:./internal/semdiff FuzzReportNames:./internal/backtest FuzzReceiverValues:./internal/amconfig
+FUZZ_TARGETS := FuzzDecode:./internal/catalog FuzzMayHold:./internal/source FuzzReadRules:./internal/lint FuzzReadDashboard:./internal/lint FuzzParse:./internal/promql FuzzEscapes:./internal/escape FuzzIndent:./internal/jsontext FuzzCompact:./internal/jsontext FuzzReports:./internal/lint FuzzReportNames:./internal/semdiff FuzzReportNames:./internal/backtest FuzzReceiverValues:./internal/amconfig
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		echo "== $${t%%:*}"; \

@@ -76,10 +76,10 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 // {output, gitcmd, promql} (every reader of files a user or gpuobs wrote, with positions: rule
 // files, dashboards, counter files, an output tree, a git base); backtest → {model, the promql
 // replay adapter, escape, report}. lint and semdiff read through source and import neither
-// each other nor any other command's package. escape, gitcmd, output (the layout of a
-// generated tree and its header) and report (the reporter interface and the registry of
-// formats lint, diff and backtest share) are leaves that any reader or writer may use: they
-// import no package of the module; git itself runs only in source (a tree at a git ref, the
+// each other nor any other command's package. escape, gitcmd, jsontext (JSON text indented and
+// compacted by its structure), output (the layout of a generated tree and its header) and
+// report (the reporter interface and the registry of formats lint, diff and backtest share)
+// are leaves that any reader or writer may use: they import no package of the module; git itself runs only in source (a tree at a git ref, the
 // files changed since one), so no command runs it on its own.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
@@ -103,7 +103,7 @@ func TestImportGraph(t *testing.T) {
 				t.Errorf("backtest imports %s: it reads data only through the promql replay adapter", dep)
 			case under(pkg, "internal/promql") && !under(dep, "internal/promql"):
 				t.Errorf("PromQL adapter %s imports %s", pkg, dep)
-			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/output" || pkg == "internal/report":
+			case pkg == "internal/escape" || pkg == "internal/gitcmd" || pkg == "internal/jsontext" || pkg == "internal/output" || pkg == "internal/report":
 				t.Errorf("%s imports %s: it is a leaf every reader and writer may use", pkg, dep)
 			case pkg == "internal/source" && dep != "internal/output" && dep != "internal/gitcmd" && dep != "internal/promql":
 				t.Errorf("the reader package imports %s: it reads by the layout (output), git (gitcmd) and the PromQL parser (promql) only", dep)

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpuobs/gpuobs/internal/jsontext"
 	"github.com/gpuobs/gpuobs/internal/output"
 	"go.yaml.in/yaml/v3"
 )
@@ -49,63 +50,7 @@ func JSONAsYAML(path string, v any) (File, error) {
 		return File{}, err
 	}
 	content := make([]byte, 0, len(yamlHeader)+2*compact.Len())
-	return File{Path: path, Content: indentJSON(append(content, yamlHeader...), compact.Bytes())}, nil
-}
-
-// indentJSON appends src, JSON as encoding/json's encoder writes it (compact: no space outside
-// strings), indented by two spaces a level exactly as json.Indent indents it, empty objects and
-// arrays kept as {} and []. json.Indent runs its validating scanner over every byte, which cost
-// a tenth of a generation's work in process on the 1.7 MB of promtool test files; this reads
-// only the structure, and FuzzIndentJSON holds the two to the same bytes.
-func indentJSON(dst, src []byte) []byte {
-	depth := 0
-	open := false // after { or [, before knowing whether it is empty
-	newline := func(depth int) {
-		dst = append(dst, '\n')
-		for range depth {
-			dst = append(dst, ' ', ' ')
-		}
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if open && c != '}' && c != ']' {
-			open = false
-			depth++
-			newline(depth)
-		}
-		switch c {
-		case '"':
-			// Copy the string whole: its punctuation is text.
-			end := i + 1
-			for end < len(src) && src[end] != '"' {
-				if src[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			dst = append(dst, src[i:min(end+1, len(src))]...)
-			i = end
-		case '{', '[':
-			open = true
-			dst = append(dst, c)
-		case ',':
-			dst = append(dst, c)
-			newline(depth)
-		case ':':
-			dst = append(dst, c, ' ')
-		case '}', ']':
-			if open {
-				open = false
-			} else {
-				depth--
-				newline(depth)
-			}
-			dst = append(dst, c)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
+	return File{Path: path, Content: jsontext.Indent(append(content, yamlHeader...), compact.Bytes())}, nil
 }
 
 // Drift is how the files on disk differ from the generated ones.

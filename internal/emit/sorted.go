@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gpuobs/gpuobs/internal/jsontext"
 )
 
 // SortedJSON renders v as encoding/json renders it once decoded into maps, slices and
@@ -26,7 +28,7 @@ func SortedJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	sorted = append(sorted, src[end:]...) // the encoder's newline
-	return indentJSON(make([]byte, 0, 2*len(sorted)), sorted), nil
+	return jsontext.Indent(make([]byte, 0, 2*len(sorted)), sorted), nil
 }
 
 // member is one member of an object being sorted: its key, unquoted, and where its key and
