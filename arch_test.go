@@ -79,8 +79,9 @@ func packageImports(t *testing.T) (imports map[string]map[string]bool, buildsPla
 // each other nor any other command's package. escape, gitcmd, jsontext (JSON text indented and
 // compacted by its structure), output (the layout of a generated tree and its header) and
 // report (the reporter interface and the registry of formats lint, diff and backtest share)
-// are leaves that any reader or writer may use: they import no package of the module; git itself runs only in source (a tree at a git ref, the
-// files changed since one), so no command runs it on its own.
+// are leaves that any reader or writer may use: they import no package of the module; git
+// itself runs only in source (a tree at a git ref, the files changed since one), so no command
+// runs it on its own.
 // No generator imports another (the registry aside), lint imports no generator, and no
 // generator imports lint.
 func TestImportGraph(t *testing.T) {
