@@ -10,9 +10,10 @@ import (
 	"github.com/google/go-jsonnet/linter"
 )
 
-// unusedLocals are the locals and parameters no code of the snippets reads, as go-jsonnet's
-// own linter finds them (its other findings are left to the evaluation, which types for real:
-// the linter takes std.all for a function returning an array).
+// unusedLocals are the locals no code of the snippets reads, as go-jsonnet's own linter finds
+// them (it does not report a function's parameters or a loop's variable; its other findings
+// are left to the evaluation, which types for real: the linter takes std.all for a function
+// returning an array).
 func unusedLocals(t *testing.T, snippets []linter.Snippet) []string {
 	t.Helper()
 	vm := jsonnet.MakeVM()
