@@ -77,8 +77,33 @@ func evaluateIsolated(opts Options) (string, error) {
 		return "", Problems{{Message: fmt.Sprintf("evaluating the catalog used more than %d MiB of memory: it may build ever larger values (--eval-max-memory raises the limit)", limits.MaxMemoryMiB)}}
 	case strings.Contains(stderr.String(), "stack overflow"):
 		return "", Problems{{Message: "evaluating the catalog recursed too deeply: a function calls itself without end (tailstrict recursion is not bounded by Jsonnet's stack limit)"}}
+	case refusedMemory(stderr.String()):
+		return "", errors.New(outOfMemory(limits.MaxMemoryMiB)) // the machine's limit, not the catalog's fault
 	}
 	return "", fmt.Errorf("evaluating the catalog in its own process: %w: %s", err, excerpt(lastLine(stderr.String())))
+}
+
+// refusedMemory reports whether an evaluator's stderr holds the Go runtime's fatal error for
+// memory the system refused it ("out of memory", "runtime: cannot allocate memory", "failed
+// to reserve page summary memory"): a limit of the machine's, met before gpuobs' own.
+func refusedMemory(stderr string) bool {
+	for line := range strings.Lines(stderr) {
+		if msg, ok := strings.CutPrefix(line, "fatal error: "); ok && strings.Contains(msg, "memory") {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfMemory says why an evaluator that the system refused memory (the Go runtime's fatal
+// "out of memory") stopped below its budget of maxMiB: on a limited address space, how much
+// the limit leaves.
+func outOfMemory(maxMiB int) string {
+	msg := fmt.Sprintf("evaluating the catalog ran out of memory below its limit of %d MiB: the system gave the evaluator no more", maxMiB)
+	if limit, ok := addressSpaceLimit(); ok {
+		msg += fmt.Sprintf("; the address space is limited to %d MiB (ulimit -v), and a Go program reserves about 1.2 GB of it when it starts: allow gpuobs 2 GB (docs/ci.md)", limit>>20)
+	}
+	return msg
 }
 
 // maxTraceBytes is how much the evaluation may write to its stderr (std.trace's lines, then
@@ -131,6 +156,7 @@ func RunEvaluator(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	debug.SetMaxStack(maxStackBytes)
+	collectLate(maxMiB)
 	go watchMemory(uint64(maxMiB) << 20)
 	out, err := Evaluate(Options{ConfigPath: args[0], ImportRoot: args[1], CacheDir: args[3]})
 	if err != nil {
@@ -143,6 +169,36 @@ func RunEvaluator(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// collectLate has the evaluator's garbage collector wait until the process holds
+// lateCollectionMiB, or half the evaluation's budget (maxMiB) if that is less. The process ends
+// once the catalog is written out, so an earlier collection only makes room for more of the
+// evaluation's own garbage: the embedded catalog's evaluation allocates 166 MB and keeps 26 MB
+// (go-jsonnet's lexer alone leaves 32 MB). At gpuobs' GOGC the evaluator collected four times,
+// for 7.8 % more CPU and 67 MB less memory (0.331 against 0.305 CPU-s, 128 against 195 MB
+// resident: the starter catalog, 40 runs of each alternated). Past the limit it collects as any
+// Go program at its memory limit. GOGC or GOMEMLIMIT in the environment decides instead, and
+// where the address space is limited (ulimit -v) it collects at gpuobs' GOGC: a heap grown
+// before collecting needs more of that space.
+func collectLate(maxMiB int) {
+	if limit, ok := lateCollectionLimit(maxMiB); ok {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(-1)
+	}
+}
+
+// lateCollectionLimit is the memory limit in bytes at which collectLate has an evaluator of a
+// budget of maxMiB collect, and whether it does.
+func lateCollectionLimit(maxMiB int) (int64, bool) {
+	if _, limited := addressSpaceLimit(); limited || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return 0, false
+	}
+	return int64(min(maxMiB/2, lateCollectionMiB)) << 20, true
+}
+
+// lateCollectionMiB is how much memory the evaluator holds before it collects: three times what
+// the embedded catalog's evaluation allocates in all.
+const lateCollectionMiB = 512
 
 // watchMemory ends the process when its heap passes max bytes.
 func watchMemory(max uint64) {
