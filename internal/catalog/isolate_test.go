@@ -20,10 +20,10 @@ func TestRefusedMemoryIsTheRuntimes(t *testing.T) {
 	}
 }
 
-// TestEvaluatorCollectsLate: with no GOGC or GOMEMLIMIT of the environment, an evaluator
+// TestLateCollectionLimit: with no GOGC or GOMEMLIMIT of the environment, an evaluator
 // collects only once it holds 512 MiB or half its budget, whichever is less; either variable
 // decides instead.
-func TestEvaluatorCollectsLate(t *testing.T) {
+func TestLateCollectionLimit(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	withAddressSpace(t, false)

@@ -1,14 +1,16 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 )
 
-// withAddressSpace limits this process' address space to a petabyte (limited) or lifts the
-// limit (not limited, where the hard limit allows), until the test ends.
-func withAddressSpace(t *testing.T, limited bool) {
+// withAddressSpace limits this process' address space to a petabyte, or its hard limit if less
+// (limited), or lifts the limit (not limited, where the hard limit allows), until the test ends,
+// and returns the limit it set.
+func withAddressSpace(t *testing.T, limited bool) uint64 {
 	t.Helper()
 	var saved syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &saved); err != nil {
@@ -30,6 +32,7 @@ func withAddressSpace(t *testing.T, limited bool) {
 	if _, got := addressSpaceLimit(); got != limited {
 		t.Fatalf("address space limited: %t, want %t (its hard limit is %d)", got, limited, saved.Max)
 	}
+	return set.Cur
 }
 
 // TestLimitedAddressSpaceKeepsCollecting: under `ulimit -v` the evaluator collects as gpuobs
@@ -38,11 +41,11 @@ func withAddressSpace(t *testing.T, limited bool) {
 func TestLimitedAddressSpaceKeepsCollecting(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	withAddressSpace(t, true)
-	if limit, ok := lateCollectionLimit(2048); ok {
-		t.Errorf("under ulimit -v the evaluator collects past %d bytes, want gpuobs' GOGC", limit)
+	limit := withAddressSpace(t, true)
+	if collectAt, ok := lateCollectionLimit(2048); ok {
+		t.Errorf("under ulimit -v the evaluator collects past %d bytes, want gpuobs' GOGC", collectAt)
 	}
-	if msg := outOfMemory(2048); !strings.Contains(msg, "limited to 1073741824 MiB (ulimit -v)") || !strings.Contains(msg, "allow gpuobs 2 GB") {
+	if msg := outOfMemory(2048); !strings.Contains(msg, fmt.Sprintf("limited to %d MiB (ulimit -v)", limit>>20)) || !strings.Contains(msg, "allow gpuobs 2 GB") {
 		t.Errorf("out of memory under ulimit -v: %q, want the limit and what to allow", msg)
 	}
 }
