@@ -176,14 +176,33 @@ func RunEvaluator(args []string, stdout, stderr io.Writer) int {
 // evaluation's own garbage: the embedded catalog's evaluation allocates 166 MB and keeps 26 MB
 // (go-jsonnet's lexer alone leaves 32 MB). At gpuobs' GOGC the evaluator collected four times,
 // for 7.8 % more CPU and 67 MB less memory (0.331 against 0.305 CPU-s, 128 against 195 MB
-// resident: the starter catalog, 40 runs of each alternated). Past the limit it collects as any
-// Go program at its memory limit. GOGC or GOMEMLIMIT in the environment decides instead, and
+// resident: the starter catalog, 40 runs of each alternated). Its first collection hands
+// collecting back to gpuobs' GOGC. GOGC or GOMEMLIMIT in the environment decides instead, and
 // where the address space is limited (ulimit -v) it collects at gpuobs' GOGC: a heap grown
 // before collecting needs more of that space.
 func collectLate(maxMiB int) {
-	if limit, ok := lateCollectionLimit(maxMiB); ok {
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(-1)
+	limit, ok := lateCollectionLimit(maxMiB)
+	if !ok {
+		return
+	}
+	previousLimit := debug.SetMemoryLimit(limit)
+	previousPercent := debug.SetGCPercent(-1)
+	go handBackAfterCollecting(previousPercent, previousLimit)
+}
+
+// handBackAfterCollecting restores the garbage collector's target percent and memory limit once
+// the process has collected: at the limit alone, a catalog whose live heap is much of it would
+// collect at every step past it (twice the time to stop a runaway value at 256 MiB).
+func handBackAfterCollecting(percent int, limit int64) {
+	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(sample)
+	before := sample[0].Value.Uint64()
+	for range time.Tick(memoryCheckInterval) {
+		if metrics.Read(sample); sample[0].Value.Uint64() > before {
+			debug.SetGCPercent(percent)
+			debug.SetMemoryLimit(limit)
+			return
+		}
 	}
 }
 
@@ -200,10 +219,13 @@ func lateCollectionLimit(maxMiB int) (int64, bool) {
 // the embedded catalog's evaluation allocates in all.
 const lateCollectionMiB = 512
 
+// memoryCheckInterval is how often the evaluator reads its memory's figures.
+const memoryCheckInterval = 20 * time.Millisecond
+
 // watchMemory ends the process when its heap passes max bytes.
 func watchMemory(max uint64) {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	for range time.Tick(20 * time.Millisecond) {
+	for range time.Tick(memoryCheckInterval) {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > max {
 			os.Exit(exitMemory)

@@ -1,6 +1,13 @@
 package catalog
 
-import "testing"
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+	"time"
+)
 
 // TestRefusedMemoryIsTheRuntimes: the Go runtime's fatal errors for memory the system refused,
 // as evaluators under `ulimit -v` ended with them, are told apart from its other fatal errors
@@ -40,4 +47,39 @@ func TestLateCollectionLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLateCollectionHandsBack: the evaluator collects late once; then the garbage collector's
+// target and memory limit are what they were, so a catalog whose live heap is much of the late
+// limit does not collect at every step past it.
+func TestLateCollectionHandsBack(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	withAddressSpace(t, false)
+	percent, limit := debug.SetGCPercent(250), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	})
+	collectLate(2048)
+	if got, gotLimit := gcSettings(); got != -1 || gotLimit != 512<<20 {
+		t.Fatalf("collecting late: GOGC %d, memory limit %d; want off and 512 MiB", got, gotLimit)
+	}
+	runtime.GC()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(memoryCheckInterval) {
+		got, gotLimit := gcSettings()
+		if got == 250 && gotLimit == math.MaxInt64 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after a collection: GOGC %d, memory limit %d; want 250 and none, as before", got, gotLimit)
+		}
+	}
+}
+
+// gcSettings reads the garbage collector's target percent (-1: off) and memory limit.
+func gcSettings() (int, int64) {
+	sample := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(sample)
+	return int(int64(sample[0].Value.Uint64())), int64(sample[1].Value.Uint64())
 }
