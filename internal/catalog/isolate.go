@@ -186,24 +186,29 @@ func collectLate(maxMiB int) {
 		return
 	}
 	previousLimit := debug.SetMemoryLimit(limit)
-	previousPercent := debug.SetGCPercent(-1)
-	go handBackAfterCollecting(previousPercent, previousLimit)
+	previousPercent := debug.SetGCPercent(-1) // returns once no collection runs
+	go handBackAfterCollecting(previousPercent, previousLimit, gcCycles())
 }
 
 // handBackAfterCollecting restores the garbage collector's target percent and memory limit once
-// the process has collected: at the limit alone, a catalog whose live heap is much of it would
-// collect at every step past it (twice the time to stop a runaway value at 256 MiB).
-func handBackAfterCollecting(percent int, limit int64) {
-	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(sample)
-	before := sample[0].Value.Uint64()
+// the process has collected more than cycles times: at the limit alone, a catalog whose live
+// heap is much of it would collect at every step past it (twice the time to stop a runaway
+// value at 256 MiB).
+func handBackAfterCollecting(percent int, limit int64, cycles uint64) {
 	for range time.Tick(memoryCheckInterval) {
-		if metrics.Read(sample); sample[0].Value.Uint64() > before {
+		if gcCycles() > cycles {
 			debug.SetGCPercent(percent)
 			debug.SetMemoryLimit(limit)
 			return
 		}
 	}
+}
+
+// gcCycles is how many collections the process has completed.
+func gcCycles() uint64 {
+	sample := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
 }
 
 // lateCollectionLimit is the memory limit in bytes at which collectLate has an evaluator of a
