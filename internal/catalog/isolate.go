@@ -173,7 +173,7 @@ func RunEvaluator(args []string, stdout, stderr io.Writer) int {
 // collectLate has the evaluator's garbage collector wait until the process holds
 // lateCollectionMiB, or half the evaluation's budget (maxMiB) if that is less. The process ends
 // once the catalog is written out, so an earlier collection only makes room for more of the
-// evaluation's own garbage: the embedded catalog's evaluation allocates 166 MB and keeps 26 MB
+// evaluation's own garbage: the embedded catalog's evaluation allocates 166 MB and keeps 29 MB
 // (go-jsonnet's lexer alone leaves 32 MB). At gpuobs' GOGC the evaluator collected four times,
 // for 7.8 % more CPU and 67 MB less memory (0.331 against 0.305 CPU-s, 128 against 195 MB
 // resident: the starter catalog, 40 runs of each alternated). Its first collection hands
